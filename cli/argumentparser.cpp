@@ -1,0 +1,152 @@
+#include "argumentparser.h"
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::cli {
+
+static QString normalisedName(QStringView name)
+{
+    QString result = name.toString();
+    result.replace(u'-', u'_');
+    return result;
+}
+
+static const OptionSpec *findLong(const QList<OptionSpec> &specs, QStringView name)
+{
+    const QString wanted = normalisedName(name);
+    for (const OptionSpec &spec : specs) {
+        if (normalisedName(spec.name) == wanted)
+            return &spec;
+    }
+    return nullptr;
+}
+
+static const OptionSpec *findShort(const QList<OptionSpec> &specs, QChar name)
+{
+    for (const OptionSpec &spec : specs) {
+        if (!spec.shortName.isNull() && spec.shortName == name)
+            return &spec;
+    }
+    return nullptr;
+}
+
+static Error usageError(const QString &message, const QString &field = {})
+{
+    return Error::make(u"usage"_s, message, field);
+}
+
+QString ArgumentParser::displayName(const OptionSpec &spec)
+{
+    if (spec.takesValue())
+        return u"--"_s + spec.name + u'=' + spec.valueName;
+    return u"--"_s + spec.name;
+}
+
+Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
+                                              const QList<OptionSpec> &specs)
+{
+    ParsedArguments parsed;
+    bool optionsEnded = false;
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString &argument = arguments.at(i);
+        if (optionsEnded || argument == u"-"_s || !argument.startsWith(u'-')) {
+            parsed.addPositional(argument);
+            continue;
+        }
+        if (argument == u"--"_s) {
+            optionsEnded = true;
+            continue;
+        }
+
+        const OptionSpec *spec = nullptr;
+        QString shown;
+        std::optional<QString> inlineValue;
+        if (argument.startsWith(u"--"_s)) {
+            const QStringView body = QStringView(argument).mid(2);
+            const qsizetype equals = body.indexOf(u'=');
+            const QStringView name = equals < 0 ? body : body.left(equals);
+            if (equals >= 0)
+                inlineValue = body.mid(equals + 1).toString();
+            shown = u"--"_s + name.toString();
+            spec = findLong(specs, name);
+        } else {
+            // "-f" or "-fVALUE"
+            shown = argument.left(2);
+            spec = findShort(specs, argument.at(1));
+            if (argument.size() > 2)
+                inlineValue = argument.mid(2);
+        }
+        if (!spec) {
+            return usageError(tr("unknown option %1").arg(shown), shown);
+        }
+
+        QString value;
+        if (spec->takesValue()) {
+            if (inlineValue) {
+                value = *inlineValue;
+            } else if (i + 1 < arguments.size() && !arguments.at(i + 1).startsWith(u"--"_s)) {
+                value = arguments.at(++i);
+            } else {
+                return usageError(tr("%1 needs a value (%2)").arg(shown, displayName(*spec)),
+                                  spec->name);
+            }
+            if (value.isEmpty()) {
+                return usageError(tr("%1 needs a non-empty value (%2)")
+                                      .arg(shown, displayName(*spec)),
+                                  spec->name);
+            }
+        } else if (inlineValue) {
+            return usageError(tr("%1 takes no value").arg(shown), spec->name);
+        }
+        parsed.setValue(spec->name, value);
+    }
+
+    for (const OptionSpec &spec : specs) {
+        if (spec.required && !parsed.isSet(spec.name)) {
+            return usageError(tr("missing required option %1").arg(displayName(spec)),
+                              spec.name);
+        }
+    }
+    return parsed;
+}
+
+qsizetype ArgumentParser::findCommand(const QStringList &arguments,
+                                      const QList<OptionSpec> &specs)
+{
+    for (qsizetype i = 0; i < arguments.size(); ++i) {
+        const QString &argument = arguments.at(i);
+        if (argument == u"--"_s)
+            return i + 1 < arguments.size() ? i + 1 : -1;
+        if (!argument.startsWith(u'-') || argument == u"-"_s)
+            return i;
+        if (argument.startsWith(u"--"_s) && !argument.contains(u'=')) {
+            const OptionSpec *spec = findLong(specs, QStringView(argument).mid(2));
+            if (spec && spec->takesValue())
+                ++i; // skip its value
+        }
+    }
+    return -1;
+}
+
+QString ArgumentParser::describe(const QList<OptionSpec> &specs)
+{
+    QStringList names;
+    qsizetype width = 0;
+    for (const OptionSpec &spec : specs) {
+        QString name = displayName(spec);
+        if (!spec.shortName.isNull())
+            name = u'-' + spec.shortName + u", "_s + name;
+        width = std::max(width, name.size());
+        names.append(name);
+    }
+    QString text;
+    for (qsizetype i = 0; i < specs.size(); ++i) {
+        text += u"  "_s + names.at(i).leftJustified(width + 2) + specs.at(i).description;
+        if (specs.at(i).required)
+            text += u' ' + tr("(required)");
+        text += u'\n';
+    }
+    return text;
+}
+
+} // namespace ddl::cli

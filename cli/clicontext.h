@@ -1,0 +1,87 @@
+#pragma once
+
+#include "api/apiclient.h"
+#include "configstore.h"
+#include "credentialstore.h"
+#include "core/result.h"
+
+#include <QCoreApplication>
+#include <QString>
+#include <QUrl>
+
+#include <functional>
+#include <memory>
+
+namespace ddl::cli {
+
+class Console;
+
+// Options every command accepts.
+struct GlobalOptions
+{
+    QString server;           // --server (else DDL_SERVER, else the config's default)
+    QString caCertificate;    // --ca-cert (else DDL_CA_CERT, else the config's for the server)
+    QString trustFingerprint; // --trust-fingerprint=SHA256:AB:CD:...
+};
+
+// What a command runs against: the console, the stored config and credentials, and the server
+// (its URL, how it is trusted, the signed-in session). Everything is resolved on first use, so
+// that commands which need no server (help) never touch the network.
+class CliContext
+{
+    Q_DECLARE_TR_FUNCTIONS(CliContext)
+public:
+    CliContext(Console &console, const GlobalOptions &options, const QString &configDirectory);
+    ~CliContext();
+
+    Console &console() { return m_console; }
+    ConfigStore &config() { return m_config; }
+    CredentialStore &credentials() { return m_credentials; }
+    const GlobalOptions &options() const { return m_options; }
+
+    // Reads config.json and credentials.json.
+    Status load();
+
+    // The server URL and its key in the stores; an error saying how to name one when unknown.
+    Result<QUrl> serverUrl();
+    Result<QString> serverKey();
+
+    // A client for the server, trusted by CA file or pinned fingerprint (asking the user to pin
+    // on first use). It carries no token.
+    Result<ApiClient *> client();
+
+    // One request that needs no login (register, login, version).
+    Result<ApiResponse> send(const std::function<ApiRequest *(ApiClient &)> &makeRequest);
+
+    // One request as the signed-in user. An expired access token is refreshed first, and a 401
+    // answer is retried once after a refresh.
+    Result<ApiResponse>
+    sendAuthorized(const std::function<ApiRequest *(ApiClient &)> &makeRequest);
+
+    // Runs work (an upload or a download) with the client signed in; when it fails on an expired
+    // session the session is refreshed and work runs again: transfers resume where they stopped.
+    Status runAuthorized(const std::function<Status(ApiClient &)> &work);
+
+    // Stores the tokens of a login or refresh answer for this server.
+    Status storeSession(const QString &email, const QJsonObject &tokens);
+
+    // True for the errors that mean "the token was refused".
+    static bool isAuthError(const Error &error);
+    // "SHA256:AB:CD:..", "ab:cd..", "abcd..." → 64 lowercase hex characters, or an error.
+    static Result<QByteArray> parseFingerprint(const QString &text);
+
+private:
+    Result<ServerTrust> resolveTrust(const QUrl &url, const QString &key);
+    Result<ServerTrust> pinServer(const QUrl &url, const QString &key,
+                                  const QByteArray &sha256Hex);
+    Status ensureSession();
+    Status refreshSession();
+
+    Console &m_console;
+    GlobalOptions m_options;
+    ConfigStore m_config;
+    CredentialStore m_credentials;
+    std::unique_ptr<ApiClient> m_client;
+};
+
+} // namespace ddl::cli

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QByteArray>
+#include <QCoreApplication>
+#include <QJsonObject>
+#include <QStringList>
+
+namespace ddl::cli {
+
+class CliContext;
+
+// A piece of one task's log, as GET /v1/jobs/<uuid>/logs answers it.
+struct LogChunk
+{
+    QByteArray bytes;
+    qint64 offset = 0;     // where bytes start
+    qint64 nextOffset = 0; // where the next request continues
+    bool complete = false; // the task ended and this is the end of its log
+};
+
+// The job reads that several commands share.
+class JobApi
+{
+    Q_DECLARE_TR_FUNCTIONS(JobApi)
+public:
+    static constexpr qint64 LogPageSize = 1024 * 1024;
+
+    // GET /v1/jobs/<uuid>: the job with its tasks.
+    static Result<QJsonObject> job(CliContext &context, const QString &uuid);
+    // One page of a task's log from offset.
+    static Result<LogChunk> logChunk(CliContext &context, const QString &uuid, qint64 taskId,
+                                     qint64 offset, qint64 limit = LogPageSize);
+    // The last count lines of a task's log. The API has no tail, so the log is read page by page
+    // from the start, keeping only its end in memory.
+    static Result<QStringList> logTail(CliContext &context, const QString &uuid, qint64 taskId,
+                                       int count);
+};
+
+} // namespace ddl::cli

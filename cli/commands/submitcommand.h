@@ -1,0 +1,29 @@
+#pragma once
+
+#include "command.h"
+
+namespace ddl {
+struct JobSpec;
+}
+
+namespace ddl::cli {
+
+// ddlcli submit [--task_config=task.yaml | --job_config=job.json]: checks that the git tree is
+// clean, packages HEAD, packs the dataset folder, uploads both and creates the job.
+class SubmitCommand : public Command
+{
+    Q_DECLARE_TR_FUNCTIONS(SubmitCommand)
+public:
+    QString name() const override { return QStringLiteral("submit"); }
+    QString summary() const override;
+    QList<OptionSpec> options() const override;
+    Status run(CliContext &context, const ParsedArguments &arguments) override;
+
+    // A job name made from a folder name: characters a job name may not hold become '-'.
+    static QString defaultJobName(const QString &folderName);
+    // The local folder an OpenPAI dataDir names, or an empty string when it is no local folder
+    // (empty, a URL such as hdfs://..., or a path that does not exist here).
+    static QString localDataFolder(const QString &dataDir, const QString &baseFolder);
+};
+
+} // namespace ddl::cli

@@ -1,0 +1,142 @@
+#include "outputformat.h"
+
+#include <QJsonDocument>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::cli {
+
+Result<OutputFormat> Output::formatFromName(const QString &name)
+{
+    if (name == u"json"_s)
+        return OutputFormat::Json;
+    if (name == u"table"_s || name == u"text"_s)
+        return OutputFormat::Table;
+    return Error::make(u"usage"_s,
+                       tr("--output must be 'table' or 'json', not '%1'").arg(name),
+                       u"output"_s);
+}
+
+QString Output::table(const QStringList &header, const QList<QStringList> &rows)
+{
+    QList<qsizetype> widths(header.size(), 0);
+    auto measure = [&widths](const QStringList &row) {
+        for (qsizetype i = 0; i < row.size() && i < widths.size(); ++i)
+            widths[i] = std::max(widths[i], row.at(i).size());
+    };
+    measure(header);
+    for (const QStringList &row : rows)
+        measure(row);
+
+    auto render = [&widths](const QStringList &row) -> QString {
+        QString line;
+        for (qsizetype i = 0; i < widths.size(); ++i) {
+            const QString cell = i < row.size() ? row.at(i) : QString();
+            line += i + 1 < widths.size() ? cell.leftJustified(widths.at(i) + 2) : cell;
+        }
+        while (line.endsWith(u' '))
+            line.chop(1);
+        return line + u'\n';
+    };
+    QString text = render(header);
+    for (const QStringList &row : rows)
+        text += render(row);
+    return text;
+}
+
+QString Output::jsonLine(const QJsonObject &object)
+{
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact)) + u'\n';
+}
+
+// A cell for a JSON value that may be null or missing.
+static QString cell(const QJsonValue &value)
+{
+    if (value.isString())
+        return value.toString().isEmpty() ? u"-"_s : value.toString();
+    if (value.isDouble())
+        return QString::number(value.toInteger());
+    if (value.isBool())
+        return value.toBool() ? u"true"_s : u"false"_s;
+    return u"-"_s;
+}
+
+QString Output::jobTable(const QJsonArray &jobs)
+{
+    QList<QStringList> rows;
+    for (const QJsonValue &value : jobs) {
+        const QJsonObject job = value.toObject();
+        rows.append({cell(job.value("uuid"_L1)),
+                     cell(job.value("name"_L1)),
+                     cell(job.value("state"_L1)),
+                     cell(job.value("kind"_L1)),
+                     cell(job.value("created_at"_L1))});
+    }
+    return table({tr("UUID"), tr("NAME"), tr("STATE"), tr("KIND"), tr("CREATED")}, rows);
+}
+
+QString Output::taskTable(const QJsonArray &tasks)
+{
+    QList<QStringList> rows;
+    for (const QJsonValue &value : tasks) {
+        const QJsonObject task = value.toObject();
+        rows.append({cell(task.value("role"_L1)),
+                     cell(task.value("role_index"_L1)),
+                     cell(task.value("attempt"_L1)),
+                     cell(task.value("state"_L1)),
+                     cell(task.value("exit_code"_L1)),
+                     cell(task.value("worker"_L1))});
+    }
+    return table({tr("ROLE"), tr("INDEX"), tr("ATTEMPT"), tr("STATE"), tr("EXIT"), tr("WORKER")},
+                 rows);
+}
+
+QString Output::jobStatus(const QJsonObject &job)
+{
+    const QString state = job.value("state"_L1).toString();
+    QString text = u"status: "_s + state + u'\n';
+    const QString reason = job.value("reason"_L1).toString();
+    if (state == u"WAITING"_s && !reason.isEmpty())
+        text += u"reason: "_s + reason + u'\n';
+    return text;
+}
+
+QString Output::taskLabel(const QJsonObject &task)
+{
+    return task.value("role"_L1).toString() + u'['
+           + QString::number(task.value("role_index"_L1).toInteger()) + u']';
+}
+
+QStringList Output::lastLines(const QByteArray &log, int count)
+{
+    QByteArray text = log;
+    if (text.endsWith('\n'))
+        text.chop(1);
+    if (text.isEmpty() || count <= 0)
+        return {};
+    const QList<QByteArray> all = text.split('\n');
+    QStringList lines;
+    for (qsizetype i = std::max<qsizetype>(0, all.size() - count); i < all.size(); ++i) {
+        QByteArray line = all.at(i);
+        if (line.endsWith('\r'))
+            line.chop(1);
+        lines.append(QString::fromUtf8(line));
+    }
+    return lines;
+}
+
+QString Output::humanSize(qint64 bytes)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double value = double(bytes);
+    int unit = 0;
+    while (value >= 1024 && unit < 4) {
+        value /= 1024;
+        ++unit;
+    }
+    if (unit == 0)
+        return QString::number(bytes) + u" B"_s;
+    return QString::number(value, 'f', 1) + u' ' + QLatin1StringView(units[unit]);
+}
+
+} // namespace ddl::cli

@@ -1,0 +1,113 @@
+#include "serverapp.h"
+
+#include "http/authcontroller.h"
+#include "http/httpreply.h"
+#include "http/jobcontroller.h"
+#include "http/uploadcontroller.h"
+#include "http/workercontroller.h"
+#include "servercontext.h"
+#include "store/database.h"
+#include "tls/certificatemaker.h"
+
+#include <QLoggingCategory>
+#include <QMetaEnum>
+#include <QSslConfiguration>
+#include <QTcpSocket>
+
+Q_LOGGING_CATEGORY(lcServer, "ddl.server")
+
+namespace ddl::server {
+
+ServerApp::ServerApp(const ServerConfig &config, QObject *parent)
+    : QObject(parent)
+    , m_config(config)
+{}
+
+ServerApp::~ServerApp() = default;
+
+quint16 ServerApp::port() const
+{
+    return m_tls.serverPort();
+}
+
+Status ServerApp::start()
+{
+    Result<QSqlDatabase> db = Database::open(m_config.dataDir, QStringLiteral("ddl-server"));
+    if (!db)
+        return db.error();
+    m_context = std::make_unique<ServerContext>(*db, m_config.dataDir, m_config.maxBlobBytes);
+    for (Status prepared : {m_context->blobs.prepare(), m_context->logs.prepare()}) {
+        if (!prepared)
+            return prepared;
+    }
+
+    Result<TlsIdentity> identity = CertificateMaker::loadOrCreate(m_config.dataDir,
+                                                                  m_config.tlsCert,
+                                                                  m_config.tlsKey);
+    if (!identity)
+        return identity.error();
+    QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+    ssl.setLocalCertificate(identity->certificate);
+    ssl.setPrivateKey(identity->key);
+    ssl.setProtocol(QSsl::TlsV1_2OrLater);
+    ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
+    m_tls.setSslConfiguration(ssl);
+    if (!m_tls.listen(m_config.listenAddress, m_config.listenPort)) {
+        return Error::make(QStringLiteral("listen_failed"),
+                           QStringLiteral("cannot listen on %1:%2: %3; pick another --listen")
+                               .arg(m_config.listenAddress.toString())
+                               .arg(m_config.listenPort)
+                               .arg(m_tls.errorString()));
+    }
+    registerRoutes();
+    m_http.bind(&m_tls);
+
+    connect(&m_housekeeping, &QTimer::timeout, this, &ServerApp::handleHousekeeping);
+    m_housekeeping.start(2000);
+
+    const QString fingerprint = QString::fromLatin1(
+        identity->certificate.digest(QCryptographicHash::Sha256).toHex(':').toUpper());
+    qCInfo(lcServer).noquote() << "TLS certificate" << identity->certificatePath
+                               << QStringLiteral("fingerprint SHA256:") + fingerprint;
+    QString host = m_config.listenAddress.toString();
+    if (m_config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol)
+        host = u'[' + host + u']';
+    qCInfo(lcServer).noquote() << "ddl-server" DDL_VERSION " listening on"
+                               << QStringLiteral("https://%1:%2").arg(host).arg(port());
+    return Ok{};
+}
+
+void ServerApp::registerRoutes()
+{
+    m_http.route(QStringLiteral("/v1/version"), QHttpServerRequest::Method::Get, [] {
+        return HttpReply::json({{QStringLiteral("server"), QStringLiteral(DDL_VERSION)},
+                                {QStringLiteral("api"), 1}});
+    });
+    m_authController = std::make_unique<AuthController>(*m_context);
+    m_jobController = std::make_unique<JobController>(*m_context);
+    m_uploadController = std::make_unique<UploadController>(*m_context);
+    m_workerController = std::make_unique<WorkerController>(*m_context);
+    m_authController->registerRoutes(m_http);
+    m_jobController->registerRoutes(m_http);
+    m_uploadController->registerRoutes(m_http);
+    m_workerController->registerRoutes(m_http);
+    m_http.setMissingHandler([](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+        const QHttpServerResponse response = HttpReply::error(
+            Error::make(QStringLiteral("not_found"),
+                        QStringLiteral("no such endpoint: %1 %2; see docs/api.md")
+                            .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
+                                                         .valueToKey(int(request.method()))),
+                                 request.url().path())));
+        response.write(std::move(responder));
+    });
+}
+
+void ServerApp::handleHousekeeping()
+{
+    m_context->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
+    // Abandoned uploads are rare and old: look for them every ten minutes.
+    if (m_housekeepingRounds++ % 300 == 0)
+        m_context->uploads.expireAbandoned();
+}
+
+} // namespace ddl::server

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QHostAddress>
+#include <QString>
+#include <QStringList>
+
+namespace ddl::server {
+
+// Every setting of ddl-server in one typed place. Read from a YAML file (--config), then
+// overridden by command-line flags.
+struct ServerConfig
+{
+    QString dataDir;
+    QHostAddress listenAddress = QHostAddress::LocalHost;
+    quint16 listenPort = 8443;
+    QString tlsCert;
+    QString tlsKey;
+    int workerTimeoutSeconds = 30;
+    qint64 maxBlobBytes = 64LL * 1024 * 1024 * 1024;
+
+    // Parses the YAML keys data_dir, listen, tls_cert, tls_key, worker_timeout_seconds,
+    // max_blob_bytes; unknown keys are errors.
+    static Result<ServerConfig> fromYamlFile(const QString &path);
+    // "HOST:PORT", "[v6]:PORT" or ":PORT".
+    Status setListen(const QString &hostPort);
+};
+
+} // namespace ddl::server

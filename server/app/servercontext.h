@@ -1,0 +1,44 @@
+#pragma once
+
+#include "auth/authservice.h"
+#include "blobs/blobstorage.h"
+#include "blobs/uploadservice.h"
+#include "jobs/joboutputs.h"
+#include "jobs/jobprogress.h"
+#include "jobs/jobservice.h"
+#include "logs/logstorage.h"
+#include "scheduler/scheduler.h"
+#include "workers/workerservice.h"
+
+namespace ddl::server {
+
+// The services of one running server, built once over one store connection and handed to the
+// HTTP controllers.
+struct ServerContext
+{
+    ServerContext(const QSqlDatabase &db, const QString &dataDir, qint64 maxBlobBytes)
+        : db(db)
+        , blobs(dataDir)
+        , logs(dataDir)
+        , auth(db)
+        , uploads(db, blobs, maxBlobBytes)
+        , progress(db)
+        , jobs(db, uploads)
+        , outputs(db)
+        , workers(db, uploads, progress)
+        , scheduler(db)
+    {}
+
+    QSqlDatabase db;
+    BlobStorage blobs;
+    LogStorage logs;
+    AuthService auth;
+    UploadService uploads;
+    JobProgress progress;
+    JobService jobs;
+    JobOutputs outputs;
+    WorkerService workers;
+    Scheduler scheduler;
+};
+
+} // namespace ddl::server

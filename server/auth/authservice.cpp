@@ -1,0 +1,133 @@
+#include "authservice.h"
+
+#include "passwordhasher.h"
+#include "secrettoken.h"
+#include "store/sql.h"
+
+#include <QRegularExpression>
+
+namespace ddl::server {
+
+AuthService::AuthService(const QSqlDatabase &db)
+    : m_db(db)
+{}
+
+Status AuthService::registerUser(const QString &email, const QString &password)
+{
+    static const QRegularExpression emailPattern(QStringLiteral("^[^@\\s]+@[^@\\s]+$"));
+    if (!emailPattern.match(email).hasMatch() || email.size() > 254) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("\"%1\" is not an email address").arg(email.left(254)),
+                           QStringLiteral("email"));
+    }
+    if (password.size() < 8 || password.size() > 1024) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("the password must have 8 to 1024 characters"),
+                           QStringLiteral("password"));
+    }
+    const QString hash = PasswordHasher::hash(password);
+    if (hash.isEmpty())
+        return Error::make(QStringLiteral("internal"), QStringLiteral("could not hash the password"));
+    Result<QSqlQuery> existing = runSql(m_db, QStringLiteral("SELECT 1 FROM users WHERE email = ?"),
+                                        {email});
+    if (!existing)
+        return existing.error();
+    if (existing->next()) {
+        return Error::make(QStringLiteral("conflict"),
+                           QStringLiteral("%1 is already registered; log in instead").arg(email),
+                           QStringLiteral("email"));
+    }
+    Result<QSqlQuery> insert = runSql(m_db,
+                                      QStringLiteral("INSERT INTO users (email, password_hash, "
+                                                     "created_at) VALUES (?, ?, ?)"),
+                                      {email, hash, nowMs()});
+    if (!insert)
+        return insert.error();
+    return Ok{};
+}
+
+Result<SessionTokens> AuthService::login(const QString &email, const QString &password)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT id, password_hash FROM users WHERE "
+                                                    "email = ?"),
+                                     {email});
+    if (!query)
+        return query.error();
+    const bool found = query->next();
+    // Verify against a fixed hash when the user is unknown, so timing does not tell who exists.
+    static const QString dummy = PasswordHasher::hash(QStringLiteral("not-a-password"));
+    const bool valid = PasswordHasher::verify(password, found ? query->value(1).toString() : dummy);
+    if (!found || !valid) {
+        return Error::make(QStringLiteral("unauthorized"),
+                           QStringLiteral("wrong email or password"));
+    }
+    return createSession(query->value(0).toLongLong());
+}
+
+Result<SessionTokens> AuthService::createSession(qint64 userId)
+{
+    SessionTokens tokens{SecretToken::generate(QStringLiteral("ddla_")),
+                         SecretToken::generate(QStringLiteral("ddlr_")),
+                         AccessLifetimeSeconds};
+    const qint64 now = nowMs();
+    Result<QSqlQuery> insert = runSql(
+        m_db,
+        QStringLiteral("INSERT INTO sessions (user_id, access_hash, access_expires, refresh_hash, "
+                       "refresh_expires, created_at) VALUES (?, ?, ?, ?, ?, ?)"),
+        {userId, SecretToken::hashOf(tokens.accessToken), now + AccessLifetimeSeconds * 1000LL,
+         SecretToken::hashOf(tokens.refreshToken), now + RefreshLifetimeSeconds * 1000LL, now});
+    if (!insert)
+        return insert.error();
+    return tokens;
+}
+
+Result<SessionTokens> AuthService::refresh(const QString &refreshToken)
+{
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun.error();
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT id, user_id, refresh_expires FROM "
+                                                    "sessions WHERE refresh_hash = ?"),
+                                     {SecretToken::hashOf(refreshToken)});
+    if (!query)
+        return query.error();
+    if (!query->next() || query->value(2).toLongLong() < nowMs()) {
+        return Error::make(QStringLiteral("session_expired"),
+                           QStringLiteral("your session has expired; log in again"));
+    }
+    // A refresh token is spent by its use: the old session ends, a new one begins.
+    const qint64 userId = query->value(1).toLongLong();
+    if (Result<QSqlQuery> removed = runSql(m_db, QStringLiteral("DELETE FROM sessions WHERE id = ?"),
+                                           {query->value(0)});
+        !removed)
+        return removed.error();
+    Result<SessionTokens> tokens = createSession(userId);
+    if (!tokens)
+        return tokens;
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return tokens;
+}
+
+Result<qint64> AuthService::userForAccessToken(const QString &accessToken)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT user_id, access_expires FROM sessions "
+                                                    "WHERE access_hash = ?"),
+                                     {SecretToken::hashOf(accessToken)});
+    if (!query)
+        return query.error();
+    if (!query->next()) {
+        return Error::make(QStringLiteral("unauthorized"),
+                           QStringLiteral("not logged in or the token is not valid; log in"));
+    }
+    if (query->value(1).toLongLong() < nowMs()) {
+        return Error::make(QStringLiteral("session_expired"),
+                           QStringLiteral("your session has expired; refresh it or log in again"));
+    }
+    return query->value(0).toLongLong();
+}
+
+} // namespace ddl::server

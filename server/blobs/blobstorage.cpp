@@ -1,0 +1,107 @@
+#include "blobstorage.h"
+
+#include "core/sha256.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+
+#include <fcntl.h>
+#include <cstring>
+#include <unistd.h>
+
+namespace ddl::server {
+
+BlobStorage::BlobStorage(const QString &dataDir)
+    : m_dataDir(dataDir)
+{}
+
+Status BlobStorage::prepare() const
+{
+    for (const char *sub : {"blobs", "uploads"}) {
+        if (!QDir().mkpath(QDir(m_dataDir).filePath(QString::fromLatin1(sub)))) {
+            return Error::make(QStringLiteral("io_error"),
+                               QStringLiteral("cannot create %1/%2").arg(m_dataDir,
+                                                                         QLatin1String(sub)));
+        }
+    }
+    return Ok{};
+}
+
+QString BlobStorage::blobPath(const QString &sha256) const
+{
+    return QDir(m_dataDir).filePath(QStringLiteral("blobs/") + sha256.left(2) + u'/' + sha256);
+}
+
+QString BlobStorage::partPath(const QString &uploadId) const
+{
+    return QDir(m_dataDir).filePath(QStringLiteral("uploads/") + uploadId + QStringLiteral(".part"));
+}
+
+bool BlobStorage::hasBlob(const QString &sha256) const
+{
+    return QFile::exists(blobPath(sha256));
+}
+
+static Error ioError(const QString &what, const QString &path)
+{
+    return Error::make(QStringLiteral("io_error"),
+                       QStringLiteral("%1 %2: %3").arg(what, path,
+                                                       QString::fromLocal8Bit(strerror(errno))));
+}
+
+Status BlobStorage::writeChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes) const
+{
+    const QString path = partPath(uploadId);
+    const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ioError(QStringLiteral("cannot open"), path);
+    bool ok = ::ftruncate(fd, offset) == 0;
+    qint64 written = 0;
+    while (ok && written < bytes.size()) {
+        const ssize_t n = ::pwrite(fd, bytes.constData() + written, size_t(bytes.size() - written),
+                                   offset + written);
+        ok = n > 0;
+        written += ok ? n : 0;
+    }
+    ok = ok && ::fsync(fd) == 0;
+    ::close(fd);
+    if (!ok)
+        return ioError(QStringLiteral("cannot write"), path);
+    return Ok{};
+}
+
+Status BlobStorage::finish(const QString &uploadId, const QString &sha256) const
+{
+    const QString part = partPath(uploadId);
+    Result<QString> digest = sha256OfFile(part);
+    if (!digest)
+        return digest.error();
+    if (*digest != sha256) {
+        discard(uploadId);
+        return Error::make(QStringLiteral("digest_mismatch"),
+                           QStringLiteral("the uploaded bytes have sha256 %1, not the declared %2; "
+                                          "the upload was discarded, upload the file again")
+                               .arg(*digest, sha256),
+                           QStringLiteral("sha256"));
+    }
+    const QString target = blobPath(sha256);
+    QDir().mkpath(QFileInfo(target).absolutePath());
+    if (::rename(QFile::encodeName(part).constData(), QFile::encodeName(target).constData()) != 0)
+        return ioError(QStringLiteral("cannot move the upload to"), target);
+    // The rename is durable only once its directory is synced.
+    const int dirFd = ::open(QFile::encodeName(QFileInfo(target).absolutePath()).constData(),
+                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirFd >= 0) {
+        ::fsync(dirFd);
+        ::close(dirFd);
+    }
+    return Ok{};
+}
+
+void BlobStorage::discard(const QString &uploadId) const
+{
+    QFile::remove(partPath(uploadId));
+}
+
+} // namespace ddl::server

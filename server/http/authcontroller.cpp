@@ -1,0 +1,56 @@
+#include "authcontroller.h"
+
+#include "httpreply.h"
+#include "requestreader.h"
+
+namespace ddl::server {
+
+static QJsonObject tokensJson(const SessionTokens &tokens)
+{
+    return {{QStringLiteral("access_token"), tokens.accessToken},
+            {QStringLiteral("refresh_token"), tokens.refreshToken},
+            {QStringLiteral("expires_in"), tokens.expiresInSeconds}};
+}
+
+void AuthController::registerRoutes(QHttpServer &server)
+{
+    using Method = QHttpServerRequest::Method;
+    server.route(QStringLiteral("/v1/auth/register"), Method::Post,
+                 [this](const QHttpServerRequest &request) {
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     const QString email = body->value(QStringLiteral("email")).toString().trimmed();
+                     Status registered = m_context.auth.registerUser(
+                         email, body->value(QStringLiteral("password")).toString());
+                     if (!registered)
+                         return HttpReply::error(registered.error());
+                     return HttpReply::json({{QStringLiteral("email"), email}},
+                                            QHttpServerResponse::StatusCode::Created);
+                 });
+    server.route(QStringLiteral("/v1/auth/login"), Method::Post,
+                 [this](const QHttpServerRequest &request) {
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     Result<SessionTokens> tokens = m_context.auth.login(
+                         body->value(QStringLiteral("email")).toString().trimmed(),
+                         body->value(QStringLiteral("password")).toString());
+                     if (!tokens)
+                         return HttpReply::error(tokens.error());
+                     return HttpReply::json(tokensJson(*tokens));
+                 });
+    server.route(QStringLiteral("/v1/auth/refresh"), Method::Post,
+                 [this](const QHttpServerRequest &request) {
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     Result<SessionTokens> tokens = m_context.auth.refresh(
+                         body->value(QStringLiteral("refresh_token")).toString());
+                     if (!tokens)
+                         return HttpReply::error(tokens.error());
+                     return HttpReply::json(tokensJson(*tokens));
+                 });
+}
+
+} // namespace ddl::server

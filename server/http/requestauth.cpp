@@ -1,0 +1,45 @@
+#include "requestauth.h"
+
+#include "requestreader.h"
+
+namespace ddl::server {
+
+static Error missingToken()
+{
+    return Error::make(QStringLiteral("unauthorized"),
+                       QStringLiteral("this request needs an Authorization: Bearer token; log in "
+                                      "first"));
+}
+
+Result<qint64> RequestAuth::user(const QHttpServerRequest &request) const
+{
+    const QString token = RequestReader::bearerToken(request);
+    if (token.isEmpty())
+        return missingToken();
+    return m_context.auth.userForAccessToken(token);
+}
+
+Result<WorkerRef> RequestAuth::worker(const QHttpServerRequest &request) const
+{
+    const QString token = RequestReader::bearerToken(request);
+    if (token.isEmpty())
+        return missingToken();
+    return m_context.workers.authenticate(token);
+}
+
+Result<QString> RequestAuth::uploadOwner(const QHttpServerRequest &request) const
+{
+    const QString token = RequestReader::bearerToken(request);
+    if (token.startsWith(QLatin1String("ddlw_"))) {
+        Result<WorkerRef> worker = m_context.workers.authenticate(token);
+        if (!worker)
+            return worker.error();
+        return QString(QStringLiteral("worker:") + QString::number(worker->id));
+    }
+    Result<qint64> userId = user(request);
+    if (!userId)
+        return userId.error();
+    return QString(QStringLiteral("user:") + QString::number(*userId));
+}
+
+} // namespace ddl::server

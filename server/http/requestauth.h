@@ -1,0 +1,27 @@
+#pragma once
+
+#include "app/servercontext.h"
+
+#include <QHttpServerRequest>
+
+namespace ddl::server {
+
+// Who sent a request: a logged-in user (by access token) or an enrolled worker (by worker
+// token). Upload owners are named "user:<id>" / "worker:<id>".
+class RequestAuth
+{
+public:
+    explicit RequestAuth(ServerContext &context)
+        : m_context(context)
+    {}
+
+    Result<qint64> user(const QHttpServerRequest &request) const;
+    Result<WorkerRef> worker(const QHttpServerRequest &request) const;
+    // Either kind of caller, as an upload owner.
+    Result<QString> uploadOwner(const QHttpServerRequest &request) const;
+
+private:
+    ServerContext &m_context;
+};
+
+} // namespace ddl::server

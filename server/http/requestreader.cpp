@@ -1,0 +1,78 @@
+#include "requestreader.h"
+
+#include <QJsonDocument>
+#include <QUrlQuery>
+
+namespace ddl::server {
+
+Result<QJsonObject> RequestReader::jsonBody(const QHttpServerRequest &request)
+{
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(request.body(), &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("the request body must be a JSON object (%1 at byte %2)")
+                               .arg(parseError.errorString())
+                               .arg(parseError.offset));
+    }
+    return document.object();
+}
+
+QString RequestReader::bearerToken(const QHttpServerRequest &request)
+{
+    const QByteArray header = request.value("Authorization");
+    if (!header.startsWith("Bearer "))
+        return {};
+    return QString::fromLatin1(header.mid(7).trimmed());
+}
+
+Result<qint64> RequestReader::queryInteger(const QHttpServerRequest &request, const QString &name,
+                                           qint64 fallback)
+{
+    const QString text = request.query().queryItemValue(name);
+    if (text.isEmpty())
+        return fallback;
+    bool ok = false;
+    const qint64 value = text.toLongLong(&ok);
+    if (!ok || value < 0) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("%1 must be a whole number >= 0, got \"%2\"")
+                               .arg(name, text.left(40)),
+                           name);
+    }
+    return value;
+}
+
+Result<ByteRange> RequestReader::range(const QHttpServerRequest &request, qint64 size,
+                                       qint64 maxLength)
+{
+    const QByteArray header = request.value("Range").trimmed();
+    if (header.isEmpty())
+        return ByteRange{0, std::min(size, maxLength), size, size > maxLength};
+    const auto unsatisfiable = [&] {
+        return Error::make(QStringLiteral("range_not_satisfiable"),
+                           QStringLiteral("the range %1 is not inside the file's %2 bytes")
+                               .arg(QString::fromLatin1(header.left(60)))
+                               .arg(size));
+    };
+    if (!header.startsWith("bytes=") || header.contains(','))
+        return unsatisfiable();
+    const QByteArray spec = header.mid(6);
+    const int dash = spec.indexOf('-');
+    if (dash <= 0)
+        return unsatisfiable();
+    bool okFirst = false;
+    const qint64 first = spec.left(dash).toLongLong(&okFirst);
+    qint64 last = size - 1;
+    if (dash + 1 < spec.size()) {
+        bool okLast = false;
+        last = std::min(spec.mid(dash + 1).toLongLong(&okLast), size - 1);
+        if (!okLast)
+            return unsatisfiable();
+    }
+    if (!okFirst || first < 0 || first >= size || last < first)
+        return unsatisfiable();
+    return ByteRange{first, std::min(last - first + 1, maxLength), size, true};
+}
+
+} // namespace ddl::server

@@ -1,0 +1,32 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QHttpServerRequest>
+#include <QJsonObject>
+
+namespace ddl::server {
+
+// A byte range of a file to send: [first, first + length) of size.
+struct ByteRange
+{
+    qint64 first = 0;
+    qint64 length = 0;
+    qint64 size = 0;
+    bool partial = false;
+};
+
+// Reads what handlers need from a request: a JSON object body, the bearer token, query numbers,
+// a Range header.
+class RequestReader
+{
+public:
+    static Result<QJsonObject> jsonBody(const QHttpServerRequest &request);
+    static QString bearerToken(const QHttpServerRequest &request);
+    static Result<qint64> queryInteger(const QHttpServerRequest &request, const QString &name,
+                                       qint64 fallback);
+    // Parses "bytes=a-b" / "bytes=a-" against size; no header means the first maxLength bytes.
+    static Result<ByteRange> range(const QHttpServerRequest &request, qint64 size, qint64 maxLength);
+};
+
+} // namespace ddl::server

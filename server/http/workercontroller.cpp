@@ -1,0 +1,153 @@
+#include "workercontroller.h"
+
+#include "core/sha256.h"
+#include "httpreply.h"
+#include "requestreader.h"
+
+#include <QFileInfo>
+#include <QJsonArray>
+
+namespace ddl::server {
+
+static constexpr qint64 MaxSliceBytes = 8 * 1024 * 1024;
+
+template<typename Handler>
+QHttpServerResponse WorkerController::forTask(const QString &taskId,
+                                              const QHttpServerRequest &request, Handler &&handler)
+{
+    Result<WorkerRef> worker = m_auth.worker(request);
+    if (!worker)
+        return HttpReply::error(worker.error());
+    bool ok = false;
+    const qint64 id = taskId.toLongLong(&ok);
+    if (!ok) {
+        return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+                                            QStringLiteral("task id must be a number"),
+                                            QStringLiteral("task_id")));
+    }
+    return handler(*worker, id);
+}
+
+void WorkerController::registerRoutes(QHttpServer &server)
+{
+    using Method = QHttpServerRequest::Method;
+    server.route(QStringLiteral("/v1/workers/enroll"), Method::Post,
+                 [this](const QHttpServerRequest &request) {
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     QHostAddress peer = request.remoteAddress();
+                     if (peer.protocol() == QAbstractSocket::IPv6Protocol) {
+                         bool mapped = false;
+                         const QHostAddress v4(peer.toIPv4Address(&mapped));
+                         if (mapped)
+                             peer = v4;
+                     }
+                     return HttpReply::from(m_context.workers.enroll(*body, peer.toString()),
+                                            QHttpServerResponse::StatusCode::Created);
+                 });
+    server.route(QStringLiteral("/v1/workers/heartbeat"), Method::Post,
+                 [this](const QHttpServerRequest &request) {
+                     Result<WorkerRef> worker = m_auth.worker(request);
+                     if (!worker)
+                         return HttpReply::error(worker.error());
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     return HttpReply::from(m_context.workers.heartbeat(*worker, *body));
+                 });
+    server.route(QStringLiteral("/v1/workers/lease"), Method::Post,
+                 [this](const QHttpServerRequest &request) { return lease(request); });
+    server.route(QStringLiteral("/v1/workers/blobs/<arg>"), Method::Get,
+                 [this](const QString &sha256, const QHttpServerRequest &request) {
+                     return blob(sha256, request);
+                 });
+    server.route(QStringLiteral("/v1/workers/tasks/<arg>/log"), Method::Post,
+                 [this](const QString &taskId, const QHttpServerRequest &request) {
+                     return appendLog(taskId, request);
+                 });
+    server.route(QStringLiteral("/v1/workers/tasks/<arg>/state"), Method::Post,
+                 [this](const QString &taskId, const QHttpServerRequest &request) {
+                     return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
+                         Result<QJsonObject> body = RequestReader::jsonBody(request);
+                         if (!body)
+                             return HttpReply::error(body.error());
+                         Status reported = m_context.workers.reportState(worker, id, *body);
+                         return reported ? HttpReply::json({{QStringLiteral("ok"), true}})
+                                         : HttpReply::error(reported.error());
+                     });
+                 });
+    server.route(QStringLiteral("/v1/workers/tasks/<arg>/artifacts"), Method::Post,
+                 [this](const QString &taskId, const QHttpServerRequest &request) {
+                     return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
+                         Result<QJsonObject> body = RequestReader::jsonBody(request);
+                         if (!body)
+                             return HttpReply::error(body.error());
+                         Status recorded = m_context.workers.recordArtifacts(worker, id, *body);
+                         return recorded ? HttpReply::json({{QStringLiteral("ok"), true}})
+                                         : HttpReply::error(recorded.error());
+                     });
+                 });
+}
+
+QHttpServerResponse WorkerController::lease(const QHttpServerRequest &request)
+{
+    Result<WorkerRef> worker = m_auth.worker(request);
+    if (!worker)
+        return HttpReply::error(worker.error());
+    Result<QJsonObject> body = RequestReader::jsonBody(request);
+    if (!body)
+        return HttpReply::error(body.error());
+    const FreeResources free{int(body->value(QStringLiteral("free_slots")).toInteger()),
+                             int(body->value(QStringLiteral("free_gpus")).toInteger()),
+                             int(body->value(QStringLiteral("free_cpus")).toInteger()),
+                             body->value(QStringLiteral("free_memory_mb")).toInteger()};
+    Result<QJsonArray> tasks = m_context.scheduler.lease(worker->id, free);
+    if (!tasks)
+        return HttpReply::error(tasks.error());
+    return HttpReply::json({{QStringLiteral("tasks"), *tasks}});
+}
+
+QHttpServerResponse WorkerController::blob(const QString &sha256, const QHttpServerRequest &request)
+{
+    Result<WorkerRef> worker = m_auth.worker(request);
+    if (!worker)
+        return HttpReply::error(worker.error());
+    // Workers read only the code and data of tasks they hold; anything else is not there.
+    if (!isSha256Hex(sha256) || !m_context.workers.mayRead(*worker, sha256)
+        || !m_context.blobs.hasBlob(sha256)) {
+        return HttpReply::error(Error::make(QStringLiteral("not_found"),
+                                            QStringLiteral("no blob %1 for this worker's tasks")
+                                                .arg(sha256.left(64)),
+                                            QStringLiteral("sha256")));
+    }
+    const QString path = m_context.blobs.blobPath(sha256);
+    const qint64 size = QFileInfo(path).size();
+    if (size == 0)
+        return QHttpServerResponse(QByteArrayLiteral("application/octet-stream"), QByteArray());
+    Result<ByteRange> range = RequestReader::range(request, size, MaxSliceBytes);
+    if (!range)
+        return HttpReply::error(range.error());
+    return HttpReply::fileSlice(path, *range);
+}
+
+QHttpServerResponse WorkerController::appendLog(const QString &taskId,
+                                                const QHttpServerRequest &request)
+{
+    return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
+        if (Status leased = m_context.workers.checkLease(worker, id); !leased)
+            return HttpReply::error(leased.error());
+        Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), -1);
+        if (!offset || *offset < 0) {
+            return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+                                                QStringLiteral("a log batch needs ?offset=N"),
+                                                QStringLiteral("offset")));
+        }
+        Result<qint64> size = m_context.logs.append(id, *offset, request.body());
+        if (!size)
+            return HttpReply::error(size.error());
+        return HttpReply::json({{QStringLiteral("offset"), *size}});
+    });
+}
+
+} // namespace ddl::server

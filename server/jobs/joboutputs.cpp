@@ -1,0 +1,61 @@
+#include "joboutputs.h"
+
+#include "store/sql.h"
+
+namespace ddl::server {
+
+JobOutputs::JobOutputs(const QSqlDatabase &db)
+    : m_db(db)
+{}
+
+Result<QList<ArtifactEntry>> JobOutputs::artifacts(qint64 jobId)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT path, size, sha256 FROM artifacts WHERE "
+                                                    "job_id = ? ORDER BY path"),
+                                     {jobId});
+    if (!query)
+        return query.error();
+    QList<ArtifactEntry> entries;
+    while (query->next())
+        entries.append({query->value(0).toString(), query->value(1).toLongLong(),
+                        query->value(2).toString()});
+    return entries;
+}
+
+Result<ArtifactEntry> JobOutputs::artifact(qint64 jobId, const QString &path)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT size, sha256 FROM artifacts WHERE "
+                                                    "job_id = ? AND path = ?"),
+                                     {jobId, path});
+    if (!query)
+        return query.error();
+    if (!query->next()) {
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("the job has no artifact %1; list them with ddlcli "
+                                          "download or GET .../artifacts")
+                               .arg(path.left(200)),
+                           QStringLiteral("path"));
+    }
+    return ArtifactEntry{path, query->value(0).toLongLong(), query->value(1).toString()};
+}
+
+Result<QString> JobOutputs::taskState(qint64 jobId, qint64 taskId)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT state FROM tasks WHERE id = ? AND "
+                                                    "job_id = ?"),
+                                     {taskId, jobId});
+    if (!query)
+        return query.error();
+    if (!query->next()) {
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("the job has no task %1; ddlcli progress lists its tasks")
+                               .arg(taskId),
+                           QStringLiteral("task"));
+    }
+    return query->value(0).toString();
+}
+
+} // namespace ddl::server

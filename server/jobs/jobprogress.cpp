@@ -1,0 +1,160 @@
+#include "jobprogress.h"
+
+#include "jobstate.h"
+#include "store/sql.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLoggingCategory>
+
+Q_LOGGING_CATEGORY(lcJobs, "ddl.server.jobs")
+
+namespace ddl::server {
+
+JobProgress::JobProgress(const QSqlDatabase &db)
+    : m_db(db)
+{}
+
+Status JobProgress::taskStarted(qint64 taskId)
+{
+    const qint64 now = nowMs();
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    for (const auto &[sql, binds] : QList<std::pair<QString, QVariantList>>{
+             {QStringLiteral("UPDATE tasks SET started_at = ? WHERE id = ? AND started_at = 0"),
+              {now, taskId}},
+             {QStringLiteral("UPDATE jobs SET state = ?, reason = '', started_at = CASE WHEN "
+                             "started_at = 0 THEN ? ELSE started_at END WHERE id = (SELECT job_id "
+                             "FROM tasks WHERE id = ?) AND state = ?"),
+              {JobState::Running, now, taskId, JobState::Waiting}}}) {
+        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
+            return query.error();
+    }
+    return transaction.commit();
+}
+
+Status JobProgress::taskEnded(qint64 taskId, const TaskOutcome &outcome)
+{
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    Result<QSqlQuery> update = runSql(
+        m_db,
+        QStringLiteral("UPDATE tasks SET state = ?, exit_code = ?, message = ?, finished_at = ? "
+                       "WHERE id = ? AND state = ?"),
+        {outcome.state, outcome.exitCode ? QVariant(*outcome.exitCode) : QVariant(),
+         outcome.message, nowMs(), taskId, JobState::Running});
+    if (!update)
+        return update.error();
+    if (update->numRowsAffected() == 0)
+        return transaction.commit(); // already ended: a resend
+    Result<QSqlQuery> job = runSql(m_db, QStringLiteral("SELECT job_id FROM tasks WHERE id = ?"),
+                                   {taskId});
+    if (!job)
+        return job.error();
+    if (job->next()) {
+        if (Status evaluated = evaluateJob(job->value(0).toLongLong()); !evaluated)
+            return evaluated;
+    }
+    return transaction.commit();
+}
+
+// Stops what is left of an attempt: waiting tasks at once, running ones at their next heartbeat.
+Status JobProgress::endAttempt(qint64 jobId, int attempt)
+{
+    for (const auto &[sql, binds] : QList<std::pair<QString, QVariantList>>{
+             {QStringLiteral("UPDATE tasks SET state = ?, finished_at = ? WHERE job_id = ? AND "
+                             "attempt = ? AND state = ?"),
+              {JobState::Stopped, nowMs(), jobId, attempt, JobState::Waiting}},
+             {QStringLiteral("UPDATE tasks SET cancel_requested = 1 WHERE job_id = ? AND attempt "
+                             "= ? AND state = ?"),
+              {jobId, attempt, JobState::Running}}}) {
+        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
+            return query.error();
+    }
+    return Ok{};
+}
+
+Status JobProgress::evaluateJob(qint64 jobId)
+{
+    Result<QSqlQuery> job = runSql(m_db,
+                                   QStringLiteral("SELECT state, attempt, retry_count, spec FROM "
+                                                  "jobs WHERE id = ?"),
+                                   {jobId});
+    if (!job)
+        return job.error();
+    if (!job->next() || JobState::isFinal(job->value(0).toString()))
+        return Ok{};
+    const int attempt = job->value(1).toInt();
+    const int retryCount = job->value(2).toInt();
+    const QJsonObject spec = QJsonDocument::fromJson(job->value(3).toByteArray()).object();
+    const int killAllOn = spec.value(QStringLiteral("killAllOnCompletedTaskNumber")).toInt();
+
+    Result<QSqlQuery> tasks = runSql(m_db,
+                                     QStringLiteral("SELECT state, role, role_index, exit_code, "
+                                                    "message FROM tasks WHERE job_id = ? AND "
+                                                    "attempt = ?"),
+                                     {jobId, attempt});
+    if (!tasks)
+        return tasks.error();
+    int total = 0;
+    int succeeded = 0;
+    QString failure;
+    while (tasks->next()) {
+        ++total;
+        const QString state = tasks->value(0).toString();
+        if (state == JobState::Succeeded)
+            ++succeeded;
+        if (state == JobState::Failed && failure.isEmpty()) {
+            failure = QStringLiteral("task %1[%2] failed")
+                          .arg(tasks->value(1).toString())
+                          .arg(tasks->value(2).toInt());
+            if (!tasks->value(3).isNull())
+                failure += QStringLiteral(" with exit code %1").arg(tasks->value(3).toInt());
+            if (!tasks->value(4).toString().isEmpty())
+                failure += QStringLiteral(": ") + tasks->value(4).toString();
+        }
+    }
+
+    const qint64 now = nowMs();
+    if (!failure.isEmpty()) {
+        if (Status ended = endAttempt(jobId, attempt); !ended)
+            return ended;
+        if (attempt <= retryCount) {
+            qCInfo(lcJobs) << "job" << jobId << "attempt" << attempt << "failed; retrying";
+            Result<QSqlQuery> retry = runSql(
+                m_db,
+                QStringLiteral("INSERT INTO tasks (job_id, attempt, task_index, role, role_index, "
+                               "state) SELECT job_id, attempt + 1, task_index, role, role_index, ? "
+                               "FROM tasks WHERE job_id = ? AND attempt = ?"),
+                {JobState::Waiting, jobId, attempt});
+            if (!retry)
+                return retry.error();
+            Result<QSqlQuery> update = runSql(
+                m_db,
+                QStringLiteral("UPDATE jobs SET state = ?, attempt = ?, reason = ? WHERE id = ?"),
+                {JobState::Waiting, attempt + 1,
+                 QStringLiteral("retry %1 of %2 after %3").arg(attempt).arg(retryCount).arg(failure),
+                 jobId});
+            return update ? Status(Ok{}) : Status(update.error());
+        }
+        Result<QSqlQuery> update = runSql(m_db,
+                                          QStringLiteral("UPDATE jobs SET state = ?, reason = ?, "
+                                                         "finished_at = ? WHERE id = ?"),
+                                          {JobState::Failed, failure, now, jobId});
+        return update ? Status(Ok{}) : Status(update.error());
+    }
+    if (succeeded == total || (killAllOn > 0 && succeeded >= killAllOn)) {
+        if (Status ended = endAttempt(jobId, attempt); !ended)
+            return ended;
+        Result<QSqlQuery> update = runSql(m_db,
+                                          QStringLiteral("UPDATE jobs SET state = ?, reason = '', "
+                                                         "finished_at = ? WHERE id = ?"),
+                                          {JobState::Succeeded, now, jobId});
+        return update ? Status(Ok{}) : Status(update.error());
+    }
+    return Ok{};
+}
+
+} // namespace ddl::server

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QSqlDatabase>
+#include <optional>
+
+namespace ddl::server {
+
+// How a task ended, as its worker (or the server, for a lost worker) tells it.
+struct TaskOutcome
+{
+    QString state; // SUCCEEDED, FAILED or STOPPED
+    std::optional<int> exitCode;
+    QString message;
+};
+
+// Moves jobs forward as their tasks start and end, with OpenPAI's semantics: a failed task fails
+// the attempt, which is retried while retryCount allows (each retry an attempt with new tasks);
+// the job succeeds when all tasks did, or killAllOnCompletedTaskNumber of them.
+class JobProgress
+{
+public:
+    explicit JobProgress(const QSqlDatabase &db);
+
+    Status taskStarted(qint64 taskId);
+    Status taskEnded(qint64 taskId, const TaskOutcome &outcome);
+
+private:
+    Status evaluateJob(qint64 jobId);
+    Status endAttempt(qint64 jobId, int attempt);
+
+    QSqlDatabase m_db;
+};
+
+} // namespace ddl::server

@@ -1,0 +1,275 @@
+#include "jobservice.h"
+
+#include "blobs/uploadservice.h"
+#include "core/sha256.h"
+#include "jobspec/jobspecparser.h"
+#include "jobstate.h"
+#include "store/sql.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QUuid>
+
+namespace ddl::server {
+
+static QString userOwner(qint64 userId)
+{
+    return QStringLiteral("user:") + QString::number(userId);
+}
+
+static Error jobNotFound(const QString &uuid)
+{
+    return Error::make(QStringLiteral("not_found"),
+                       QStringLiteral("no job %1; check the uuid with ddlcli list").arg(uuid),
+                       QStringLiteral("job_uuid"));
+}
+
+JobService::JobService(const QSqlDatabase &db, UploadService &uploads)
+    : m_db(db)
+    , m_uploads(uploads)
+{}
+
+// Reads {"sha256": ...} naming a blob the user must own; an absent or null member is allowed
+// only when optional.
+static Result<QString> blobMember(const QJsonObject &request, const QString &name, bool optional,
+                                  UploadService &uploads, qint64 userId)
+{
+    const QJsonValue value = request.value(name);
+    if (value.isUndefined() || value.isNull()) {
+        if (optional)
+            return QString();
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("%1 is required: upload the code package first").arg(name),
+                           name);
+    }
+    const QString sha256 = value.toObject().value(QStringLiteral("sha256")).toString();
+    if (!isSha256Hex(sha256)) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("%1.sha256 must be 64 lowercase hex characters").arg(name),
+                           name + QStringLiteral(".sha256"));
+    }
+    if (!uploads.ownsBlob(userOwner(userId), sha256)) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("%1.sha256 names no blob you uploaded; upload it first")
+                               .arg(name),
+                           name + QStringLiteral(".sha256"));
+    }
+    return sha256;
+}
+
+Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request)
+{
+    for (auto it = request.begin(); it != request.end(); ++it) {
+        if (it.key() != QLatin1String("spec") && it.key() != QLatin1String("package")
+            && it.key() != QLatin1String("dataset")) {
+            return Error::make(QStringLiteral("bad_request"),
+                               QStringLiteral("unknown field %1; a submission has spec, package "
+                                              "and dataset")
+                                   .arg(it.key()),
+                               it.key());
+        }
+    }
+    Result<JobSpec> spec = JobSpecParser::parseWire(request.value(QStringLiteral("spec")).toObject());
+    if (!spec)
+        return spec.error();
+    const bool isDdl = spec->kind == JobSpec::Kind::Ddl;
+    Result<QString> package = blobMember(request, QStringLiteral("package"), !isDdl, m_uploads,
+                                         userId);
+    if (!package)
+        return package.error();
+    Result<QString> dataset = blobMember(request, QStringLiteral("dataset"), true, m_uploads, userId);
+    if (!dataset)
+        return dataset.error();
+    const QString commit = request.value(QStringLiteral("package"))
+                               .toObject()
+                               .value(QStringLiteral("commit"))
+                               .toString();
+
+    const QString uuid = QUuid::createUuid().toString(QUuid::WithoutBraces);
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun.error();
+    Result<QSqlQuery> insert = runSql(
+        m_db,
+        QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
+                       "commit_id, dataset_sha256, attempt, retry_count, reason, created_at) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"),
+        {uuid, userId, spec->jobName, JobSpec::kindName(spec->kind), JobState::Waiting,
+         QString::fromUtf8(QJsonDocument(spec->toJson()).toJson(QJsonDocument::Compact)),
+         *package, commit, dataset->isEmpty() ? QVariant() : QVariant(*dataset),
+         spec->retryCount, QStringLiteral("waiting for a free worker"), nowMs()});
+    if (!insert)
+        return insert.error();
+    const qint64 jobId = insert->lastInsertId().toLongLong();
+    int taskIndex = 0;
+    for (const TaskRole &role : spec->taskRoles) {
+        for (int roleIndex = 0; roleIndex < role.taskNumber; ++roleIndex) {
+            Result<QSqlQuery> task = runSql(m_db,
+                                            QStringLiteral("INSERT INTO tasks (job_id, attempt, "
+                                                           "task_index, role, role_index, state) "
+                                                           "VALUES (?, 1, ?, ?, ?, ?)"),
+                                            {jobId, taskIndex++, role.name, roleIndex,
+                                             JobState::Waiting});
+            if (!task)
+                return task.error();
+        }
+    }
+    // The 201 goes out only after this commit: an accepted job survives a crash.
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return render(jobId, true);
+}
+
+Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
+{
+    if (!query.state.isEmpty() && !JobState::isKnown(query.state)) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("unknown state %1; use WAITING, RUNNING, SUCCEEDED, "
+                                          "FAILED or STOPPED")
+                               .arg(query.state),
+                           QStringLiteral("state"));
+    }
+    const int limit = std::clamp(query.limit, 1, 1000);
+    const QString filter = query.state.isEmpty() ? QString() : QStringLiteral(" AND state = ?");
+    QVariantList binds{userId};
+    if (!query.state.isEmpty())
+        binds << query.state;
+    Result<QSqlQuery> count = runSql(m_db,
+                                     QStringLiteral("SELECT COUNT(*) FROM jobs WHERE user_id = ?")
+                                         + filter,
+                                     binds);
+    if (!count)
+        return count.error();
+    const qint64 total = count->next() ? count->value(0).toLongLong() : 0;
+    Result<QSqlQuery> rows = runSql(m_db,
+                                    QStringLiteral("SELECT id FROM jobs WHERE user_id = ?") + filter
+                                        + QStringLiteral(" ORDER BY id DESC LIMIT ? OFFSET ?"),
+                                    binds + QVariantList{limit, std::max(0, query.offset)});
+    if (!rows)
+        return rows.error();
+    QJsonArray jobs;
+    while (rows->next()) {
+        Result<QJsonObject> job = render(rows->value(0).toLongLong(), false);
+        if (!job)
+            return job;
+        jobs.append(*job);
+    }
+    return QJsonObject{{QStringLiteral("jobs"), jobs}, {QStringLiteral("total"), total}};
+}
+
+Result<JobRef> JobService::find(qint64 userId, const QString &uuid)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT id, state FROM jobs WHERE uuid = ? AND "
+                                                    "user_id = ?"),
+                                     {uuid, userId});
+    if (!query)
+        return query.error();
+    if (!query->next())
+        return jobNotFound(uuid);
+    return JobRef{query->value(0).toLongLong(), userId, uuid, query->value(1).toString()};
+}
+
+Result<QJsonObject> JobService::get(qint64 userId, const QString &uuid)
+{
+    Result<JobRef> job = find(userId, uuid);
+    if (!job)
+        return job.error();
+    return render(job->id, true);
+}
+
+Result<QJsonObject> JobService::cancel(qint64 userId, const QString &uuid)
+{
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun.error();
+    Result<JobRef> job = find(userId, uuid);
+    if (!job)
+        return job.error();
+    if (JobState::isFinal(job->state)) {
+        return Error::make(QStringLiteral("conflict"),
+                           QStringLiteral("job %1 already ended as %2; nothing to cancel")
+                               .arg(uuid, job->state));
+    }
+    const qint64 now = nowMs();
+    // Waiting tasks stop at once; running ones are told to stop at their worker's next heartbeat.
+    QList<std::pair<QString, QVariantList>> statements = {
+        {QStringLiteral("UPDATE tasks SET state = ?, finished_at = ? WHERE job_id = ? AND state = ?"),
+         {JobState::Stopped, now, job->id, JobState::Waiting}},
+        {QStringLiteral("UPDATE tasks SET cancel_requested = 1 WHERE job_id = ? AND state = ?"),
+         {job->id, JobState::Running}},
+        {QStringLiteral("UPDATE jobs SET state = ?, reason = ?, finished_at = ? WHERE id = ?"),
+         {JobState::Stopped, QStringLiteral("stopped by its owner"), now, job->id}},
+    };
+    for (const auto &[sql, binds] : statements) {
+        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
+            return query.error();
+    }
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return render(job->id, true);
+}
+
+Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
+{
+    Result<QSqlQuery> query = runSql(
+        m_db,
+        QStringLiteral("SELECT uuid, name, kind, state, spec, commit_id, attempt, retry_count, "
+                       "reason, created_at, started_at, finished_at, package_sha256, "
+                       "dataset_sha256 FROM jobs WHERE id = ?"),
+        {jobId});
+    if (!query)
+        return query.error();
+    if (!query->next())
+        return Error::make(QStringLiteral("not_found"), QStringLiteral("the job disappeared"));
+    QJsonObject job{
+        {QStringLiteral("uuid"), query->value(0).toString()},
+        {QStringLiteral("name"), query->value(1).toString()},
+        {QStringLiteral("kind"), query->value(2).toString()},
+        {QStringLiteral("state"), query->value(3).toString()},
+        {QStringLiteral("spec"), QJsonDocument::fromJson(query->value(4).toByteArray()).object()},
+        {QStringLiteral("commit"), query->value(5).toString()},
+        {QStringLiteral("attempt"), query->value(6).toInt()},
+        {QStringLiteral("retry_count"), query->value(7).toInt()},
+        {QStringLiteral("reason"), query->value(8).toString()},
+        {QStringLiteral("created_at"), isoTime(query->value(9).toLongLong())},
+        {QStringLiteral("started_at"), isoTime(query->value(10).toLongLong())},
+        {QStringLiteral("finished_at"), isoTime(query->value(11).toLongLong())},
+        {QStringLiteral("package_sha256"), query->value(12).toString()},
+        {QStringLiteral("dataset_sha256"),
+         query->value(13).isNull() ? QJsonValue() : QJsonValue(query->value(13).toString())},
+    };
+    if (!withTasks)
+        return job;
+    Result<QSqlQuery> tasks = runSql(
+        m_db,
+        QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
+                       "w.name, t.attempt, t.started_at, t.finished_at, t.message FROM tasks t "
+                       "LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? ORDER BY "
+                       "t.attempt, t.task_index"),
+        {jobId});
+    if (!tasks)
+        return tasks.error();
+    QJsonArray list;
+    while (tasks->next()) {
+        list.append(QJsonObject{
+            {QStringLiteral("id"), tasks->value(0).toLongLong()},
+            {QStringLiteral("index"), tasks->value(1).toInt()},
+            {QStringLiteral("role"), tasks->value(2).toString()},
+            {QStringLiteral("role_index"), tasks->value(3).toInt()},
+            {QStringLiteral("state"), tasks->value(4).toString()},
+            {QStringLiteral("exit_code"),
+             tasks->value(5).isNull() ? QJsonValue() : QJsonValue(tasks->value(5).toInt())},
+            {QStringLiteral("worker"),
+             tasks->value(6).isNull() ? QJsonValue() : QJsonValue(tasks->value(6).toString())},
+            {QStringLiteral("attempt"), tasks->value(7).toInt()},
+            {QStringLiteral("started_at"), isoTime(tasks->value(8).toLongLong())},
+            {QStringLiteral("finished_at"), isoTime(tasks->value(9).toLongLong())},
+            {QStringLiteral("message"), tasks->value(10).toString()},
+        });
+    }
+    job.insert(QStringLiteral("tasks"), list);
+    return job;
+}
+
+} // namespace ddl::server

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QJsonObject>
+#include <QSqlDatabase>
+
+namespace ddl::server {
+
+class UploadService;
+
+// What a user may ask of a listing.
+struct JobListQuery
+{
+    QString state; // empty: all
+    int limit = 50;
+    int offset = 0;
+};
+
+// A job found for its owner: the ids the other services need.
+struct JobRef
+{
+    qint64 id = 0;
+    qint64 userId = 0;
+    QString uuid;
+    QString state;
+};
+
+// Jobs as their owners see them: submit, list, read, cancel. Every lookup is scoped to the
+// owner; another user's job answers not_found, exactly like a job that does not exist.
+class JobService
+{
+public:
+    JobService(const QSqlDatabase &db, UploadService &uploads);
+
+    Result<QJsonObject> submit(qint64 userId, const QJsonObject &request);
+    Result<QJsonObject> list(qint64 userId, const JobListQuery &query);
+    Result<QJsonObject> get(qint64 userId, const QString &uuid);
+    Result<QJsonObject> cancel(qint64 userId, const QString &uuid);
+    Result<JobRef> find(qint64 userId, const QString &uuid);
+
+    // The wire form of one job; with its tasks when withTasks.
+    Result<QJsonObject> render(qint64 jobId, bool withTasks);
+
+private:
+    QSqlDatabase m_db;
+    UploadService &m_uploads;
+};
+
+} // namespace ddl::server

@@ -1,0 +1,93 @@
+#include "app/serverapp.h"
+#include "app/tokencommand.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <cstdio>
+
+using namespace ddl::server;
+
+static int fail(const QString &message)
+{
+    std::fprintf(stderr, "ddl-server: error: %s\n", qUtf8Printable(message));
+    return 1;
+}
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("ddl-server"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(DDL_VERSION));
+    qSetMessagePattern(QStringLiteral("%{time yyyy-MM-ddThh:mm:ss.zzz} %{type} %{category}: %{message}"));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "DDL server: jobs, uploads and workers over HTTPS.\n"
+        "  ddl-server --data-dir DIR [--listen HOST:PORT]   run the server\n"
+        "  ddl-server token create --data-dir DIR           print a worker enrollment token"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption configOption(QStringLiteral("config"),
+                                          QStringLiteral("YAML file with the same settings."),
+                                          QStringLiteral("file"));
+    const QCommandLineOption dataDirOption(QStringLiteral("data-dir"),
+                                           QStringLiteral("Folder of the store, blobs and logs."),
+                                           QStringLiteral("dir"));
+    const QCommandLineOption listenOption(QStringLiteral("listen"),
+                                          QStringLiteral("Address and port (default "
+                                                         "127.0.0.1:8443; port 0 picks one)."),
+                                          QStringLiteral("host:port"));
+    const QCommandLineOption certOption(QStringLiteral("tls-cert"),
+                                        QStringLiteral("PEM certificate (default: self-signed in "
+                                                       "DIR/tls)."),
+                                        QStringLiteral("file"));
+    const QCommandLineOption keyOption(QStringLiteral("tls-key"), QStringLiteral("PEM private key."),
+                                       QStringLiteral("file"));
+    const QCommandLineOption timeoutOption(QStringLiteral("worker-timeout"),
+                                           QStringLiteral("Seconds without a heartbeat before a "
+                                                          "worker is lost (default 30)."),
+                                           QStringLiteral("seconds"));
+    parser.addOptions({configOption, dataDirOption, listenOption, certOption, keyOption,
+                       timeoutOption});
+    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("token create"));
+    parser.process(app);
+
+    ServerConfig config;
+    if (parser.isSet(configOption)) {
+        ddl::Result<ServerConfig> loaded = ServerConfig::fromYamlFile(parser.value(configOption));
+        if (!loaded)
+            return fail(loaded.error().message);
+        config = *loaded;
+    }
+    if (parser.isSet(dataDirOption))
+        config.dataDir = parser.value(dataDirOption);
+    if (parser.isSet(listenOption)) {
+        if (ddl::Status set = config.setListen(parser.value(listenOption)); !set)
+            return fail(set.error().message);
+    }
+    if (parser.isSet(certOption))
+        config.tlsCert = parser.value(certOption);
+    if (parser.isSet(keyOption))
+        config.tlsKey = parser.value(keyOption);
+    if (parser.isSet(timeoutOption))
+        config.workerTimeoutSeconds = std::max(1, parser.value(timeoutOption).toInt());
+    if (config.dataDir.isEmpty())
+        return fail(QStringLiteral("--data-dir DIR is required (or data_dir in --config)"));
+
+    const QStringList command = parser.positionalArguments();
+    if (command == QStringList{QStringLiteral("token"), QStringLiteral("create")}) {
+        ddl::Result<QString> token = createEnrollToken(config.dataDir);
+        if (!token)
+            return fail(token.error().message);
+        std::printf("%s\n", qUtf8Printable(*token));
+        return 0;
+    }
+    if (!command.isEmpty())
+        return fail(QStringLiteral("unknown command \"%1\"; the only command is: token create")
+                        .arg(command.join(u' ')));
+
+    ServerApp server(config);
+    if (ddl::Status started = server.start(); !started)
+        return fail(started.error().message);
+    return app.exec();
+}

@@ -1,0 +1,83 @@
+#include "database.h"
+
+#include "migrations.h"
+#include "sql.h"
+
+#include <QDir>
+#include <QLoggingCategory>
+#include <QSqlError>
+
+Q_LOGGING_CATEGORY(lcStore, "ddl.server.store")
+
+namespace ddl::server {
+
+int Database::schemaVersion()
+{
+    return int(schemaMigrations().size());
+}
+
+Result<QSqlDatabase> Database::open(const QString &dataDir, const QString &connectionName)
+{
+    if (!QDir().mkpath(dataDir)) {
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot create the data dir %1; check its permissions")
+                               .arg(dataDir));
+    }
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName);
+    db.setDatabaseName(QDir(dataDir).filePath(QStringLiteral("ddl.sqlite")));
+    // A second process (ddl-server token create) may write while the server runs: wait for it.
+    db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
+    if (!db.open()) {
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot open the store %1: %2")
+                               .arg(db.databaseName(), db.lastError().text()));
+    }
+    // WAL lets readers and the one writer proceed together; NORMAL is durable across process
+    // crashes in WAL mode, FULL adds power-loss safety for the commits that answer a client.
+    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
+                               "PRAGMA foreign_keys=ON"}) {
+        if (Result<QSqlQuery> query = runSql(db, QString::fromLatin1(pragma)); !query)
+            return query.error();
+    }
+    if (Status migrated = migrate(db); !migrated)
+        return migrated.error();
+    return db;
+}
+
+Status Database::migrate(const QSqlDatabase &db)
+{
+    Result<QSqlQuery> create = runSql(
+        db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
+    if (!create)
+        return create.error();
+    Transaction transaction(db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    Result<QSqlQuery> current = runSql(db, QStringLiteral("SELECT MAX(version) FROM schema_version"));
+    if (!current)
+        return current.error();
+    const int version = current->next() ? current->value(0).toInt() : 0;
+    const auto &migrations = schemaMigrations();
+    if (version > int(migrations.size())) {
+        return Error::make(QStringLiteral("schema_too_new"),
+                           QStringLiteral("the store is at schema version %1 but this ddl-server "
+                                          "knows only %2; run a newer ddl-server")
+                               .arg(version)
+                               .arg(migrations.size()));
+    }
+    for (int next = version; next < int(migrations.size()); ++next) {
+        qCInfo(lcStore) << "migrating store to schema version" << next + 1;
+        for (const QString &statement : migrations[next]) {
+            if (Result<QSqlQuery> query = runSql(db, statement); !query)
+                return query.error();
+        }
+        if (Result<QSqlQuery> query = runSql(db, QStringLiteral("INSERT INTO schema_version "
+                                                                "VALUES (?)"),
+                                             {next + 1});
+            !query)
+            return query.error();
+    }
+    return transaction.commit();
+}
+
+} // namespace ddl::server

@@ -1,0 +1,57 @@
+#include "migrations.h"
+
+namespace ddl::server {
+
+const std::vector<QStringList> &schemaMigrations()
+{
+    static const std::vector<QStringList> migrations = {
+        // 1: users, sessions, workers, blobs, jobs, tasks, artifacts.
+        {
+            QStringLiteral("CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE "
+                           "COLLATE NOCASE, password_hash TEXT NOT NULL, created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE sessions (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL "
+                           "REFERENCES users(id), access_hash TEXT NOT NULL UNIQUE, access_expires "
+                           "INTEGER NOT NULL, refresh_hash TEXT NOT NULL UNIQUE, refresh_expires "
+                           "INTEGER NOT NULL, created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE enroll_tokens (id INTEGER PRIMARY KEY, token_hash TEXT NOT "
+                           "NULL UNIQUE, created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE workers (id INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                           "hostname TEXT NOT NULL, address TEXT NOT NULL, token_hash TEXT NOT NULL "
+                           "UNIQUE, cpus INTEGER NOT NULL, memory_mb INTEGER NOT NULL, gpus INTEGER "
+                           "NOT NULL, slots INTEGER NOT NULL, state TEXT NOT NULL, last_seen INTEGER "
+                           "NOT NULL, created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE uploads (id TEXT PRIMARY KEY, owner TEXT NOT NULL, sha256 "
+                           "TEXT NOT NULL, size INTEGER NOT NULL, offset INTEGER NOT NULL, "
+                           "updated_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE INDEX uploads_owner ON uploads (owner, sha256)"),
+            QStringLiteral("CREATE TABLE blobs (sha256 TEXT PRIMARY KEY, size INTEGER NOT NULL, "
+                           "created_at INTEGER NOT NULL)"),
+            QStringLiteral("CREATE TABLE blob_refs (owner TEXT NOT NULL, sha256 TEXT NOT NULL "
+                           "REFERENCES blobs(sha256), PRIMARY KEY (owner, sha256))"),
+            QStringLiteral("CREATE TABLE jobs (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, "
+                           "user_id INTEGER NOT NULL REFERENCES users(id), name TEXT NOT NULL, kind "
+                           "TEXT NOT NULL, state TEXT NOT NULL, spec TEXT NOT NULL, package_sha256 "
+                           "TEXT NOT NULL, commit_id TEXT NOT NULL, dataset_sha256 TEXT, attempt "
+                           "INTEGER NOT NULL, retry_count INTEGER NOT NULL, reason TEXT NOT NULL "
+                           "DEFAULT '', created_at INTEGER NOT NULL, started_at INTEGER NOT NULL "
+                           "DEFAULT 0, finished_at INTEGER NOT NULL DEFAULT 0)"),
+            QStringLiteral("CREATE INDEX jobs_user ON jobs (user_id, id)"),
+            QStringLiteral("CREATE INDEX jobs_state ON jobs (state)"),
+            QStringLiteral("CREATE TABLE tasks (id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL "
+                           "REFERENCES jobs(id), attempt INTEGER NOT NULL, task_index INTEGER NOT "
+                           "NULL, role TEXT NOT NULL, role_index INTEGER NOT NULL, state TEXT NOT "
+                           "NULL, exit_code INTEGER, worker_id INTEGER, port INTEGER NOT NULL "
+                           "DEFAULT 0, cancel_requested INTEGER NOT NULL DEFAULT 0, leased_at "
+                           "INTEGER NOT NULL DEFAULT 0, started_at INTEGER NOT NULL DEFAULT 0, "
+                           "finished_at INTEGER NOT NULL DEFAULT 0, message TEXT NOT NULL DEFAULT '')"),
+            QStringLiteral("CREATE INDEX tasks_job ON tasks (job_id, attempt)"),
+            QStringLiteral("CREATE INDEX tasks_state ON tasks (state, worker_id)"),
+            QStringLiteral("CREATE TABLE artifacts (job_id INTEGER NOT NULL REFERENCES jobs(id), "
+                           "path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL "
+                           "REFERENCES blobs(sha256), PRIMARY KEY (job_id, path))"),
+        },
+    };
+    return migrations;
+}
+
+} // namespace ddl::server

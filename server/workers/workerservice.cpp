@@ -1,0 +1,288 @@
+#include "workerservice.h"
+
+#include "auth/secrettoken.h"
+#include "blobs/uploadservice.h"
+#include "core/sha256.h"
+#include "jobs/jobstate.h"
+#include "store/sql.h"
+
+#include <QLoggingCategory>
+#include <QSet>
+
+Q_LOGGING_CATEGORY(lcWorkers, "ddl.server.workers")
+
+namespace ddl::server {
+
+// A task the server leased moments ago may not be in the worker's heartbeat yet.
+static constexpr qint64 LeaseGraceMs = 15000;
+
+WorkerService::WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress)
+    : m_db(db)
+    , m_uploads(uploads)
+    , m_progress(progress)
+{}
+
+Result<QString> WorkerService::createEnrollToken()
+{
+    const QString token = SecretToken::generate(QStringLiteral("ddle_"));
+    Result<QSqlQuery> insert = runSql(m_db,
+                                      QStringLiteral("INSERT INTO enroll_tokens (token_hash, "
+                                                     "created_at) VALUES (?, ?)"),
+                                      {SecretToken::hashOf(token), nowMs()});
+    if (!insert)
+        return insert.error();
+    return token;
+}
+
+static Error badField(const QString &field, const QString &what)
+{
+    return Error::make(QStringLiteral("bad_request"), field + QStringLiteral(": ") + what, field);
+}
+
+Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QString &peerAddress)
+{
+    Result<QSqlQuery> token = runSql(m_db,
+                                     QStringLiteral("SELECT 1 FROM enroll_tokens WHERE token_hash = ?"),
+                                     {SecretToken::hashOf(
+                                         request.value(QStringLiteral("enroll_token")).toString())});
+    if (!token)
+        return token.error();
+    if (!token->next()) {
+        return Error::make(QStringLiteral("unauthorized"),
+                           QStringLiteral("the enrollment token is not valid; make one with "
+                                          "ddl-server token create"),
+                           QStringLiteral("enroll_token"));
+    }
+    const QString name = request.value(QStringLiteral("name")).toString();
+    if (name.isEmpty() || name.size() > 200)
+        return badField(QStringLiteral("name"), QStringLiteral("must be 1 to 200 characters"));
+    for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
+        if (request.value(QLatin1String(field)).toInteger(-1) < 0)
+            return badField(QLatin1String(field), QStringLiteral("must be an integer >= 0"));
+    }
+    QString address = request.value(QStringLiteral("address")).toString();
+    if (address.isEmpty())
+        address = peerAddress;
+    const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
+    const qint64 now = nowMs();
+    Result<QSqlQuery> insert = runSql(
+        m_db,
+        QStringLiteral("INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
+                       "gpus, slots, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                       "'ONLINE', ?, ?)"),
+        {name, request.value(QStringLiteral("hostname")).toString(), address,
+         SecretToken::hashOf(workerToken), request.value(QStringLiteral("cpus")).toInteger(),
+         request.value(QStringLiteral("memory_mb")).toInteger(),
+         request.value(QStringLiteral("gpus")).toInteger(),
+         request.value(QStringLiteral("slots")).toInteger(), now, now});
+    if (!insert)
+        return insert.error();
+    const qint64 id = insert->lastInsertId().toLongLong();
+    qCInfo(lcWorkers) << "worker" << id << name << "enrolled from" << address;
+    return QJsonObject{{QStringLiteral("worker_id"), id},
+                       {QStringLiteral("worker_token"), workerToken}};
+}
+
+Result<WorkerRef> WorkerService::authenticate(const QString &workerToken)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT id, name FROM workers WHERE token_hash "
+                                                    "= ?"),
+                                     {SecretToken::hashOf(workerToken)});
+    if (!query)
+        return query.error();
+    if (!query->next()) {
+        return Error::make(QStringLiteral("unauthorized"),
+                           QStringLiteral("unknown worker token; enroll the worker again"));
+    }
+    return WorkerRef{query->value(0).toLongLong(), query->value(1).toString()};
+}
+
+Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJsonObject &request)
+{
+    const qint64 now = nowMs();
+    QSet<qint64> reported;
+    for (const QJsonValue &id : request.value(QStringLiteral("running")).toArray())
+        reported.insert(id.toInteger());
+    QVariantList update{now};
+    QString resources;
+    for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
+        if (request.contains(QLatin1String(field))) {
+            resources += QStringLiteral(", %1 = ?").arg(QLatin1String(field));
+            update << request.value(QLatin1String(field)).toInteger();
+        }
+    }
+    update << worker.id;
+    if (Result<QSqlQuery> touched = runSql(m_db,
+                                           QStringLiteral("UPDATE workers SET state = 'ONLINE', "
+                                                          "last_seen = ?")
+                                               + resources + QStringLiteral(" WHERE id = ?"),
+                                           update);
+        !touched)
+        return touched.error();
+
+    // Tasks this worker holds: ones to cancel, and ones it no longer runs (it restarted).
+    Result<QSqlQuery> held = runSql(m_db,
+                                    QStringLiteral("SELECT id, cancel_requested, leased_at FROM "
+                                                   "tasks WHERE worker_id = ? AND state = ?"),
+                                    {worker.id, JobState::Running});
+    if (!held)
+        return held.error();
+    QJsonArray cancel;
+    QList<qint64> vanished;
+    QSet<qint64> known;
+    while (held->next()) {
+        const qint64 id = held->value(0).toLongLong();
+        known.insert(id);
+        if (held->value(1).toBool() && reported.contains(id))
+            cancel.append(id);
+        else if (!reported.contains(id) && held->value(2).toLongLong() < now - LeaseGraceMs)
+            vanished << id;
+    }
+    held->finish();
+    // Whatever it runs that is not leased to it (a stale lease) must stop too.
+    for (const qint64 id : std::as_const(reported)) {
+        if (!known.contains(id))
+            cancel.append(id);
+    }
+    for (const qint64 id : std::as_const(vanished)) {
+        qCWarning(lcWorkers) << "worker" << worker.id << "no longer runs task" << id;
+        (void) m_progress.taskEnded(id, {JobState::Failed, std::nullopt,
+                                         QStringLiteral("the worker lost the task (it restarted)")});
+    }
+    return QJsonObject{{QStringLiteral("cancel"), cancel}};
+}
+
+Status WorkerService::checkLease(const WorkerRef &worker, qint64 taskId)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT 1 FROM tasks WHERE id = ? AND worker_id "
+                                                    "= ? AND state = ?"),
+                                     {taskId, worker.id, JobState::Running});
+    if (!query)
+        return query.error();
+    if (!query->next()) {
+        return Error::make(QStringLiteral("conflict"),
+                           QStringLiteral("task %1 is not leased to this worker any more; stop it")
+                               .arg(taskId),
+                           QStringLiteral("task_id"));
+    }
+    return Ok{};
+}
+
+Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
+{
+    if (Status leased = checkLease(worker, taskId); !leased)
+        return leased;
+    const QString state = request.value(QStringLiteral("state")).toString();
+    if (state == JobState::Running)
+        return m_progress.taskStarted(taskId);
+    if (!JobState::isFinal(state)) {
+        return badField(QStringLiteral("state"),
+                        QStringLiteral("must be RUNNING, SUCCEEDED, FAILED or STOPPED"));
+    }
+    TaskOutcome outcome{state, std::nullopt, request.value(QStringLiteral("message")).toString()};
+    if (request.value(QStringLiteral("exit_code")).isDouble())
+        outcome.exitCode = request.value(QStringLiteral("exit_code")).toInt();
+    if (state == JobState::Stopped) {
+        // A task nobody asked to stop did not end well: count it as failed.
+        Result<QSqlQuery> asked = runSql(m_db,
+                                         QStringLiteral("SELECT cancel_requested FROM tasks WHERE "
+                                                        "id = ?"),
+                                         {taskId});
+        if (asked && asked->next() && !asked->value(0).toBool()) {
+            outcome.state = JobState::Failed;
+            if (outcome.message.isEmpty())
+                outcome.message = QStringLiteral("stopped on the worker");
+        }
+    }
+    return m_progress.taskEnded(taskId, outcome);
+}
+
+static bool isSafeRelativePath(const QString &path)
+{
+    if (path.isEmpty() || path.size() > 1024 || path.startsWith(u'/') || path.contains(u'\\')
+        || path.contains(QChar(0)))
+        return false;
+    for (const QStringView part : QStringView(path).split(u'/')) {
+        if (part.isEmpty() || part == u"." || part == u"..")
+            return false;
+    }
+    return true;
+}
+
+Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
+                                      const QJsonObject &request)
+{
+    if (Status leased = checkLease(worker, taskId); !leased)
+        return leased;
+    const QString owner = QStringLiteral("worker:") + QString::number(worker.id);
+    const QJsonArray files = request.value(QStringLiteral("files")).toArray();
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    for (int i = 0; i < files.size(); ++i) {
+        const QJsonObject file = files.at(i).toObject();
+        const QString path = file.value(QStringLiteral("path")).toString();
+        const QString sha256 = file.value(QStringLiteral("sha256")).toString();
+        const QString field = QStringLiteral("files[%1]").arg(i);
+        if (!isSafeRelativePath(path))
+            return badField(field + QStringLiteral(".path"),
+                            QStringLiteral("must be a relative path without . or .. parts"));
+        if (!isSha256Hex(sha256) || !m_uploads.ownsBlob(owner, sha256))
+            return badField(field + QStringLiteral(".sha256"),
+                            QStringLiteral("names no blob this worker uploaded"));
+        Result<QSqlQuery> insert = runSql(
+            m_db,
+            QStringLiteral("INSERT OR REPLACE INTO artifacts (job_id, path, size, sha256) SELECT "
+                           "job_id, ?, ?, ? FROM tasks WHERE id = ?"),
+            {path, file.value(QStringLiteral("size")).toInteger(), sha256, taskId});
+        if (!insert)
+            return insert.error();
+    }
+    return transaction.commit();
+}
+
+bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
+{
+    Result<QSqlQuery> query = runSql(
+        m_db,
+        QStringLiteral("SELECT 1 FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.worker_id = ? "
+                       "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ?) LIMIT 1"),
+        {worker.id, JobState::Running, sha256, sha256});
+    return query && query->next();
+}
+
+void WorkerService::markLostWorkers(qint64 timeoutMs)
+{
+    Result<QSqlQuery> lost = runSql(m_db,
+                                    QStringLiteral("SELECT id, name FROM workers WHERE state = "
+                                                   "'ONLINE' AND last_seen < ?"),
+                                    {nowMs() - timeoutMs});
+    if (!lost)
+        return;
+    QList<qint64> workers;
+    while (lost->next()) {
+        qCWarning(lcWorkers) << "worker" << lost->value(1).toString() << "missed its heartbeats; "
+                             << "marking it lost";
+        workers << lost->value(0).toLongLong();
+    }
+    lost->finish();
+    for (const qint64 workerId : std::as_const(workers)) {
+        (void) runSql(m_db, QStringLiteral("UPDATE workers SET state = 'LOST' WHERE id = ?"),
+                      {workerId});
+        Result<QSqlQuery> tasks = runSql(m_db,
+                                         QStringLiteral("SELECT id FROM tasks WHERE worker_id = ? "
+                                                        "AND state = ?"),
+                                         {workerId, JobState::Running});
+        QList<qint64> ids;
+        while (tasks && tasks->next())
+            ids << tasks->value(0).toLongLong();
+        for (const qint64 id : std::as_const(ids)) {
+            (void) m_progress.taskEnded(id, {JobState::Failed, std::nullopt,
+                                             QStringLiteral("its worker stopped answering")});
+        }
+    }
+}
+
+} // namespace ddl::server

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "core/result.h"
+#include "jobs/jobprogress.h"
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QSqlDatabase>
+
+namespace ddl::server {
+
+class UploadService;
+
+// A worker enrolled with the server, as resolved from its bearer token.
+struct WorkerRef
+{
+    qint64 id = 0;
+    QString name;
+};
+
+// The server's side of its workers: enrollment tokens, enrollment, heartbeats, the tasks a
+// worker holds (its lease), and workers that stopped answering.
+class WorkerService
+{
+public:
+    WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress);
+
+    // For `ddl-server token create`: a new enrollment token, shown once.
+    Result<QString> createEnrollToken();
+    Result<QJsonObject> enroll(const QJsonObject &request, const QString &peerAddress);
+    Result<WorkerRef> authenticate(const QString &workerToken);
+    // Records the heartbeat; answers the tasks the worker must stop.
+    Result<QJsonObject> heartbeat(const WorkerRef &worker, const QJsonObject &request);
+
+    // The task, if it is leased to this worker and still running; else conflict (stale lease).
+    Status checkLease(const WorkerRef &worker, qint64 taskId);
+    Status reportState(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
+    Status recordArtifacts(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
+    // Whether a blob is code or data of a task leased to this worker.
+    bool mayRead(const WorkerRef &worker, const QString &sha256);
+
+    // Marks workers silent for longer than timeoutMs as lost and fails their tasks.
+    void markLostWorkers(qint64 timeoutMs);
+
+private:
+    QSqlDatabase m_db;
+    UploadService &m_uploads;
+    JobProgress &m_progress;
+};
+
+} // namespace ddl::server

@@ -1,0 +1,121 @@
+#include "apiclient.h"
+
+#include <QJsonDocument>
+#include <QNetworkReply>
+#include <QSslConfiguration>
+#include <QSslSocket>
+
+namespace ddl {
+
+Result<ServerTrust> ServerTrust::fromCaFile(const QString &path)
+{
+    const QList<QSslCertificate> certificates = QSslCertificate::fromPath(path);
+    if (certificates.isEmpty()) {
+        return Error::make(QStringLiteral("bad_ca_cert"),
+                           QStringLiteral("%1 holds no PEM certificate; pass the server's "
+                                          "certificate or its CA (for a default server: "
+                                          "DATA_DIR/tls/server.crt)")
+                               .arg(path),
+                           QStringLiteral("ca-cert"));
+    }
+    ServerTrust trust;
+    trust.caCertificates = certificates;
+    return trust;
+}
+
+ApiClient::ApiClient(const QUrl &baseUrl, const ServerTrust &trust, QObject *parent)
+    : QObject(parent)
+    , m_baseUrl(baseUrl)
+    , m_trust(trust)
+{
+    m_network.setAutoDeleteReplies(false);
+}
+
+QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &query) const
+{
+    QUrl url = m_baseUrl;
+    url.setPath(path);
+    url.setQuery(query);
+    QNetworkRequest request(url);
+    QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
+    ssl.setProtocol(QSsl::TlsV1_2OrLater);
+    if (!m_trust.caCertificates.isEmpty())
+        ssl.setCaCertificates(m_trust.caCertificates);
+    request.setSslConfiguration(ssl);
+    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
+    request.setRawHeader("User-Agent", "ddl/" DDL_VERSION);
+    if (!m_token.isEmpty())
+        request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
+    return request;
+}
+
+ApiRequest *ApiClient::wrap(QNetworkReply *reply)
+{
+    return new ApiRequest(reply, m_trust.pinnedSha256Hex, m_timeoutMs, this);
+}
+
+ApiRequest *ApiClient::get(const QString &path, const QUrlQuery &query,
+                           const QList<QPair<QByteArray, QByteArray>> &headers)
+{
+    QNetworkRequest request = makeRequest(path, query);
+    for (const auto &[name, value] : headers)
+        request.setRawHeader(name, value);
+    return wrap(m_network.get(request));
+}
+
+ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
+                                const QUrlQuery &query)
+{
+    QNetworkRequest request = makeRequest(path, query);
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    return wrap(m_network.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+}
+
+ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
+                                 const QByteArray &body, const QUrlQuery &query)
+{
+    QNetworkRequest request = makeRequest(path, query);
+    request.setHeader(QNetworkRequest::ContentTypeHeader,
+                      QByteArrayLiteral("application/octet-stream"));
+    return wrap(m_network.sendCustomRequest(request, verb, body));
+}
+
+Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)
+{
+    std::unique_ptr<ApiRequest> request(get(path, query));
+    return request->waitForFinished();
+}
+
+Result<ApiResponse> ApiClient::postJsonSync(const QString &path, const QJsonObject &body,
+                                            const QUrlQuery &query)
+{
+    std::unique_ptr<ApiRequest> request(postJson(path, body, query));
+    return request->waitForFinished();
+}
+
+Result<QSslCertificate> fetchServerCertificate(const QUrl &url, int timeoutMs)
+{
+    QSslSocket socket;
+    socket.setPeerVerifyMode(QSslSocket::QueryPeer);
+    socket.connectToHostEncrypted(url.host(), quint16(url.port(443)));
+    if (!socket.waitForEncrypted(timeoutMs)) {
+        return Error::make(QStringLiteral("unreachable"),
+                           QStringLiteral("cannot open a TLS connection to %1: %2; check the URL "
+                                          "and that ddl-server is running")
+                               .arg(url.toString(), socket.errorString()));
+    }
+    const QSslCertificate certificate = socket.peerCertificate();
+    socket.disconnectFromHost();
+    return certificate;
+}
+
+QString formatFingerprint(const QSslCertificate &certificate)
+{
+    const QByteArray hex = certificate.digest(QCryptographicHash::Sha256).toHex().toUpper();
+    QStringList pairs;
+    for (int i = 0; i < hex.size(); i += 2)
+        pairs << QString::fromLatin1(hex.mid(i, 2));
+    return QStringLiteral("SHA256:") + pairs.join(u':');
+}
+
+} // namespace ddl

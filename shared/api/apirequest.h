@@ -1,0 +1,48 @@
+#pragma once
+
+#include "apiresponse.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSslError>
+#include <QTimer>
+#include <optional>
+
+class QNetworkReply;
+
+namespace ddl {
+
+// One request to the server. Its result (response or error) is set once, then finished() is
+// emitted; a request that outlives its timeout fails with code "timeout".
+class ApiRequest : public QObject
+{
+    Q_OBJECT
+public:
+    ApiRequest(QNetworkReply *reply, const QByteArray &pinnedSha256, int timeoutMs,
+               QObject *parent = nullptr);
+    ~ApiRequest() override;
+
+    bool isFinished() const { return m_result.has_value(); }
+    const Result<ApiResponse> &result() const { return *m_result; }
+
+    // Runs a local event loop until the request finishes. For command-line use only.
+    const Result<ApiResponse> &waitForFinished();
+
+    void abort();
+
+signals:
+    void finished();
+
+private:
+    void handleFinished();
+    void handleSslErrors(const QList<QSslError> &errors);
+    void finish(Result<ApiResponse> result);
+
+    QPointer<QNetworkReply> m_reply;
+    QByteArray m_pinnedSha256;
+    QTimer m_timer;
+    std::optional<Result<ApiResponse>> m_result;
+    bool m_pinMismatch = false;
+};
+
+} // namespace ddl

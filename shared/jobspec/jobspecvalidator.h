@@ -1,0 +1,30 @@
+#pragma once
+
+#include "jobspec.h"
+#include "specerror.h"
+
+#include <QList>
+#include <QSet>
+#include <QString>
+
+namespace ddl {
+
+// The rules of a JobSpec, in one place for every client and the server. Field paths in the
+// errors use the wire (OpenPAI) names: `taskRoles[1].gpuNumber: must be >= 0, got -1`.
+class JobSpecValidator
+{
+public:
+    // Every rule the spec breaks, all at once. A field whose path, or a parent's path
+    // ("taskRoles", "taskRoles[2]"), is in skip is not checked: parsers pass the fields that
+    // already failed to read, so that one mistake is reported once.
+    static QList<SpecError> validate(const JobSpec &spec, const QSet<QString> &skip = {});
+
+    // jobName: [A-Za-z0-9._~-]+
+    static bool isValidJobName(const QString &name);
+    // A task role name: [A-Za-z0-9_-]+
+    static bool isValidRoleName(const QString &name);
+
+    static constexpr int MinMemoryMB = 100;
+};
+
+} // namespace ddl

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QString>
+#include <QStringList>
+
+namespace ddl {
+
+// A code package made from the commit at HEAD.
+struct PackageInfo
+{
+    QString archivePath;
+    QString sha256;        // lowercase hex of the archive file
+    qint64 size = 0;       // bytes of the archive file
+    QString commitId;      // full hex id of the packaged commit
+    QString commitSummary; // first line of its message
+    int fileCount = 0;     // regular files and symlinks in the archive
+    QStringList warnings;  // what was left out and why (submodules, escaping symlinks)
+};
+
+// Packages the tree of HEAD of a git repository (never the working folder) into a reproducible
+// tar.zst: paths in git order, mtime = commit time, uid/gid 0, modes 0644/0755, symlinks kept,
+// submodules skipped with a warning. The same commit always gives the same bytes.
+class PackageBuilder
+{
+public:
+    // repositoryFolder is the repository root or any folder inside its working tree.
+    explicit PackageBuilder(const QString &repositoryFolder);
+
+    // Writes the package to archivePath (replaced atomically). Refuses a dirty working tree with
+    // "dirty_tree", a repository without commits with "empty_repository".
+    Result<PackageInfo> build(const QString &archivePath) const;
+
+private:
+    QString m_repositoryFolder;
+};
+
+} // namespace ddl

@@ -1,0 +1,122 @@
+#include "hostinfo.h"
+
+#include "workerlogging.h"
+
+#include <QFile>
+#include <QNetworkInterface>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTcpServer>
+#include <QThread>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+qint64 parseMemTotalMb(const QByteArray &meminfo)
+{
+    static const QRegularExpression memTotal(u"^MemTotal:\\s+(\\d+)\\s*kB"_s,
+                                             QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch match = memTotal.match(QString::fromLatin1(meminfo));
+    if (!match.hasMatch())
+        return -1;
+    return match.captured(1).toLongLong() / 1024;
+}
+
+QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv)
+{
+    QList<GpuInfo> gpus;
+    for (const QByteArray &rawLine : csv.split('\n')) {
+        const QString line = QString::fromUtf8(rawLine).trimmed();
+        if (line.isEmpty())
+            continue;
+        // The name may not hold commas in practice, but index and memory are the ends.
+        const qsizetype first = line.indexOf(u',');
+        const qsizetype last = line.lastIndexOf(u',');
+        if (first < 0 || last <= first)
+            continue;
+        bool ok = false;
+        GpuInfo gpu;
+        gpu.index = line.left(first).trimmed().toInt(&ok);
+        if (!ok)
+            continue;
+        gpu.name = line.mid(first + 1, last - first - 1).trimmed();
+        QString memory = line.mid(last + 1).trimmed();
+        memory.remove(u"MiB"_s);
+        gpu.memoryMb = memory.trimmed().toLongLong();
+        gpus.append(gpu);
+    }
+    return gpus;
+}
+
+static QList<GpuInfo> queryNvidiaSmi()
+{
+    const QString program = QStandardPaths::findExecutable(u"nvidia-smi"_s);
+    if (program.isEmpty()) {
+        qCInfo(lcWorkerAgent) << "nvidia-smi not found: no GPUs detected (declare them with --gpus N)";
+        return {};
+    }
+    QProcess process;
+    process.start(program, {u"--query-gpu=index,name,memory.total"_s,
+                            u"--format=csv,noheader"_s});
+    if (!process.waitForFinished(15000) || process.exitStatus() != QProcess::NormalExit
+        || process.exitCode() != 0) {
+        qCWarning(lcWorkerAgent).noquote()
+            << "nvidia-smi failed; no GPUs detected:"
+            << QString::fromLocal8Bit(process.readAllStandardError()).trimmed();
+        process.kill();
+        process.waitForFinished(1000);
+        return {};
+    }
+    return parseNvidiaSmiCsv(process.readAllStandardOutput());
+}
+
+HostResources detectHostResources(int declaredGpus)
+{
+    HostResources resources;
+    resources.cpus = std::max(1, QThread::idealThreadCount());
+    QFile meminfo(u"/proc/meminfo"_s);
+    if (meminfo.open(QIODevice::ReadOnly))
+        resources.memoryMb = std::max<qint64>(0, parseMemTotalMb(meminfo.readAll()));
+    if (declaredGpus >= 0) {
+        for (int i = 0; i < declaredGpus; ++i)
+            resources.gpus.append(GpuInfo{i, u"declared"_s, 0});
+    } else {
+        resources.gpus = queryNvidiaSmi();
+    }
+    return resources;
+}
+
+QString detectAdvertiseAddress()
+{
+    const QList<QNetworkInterface> interfaces = QNetworkInterface::allInterfaces();
+    for (const QNetworkInterface &interface : interfaces) {
+        const auto flags = interface.flags();
+        if (!(flags & QNetworkInterface::IsUp) || !(flags & QNetworkInterface::IsRunning)
+            || (flags & QNetworkInterface::IsLoopBack)) {
+            continue;
+        }
+        for (const QNetworkAddressEntry &entry : interface.addressEntries()) {
+            const QHostAddress address = entry.ip();
+            if (address.protocol() == QAbstractSocket::IPv4Protocol && !address.isLoopback())
+                return address.toString();
+        }
+    }
+    return u"127.0.0.1"_s;
+}
+
+Result<quint16> allocateFreePort()
+{
+    QTcpServer server;
+    if (!server.listen(QHostAddress::Any, 0)) {
+        return Error::make(u"no_port"_s,
+                           u"cannot find a free TCP port for the task: %1"_s.arg(
+                               server.errorString()));
+    }
+    const quint16 port = server.serverPort();
+    server.close();
+    return port;
+}
+
+} // namespace ddl::worker

@@ -1,0 +1,43 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+namespace ddl::worker {
+
+// One GPU as nvidia-smi reports it.
+struct GpuInfo
+{
+    int index = 0;
+    QString name;
+    qint64 memoryMb = 0;
+};
+
+// What this machine offers to tasks; reported at enrollment and in every heartbeat.
+struct HostResources
+{
+    int cpus = 1;
+    qint64 memoryMb = 0;
+    QList<GpuInfo> gpus;
+};
+
+// MemTotal of /proc/meminfo in MiB, or -1 when the text has none.
+qint64 parseMemTotalMb(const QByteArray &meminfo);
+
+// Rows of `nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader`.
+QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv);
+
+// CPUs (QThread::idealThreadCount), memory (/proc/meminfo) and GPUs: declaredGpus of them when
+// >= 0, else those nvidia-smi lists (none when it is missing or fails).
+HostResources detectHostResources(int declaredGpus);
+
+// The first non-loopback IPv4 address of an interface that is up, else 127.0.0.1.
+QString detectAdvertiseAddress();
+
+// A TCP port that was free a moment ago (bound on port 0, then released) for a task to listen on.
+Result<quint16> allocateFreePort();
+
+} // namespace ddl::worker

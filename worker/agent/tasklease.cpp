@@ -1,0 +1,75 @@
+#include "tasklease.h"
+
+#include "core/sha256.h"
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+static Error leaseError(const QString &field, const QString &message)
+{
+    return Error::make(u"invalid_lease"_s, u"lease field '%1' %2"_s.arg(field, message), field);
+}
+
+Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdOut)
+{
+    TaskLease lease;
+    const QJsonValue id = object.value(u"task_id"_s);
+    bool idOk = false;
+    if (id.isDouble()) {
+        lease.taskId = id.toInteger(-1);
+        idOk = lease.taskId >= 0;
+    } else if (id.isString()) {
+        lease.taskId = id.toString().toLongLong(&idOk);
+    }
+    if (!idOk)
+        return leaseError(u"task_id"_s, u"must be a task number"_s);
+    if (taskIdOut)
+        *taskIdOut = lease.taskId;
+
+    lease.jobUuid = object.value(u"job_uuid"_s).toString();
+    lease.jobName = object.value(u"job_name"_s).toString();
+    const QString kind = object.value(u"kind"_s).toString(u"ddl"_s);
+    if (kind == u"ddl")
+        lease.kind = Kind::Ddl;
+    else if (kind == u"openpai")
+        lease.kind = Kind::OpenPai;
+    else
+        return leaseError(u"kind"_s, u"must be \"ddl\" or \"openpai\", got \"%1\""_s.arg(kind));
+    lease.attempt = object.value(u"attempt"_s).toInt(1);
+    lease.role = object.value(u"role"_s).toString();
+    lease.roleIndex = object.value(u"role_index"_s).toInt(0);
+    lease.command = object.value(u"command"_s).toString();
+    lease.gpus = object.value(u"gpus"_s).toInt(0);
+    lease.cpus = object.value(u"cpus"_s).toInt(0);
+    lease.memoryMb = object.value(u"memory_mb"_s).toInteger(0);
+    if (lease.gpus < 0 || lease.cpus < 0 || lease.memoryMb < 0)
+        return leaseError(u"gpus"_s, u"and cpus, memory_mb must be >= 0"_s);
+
+    lease.packageSha256 = object.value(u"package_sha256"_s).toString();
+    if (!isSha256Hex(lease.packageSha256))
+        return leaseError(u"package_sha256"_s, u"must be a lowercase SHA-256 hex digest"_s);
+    const QJsonValue dataset = object.value(u"dataset_sha256"_s);
+    if (dataset.isString() && !dataset.toString().isEmpty()) {
+        lease.datasetSha256 = dataset.toString();
+        if (!isSha256Hex(lease.datasetSha256))
+            return leaseError(u"dataset_sha256"_s, u"must be a SHA-256 hex digest or null"_s);
+    }
+    if (lease.kind == Kind::OpenPai && lease.command.trimmed().isEmpty())
+        return leaseError(u"command"_s, u"must not be empty for an openpai task"_s);
+
+    const QJsonObject env = object.value(u"env"_s).toObject();
+    for (auto it = env.begin(); it != env.end(); ++it) {
+        const QJsonValue value = it.value();
+        lease.env.insert(it.key(), value.isString() ? value.toString()
+                                                    : value.toVariant().toString());
+    }
+    return lease;
+}
+
+QString TaskLease::kindName(Kind kind)
+{
+    return kind == Kind::Ddl ? u"ddl"_s : u"openpai"_s;
+}
+
+} // namespace ddl::worker

@@ -1,0 +1,37 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QJsonObject>
+#include <QMap>
+#include <QString>
+
+namespace ddl::worker {
+
+// One task the server handed to this worker (POST /v1/workers/lease, docs/api.md).
+struct TaskLease
+{
+    enum class Kind { Ddl, OpenPai };
+
+    qint64 taskId = 0;
+    QString jobUuid;
+    QString jobName;
+    Kind kind = Kind::Ddl;
+    int attempt = 1;
+    QString role;
+    int roleIndex = 0;
+    QString command;        // kind OpenPai: run through /bin/sh -c in the code folder
+    int gpus = 0;
+    int cpus = 0;
+    qint64 memoryMb = 0;
+    QString packageSha256;
+    QString datasetSha256;  // empty: the job has no dataset
+    QMap<QString, QString> env;
+
+    // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that
+    // the task can still be reported as failed.
+    static Result<TaskLease> fromJson(const QJsonObject &object, qint64 *taskIdOut = nullptr);
+    static QString kindName(Kind kind);
+};
+
+} // namespace ddl::worker

@@ -1,0 +1,411 @@
+#include "workeragent.h"
+
+#include "api/apiclient.h"
+#include "cache/blobcache.h"
+#include "runner/taskrunner.h"
+#include "runner/venvmanager.h"
+#include "workerlogging.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QSysInfo>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+namespace {
+
+bool isUnauthorized(const Error &error)
+{
+    return error.code == u"unauthorized" || error.code == u"session_expired"
+           || error.code == u"http_401";
+}
+
+bool isTransient(const Error &error)
+{
+    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
+           || error.code == u"internal" || error.code.startsWith(u"http_5");
+}
+
+} // namespace
+
+WorkerAgent::WorkerAgent(const WorkerConfig &config, QObject *parent)
+    : QObject(parent)
+    , m_config(config)
+{
+    m_heartbeatTimer.setInterval(m_config.heartbeatIntervalMs);
+    m_leaseTimer.setInterval(m_config.leaseIntervalMs);
+    m_enrollRetryTimer.setSingleShot(true);
+    m_enrollRetryTimer.setInterval(m_config.enrollRetryMs);
+    connect(&m_heartbeatTimer, &QTimer::timeout, this, &WorkerAgent::sendHeartbeat);
+    connect(&m_leaseTimer, &QTimer::timeout, this, &WorkerAgent::pollLease);
+    connect(&m_enrollRetryTimer, &QTimer::timeout, this, &WorkerAgent::enroll);
+}
+
+WorkerAgent::~WorkerAgent()
+{
+    shutdown();
+}
+
+QString WorkerAgent::identityPath() const
+{
+    return m_config.workDir + u"/worker.json"_s;
+}
+
+Status WorkerAgent::start()
+{
+    for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
+        const QString path = m_config.workDir + u'/' + sub;
+        if (!QDir().mkpath(path)) {
+            return Error::make(u"io_error"_s,
+                               u"cannot create %1; check that the work folder %2 is writable"_s
+                                   .arg(path, m_config.workDir),
+                               u"work-dir"_s);
+        }
+    }
+    // The identity file holds a secret: the work folder is the owner's only.
+    QFile::setPermissions(m_config.workDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner
+                                                | QFileDevice::ExeOwner);
+
+    ServerTrust trust;
+    if (!m_config.caCertFile.isEmpty()) {
+        Result<ServerTrust> fromFile = ServerTrust::fromCaFile(m_config.caCertFile);
+        if (!fromFile)
+            return fromFile.error();
+        trust = *fromFile;
+    }
+    if (m_config.serverUrl.scheme() == u"http") {
+        qCWarning(lcWorkerAgent) << "the server URL is plain http: tokens and data travel "
+                                    "unencrypted; use https outside of tests";
+    }
+    m_client = new ApiClient(m_config.serverUrl, trust, this);
+
+    m_resources = detectHostResources(m_config.gpus);
+    m_slots = m_config.slotCount > 0 ? m_config.slotCount
+                                 : std::max(1, int(m_resources.gpus.size()));
+    m_advertiseAddress = m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress()
+                                                             : m_config.advertiseAddress;
+    QStringList gpuNames;
+    for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
+        gpuNames << u"%1: %2"_s.arg(gpu.index).arg(gpu.name);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"worker %1: %2 CPUs, %3 MiB memory, %4 GPU(s)%5, %6 slot(s), address %7"_s
+               .arg(m_config.name)
+               .arg(m_resources.cpus)
+               .arg(m_resources.memoryMb)
+               .arg(m_resources.gpus.size())
+               .arg(gpuNames.isEmpty() ? QString() : u" ["_s + gpuNames.join(u", ") + u']')
+               .arg(m_slots)
+               .arg(m_advertiseAddress);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"work folder %1, python %2"_s.arg(m_config.workDir, m_config.python);
+
+    m_cache = new BlobCache(m_client, m_config.workDir + u"/cache"_s, this);
+    m_venvs = new VenvManager(m_config.workDir + u"/venvs"_s, m_config.python, this);
+
+    const Result<std::optional<WorkerIdentity>> identity = WorkerIdentity::load(identityPath());
+    if (!identity) {
+        if (m_config.enrollToken.isEmpty())
+            return identity.error();
+        qCWarning(lcWorkerAgent).noquote() << identity.error().message + u"; enrolling again"_s;
+    } else if (*identity && (*identity)->server == m_config.serverUrl.toString()) {
+        m_identity = **identity;
+    } else if (*identity) {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"%1 belongs to the server %2; enrolling with %3"_s.arg(
+                   identityPath(), (*identity)->server, m_config.serverUrl.toString());
+    }
+    if (m_identity) {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"reusing the enrollment in %1 (worker %2)"_s.arg(identityPath(),
+                                                                 m_identity->workerId);
+        m_client->setBearerToken(m_identity->workerToken);
+        QTimer::singleShot(0, this, &WorkerAgent::beginOperating);
+        return Ok{};
+    }
+    if (m_config.enrollToken.isEmpty()) {
+        return Error::make(u"no_token"_s,
+                           u"this worker has not enrolled yet (no %1) and no enrollment token "
+                           u"was given; create one with 'ddl-server token create --data-dir "
+                           u"DIR' and pass it with --token"_s.arg(identityPath()),
+                           u"token"_s);
+    }
+    QTimer::singleShot(0, this, &WorkerAgent::enroll);
+    return Ok{};
+}
+
+void WorkerAgent::shutdown()
+{
+    stopOperating();
+    m_enrollRetryTimer.stop();
+    if (m_tasks.isEmpty())
+        return;
+    qCInfo(lcWorkerAgent) << "worker stopping: killing" << m_tasks.size() << "task(s)";
+    // Destroying a runner kills its process tree at once.
+    const QList<TaskRunner *> runners = m_tasks.values();
+    m_tasks.clear();
+    m_busyGpus.clear();
+    qDeleteAll(runners);
+}
+
+QJsonObject WorkerAgent::resourcesJson() const
+{
+    return QJsonObject{{u"cpus"_s, m_resources.cpus},
+                       {u"memory_mb"_s, m_resources.memoryMb},
+                       {u"gpus"_s, int(m_resources.gpus.size())},
+                       {u"slots"_s, m_slots}};
+}
+
+void WorkerAgent::enroll()
+{
+    if (m_enrollRequest)
+        return;
+    QJsonObject body = resourcesJson();
+    body.insert(u"enroll_token"_s, m_config.enrollToken);
+    body.insert(u"name"_s, m_config.name);
+    body.insert(u"hostname"_s, QSysInfo::machineHostName());
+    m_client->setBearerToken({});
+    qCInfo(lcWorkerAgent).noquote() << "enrolling with" << m_config.serverUrl.toString();
+    m_enrollRequest = m_client->postJson(u"/v1/workers/enroll"_s, body);
+    connect(m_enrollRequest, &ApiRequest::finished, this, &WorkerAgent::handleEnrollAnswer);
+}
+
+void WorkerAgent::handleEnrollAnswer()
+{
+    ApiRequest *request = std::exchange(m_enrollRequest, nullptr);
+    request->deleteLater();
+    const Result<ApiResponse> &result = request->result();
+    if (!result) {
+        const Error &error = result.error();
+        if (isTransient(error)) {
+            if (!m_enrollFailureLogged) {
+                qCWarning(lcWorkerAgent).noquote()
+                    << u"cannot enroll yet: %1; retrying every %2 s"_s.arg(error.message).arg(
+                           m_config.enrollRetryMs / 1000);
+                m_enrollFailureLogged = true;
+            }
+            m_enrollRetryTimer.start();
+            return;
+        }
+        emit fatalError(u"the server refused to enroll this worker: %1; create a new enrollment "
+                        u"token with 'ddl-server token create --data-dir DIR' and pass it with "
+                        u"--token"_s.arg(error.message));
+        return;
+    }
+    m_enrollFailureLogged = false;
+    const QJsonObject answer = result->json();
+    WorkerIdentity identity;
+    identity.server = m_config.serverUrl.toString();
+    identity.workerId = answer.value(u"worker_id"_s).toVariant().toString();
+    identity.workerToken = answer.value(u"worker_token"_s).toString();
+    if (identity.workerId.isEmpty() || identity.workerToken.isEmpty()) {
+        emit fatalError(u"the server's enrollment answer has no worker_id and worker_token"_s);
+        return;
+    }
+    const Status saved = identity.save(identityPath());
+    if (!saved) {
+        emit fatalError(saved.error().message);
+        return;
+    }
+    m_identity = identity;
+    m_client->setBearerToken(identity.workerToken);
+    qCInfo(lcWorkerAgent).noquote() << "enrolled as worker" << identity.workerId;
+    emit enrolled(identity.workerId);
+    beginOperating();
+}
+
+void WorkerAgent::beginOperating()
+{
+    if (m_operating)
+        return;
+    m_operating = true;
+    m_heartbeatTimer.start();
+    m_leaseTimer.start();
+    sendHeartbeat();
+    pollLease();
+}
+
+void WorkerAgent::stopOperating()
+{
+    m_operating = false;
+    m_heartbeatTimer.stop();
+    m_leaseTimer.stop();
+}
+
+bool WorkerAgent::handleUnauthorized(const Error &error, const char *what)
+{
+    if (!isUnauthorized(error))
+        return false;
+    if (!m_operating)
+        return true;
+    stopOperating();
+    if (m_config.enrollToken.isEmpty()) {
+        emit fatalError(u"the server no longer accepts this worker's credentials (%1) and no "
+                        u"enrollment token was given to enroll again; pass --token"_s.arg(
+                            error.message));
+        return true;
+    }
+    qCWarning(lcWorkerAgent).noquote()
+        << u"the server answered 401 to the %1; enrolling again"_s.arg(QLatin1StringView(what));
+    m_identity.reset();
+    enroll();
+    return true;
+}
+
+void WorkerAgent::sendHeartbeat()
+{
+    if (!m_operating || m_heartbeatRequest)
+        return;
+    QJsonObject body = resourcesJson();
+    QJsonArray running;
+    for (qint64 id : m_tasks.keys())
+        running.append(id);
+    body.insert(u"running"_s, running);
+    m_heartbeatRequest = m_client->postJson(u"/v1/workers/heartbeat"_s, body);
+    connect(m_heartbeatRequest, &ApiRequest::finished, this, &WorkerAgent::handleHeartbeatAnswer);
+}
+
+void WorkerAgent::handleHeartbeatAnswer()
+{
+    ApiRequest *request = std::exchange(m_heartbeatRequest, nullptr);
+    request->deleteLater();
+    const Result<ApiResponse> &result = request->result();
+    if (!result) {
+        if (!handleUnauthorized(result.error(), "heartbeat")) {
+            qCWarning(lcWorkerAgent).noquote() << "heartbeat failed:" << result.error().message;
+        }
+        return;
+    }
+    const QJsonArray cancel = result->json().value(u"cancel"_s).toArray();
+    for (const QJsonValue &value : cancel) {
+        const qint64 id = value.isString() ? value.toString().toLongLong() : value.toInteger();
+        if (TaskRunner *runner = m_tasks.value(id)) {
+            qCInfo(lcWorkerAgent) << "server cancels task" << id;
+            runner->cancel();
+        }
+    }
+}
+
+int WorkerAgent::freeSlots() const
+{
+    return std::max(0, m_slots - int(m_tasks.size()));
+}
+
+QList<int> WorkerAgent::freeGpus() const
+{
+    QList<int> free;
+    for (const GpuInfo &gpu : m_resources.gpus) {
+        if (!m_busyGpus.contains(gpu.index))
+            free.append(gpu.index);
+    }
+    return free;
+}
+
+void WorkerAgent::pollLease()
+{
+    if (!m_operating || m_leaseRequest || freeSlots() == 0)
+        return;
+    int usedCpus = 0;
+    qint64 usedMemory = 0;
+    for (const TaskRunner *runner : std::as_const(m_tasks)) {
+        usedCpus += runner->lease().cpus;
+        usedMemory += runner->lease().memoryMb;
+    }
+    const QJsonObject body{{u"free_slots"_s, freeSlots()},
+                           {u"free_gpus"_s, int(freeGpus().size())},
+                           {u"free_cpus"_s, std::max(0, m_resources.cpus - usedCpus)},
+                           {u"free_memory_mb"_s,
+                            std::max<qint64>(0, m_resources.memoryMb - usedMemory)}};
+    m_leaseRequest = m_client->postJson(u"/v1/workers/lease"_s, body);
+    connect(m_leaseRequest, &ApiRequest::finished, this, &WorkerAgent::handleLeaseAnswer);
+}
+
+void WorkerAgent::handleLeaseAnswer()
+{
+    ApiRequest *request = std::exchange(m_leaseRequest, nullptr);
+    request->deleteLater();
+    const Result<ApiResponse> &result = request->result();
+    if (!result) {
+        if (!handleUnauthorized(result.error(), "lease request"))
+            qCDebug(lcWorkerAgent).noquote() << "lease failed:" << result.error().message;
+        return;
+    }
+    const QJsonArray tasks = result->json().value(u"tasks"_s).toArray();
+    for (const QJsonValue &value : tasks) {
+        qint64 taskId = -1;
+        const Result<TaskLease> lease = TaskLease::fromJson(value.toObject(), &taskId);
+        if (!lease) {
+            qCWarning(lcWorkerAgent).noquote() << "unusable lease:" << lease.error().message;
+            if (taskId >= 0)
+                rejectTask(taskId, lease.error().message);
+            continue;
+        }
+        if (m_tasks.contains(lease->taskId))
+            continue; // the same lease again: it is already running here
+        startTask(*lease);
+    }
+}
+
+void WorkerAgent::startTask(const TaskLease &lease)
+{
+    const QList<int> free = freeGpus();
+    if (lease.gpus > free.size()) {
+        rejectTask(lease.taskId, u"the task needs %1 GPU(s) and worker %2 has %3 free"_s
+                                     .arg(lease.gpus)
+                                     .arg(m_config.name)
+                                     .arg(free.size()));
+        return;
+    }
+    const QList<int> gpus = free.first(lease.gpus);
+    for (int index : gpus)
+        m_busyGpus.insert(index);
+
+    TaskServices services;
+    services.client = m_client;
+    services.cache = m_cache;
+    services.venvs = m_venvs;
+    services.tasksRoot = m_config.workDir + u"/tasks"_s;
+    services.python = m_config.python;
+    services.advertiseAddress = m_advertiseAddress;
+    services.workerName = m_config.name;
+    services.logFlushIntervalMs = m_config.logFlushIntervalMs;
+    services.killGraceMs = m_config.killGraceMs;
+
+    auto *runner = new TaskRunner(lease, gpus, services, this);
+    m_tasks.insert(lease.taskId, runner);
+    connect(runner, &TaskRunner::finished, this, &WorkerAgent::handleTaskFinished);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"task %1 leased: job %2, %3, role %4 #%5, %6 GPU(s)"_s.arg(lease.taskId)
+               .arg(lease.jobName.isEmpty() ? lease.jobUuid : lease.jobName,
+                    TaskLease::kindName(lease.kind), lease.role)
+               .arg(lease.roleIndex)
+               .arg(lease.gpus);
+    emit taskStarted(lease.taskId);
+    runner->start();
+}
+
+void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
+{
+    QJsonObject body{{u"state"_s, u"FAILED"_s}, {u"exit_code"_s, QJsonValue()},
+                     {u"message"_s, message}};
+    ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
+    connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
+}
+
+void WorkerAgent::handleTaskFinished(qint64 taskId, const QString &state)
+{
+    TaskRunner *runner = m_tasks.take(taskId);
+    if (!runner)
+        return;
+    for (int index : runner->gpuIndices())
+        m_busyGpus.remove(index);
+    runner->deleteLater();
+    qCInfo(lcWorkerAgent).noquote() << "task" << taskId << "done:" << state;
+    emit taskFinished(taskId, state);
+    // A slot just came free: ask for work without waiting for the next tick.
+    pollLease();
+}
+
+} // namespace ddl::worker

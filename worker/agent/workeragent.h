@@ -1,0 +1,95 @@
+#pragma once
+
+#include "agent/hostinfo.h"
+#include "agent/tasklease.h"
+#include "agent/workeridentity.h"
+#include "config/workerconfig.h"
+#include "core/result.h"
+
+#include <QMap>
+#include <QObject>
+#include <QSet>
+#include <QTimer>
+#include <optional>
+
+namespace ddl {
+class ApiClient;
+class ApiRequest;
+} // namespace ddl
+
+namespace ddl::worker {
+
+class BlobCache;
+class TaskRunner;
+class VenvManager;
+
+// The worker daemon. It enrolls with the server (or reuses WORK_DIR/worker.json, enrolling again
+// when the server answers 401), heartbeats every 2 s with its resources and running tasks
+// (ending those the answer cancels), leases tasks every 250 ms while it has free slots, and runs
+// each through a TaskRunner with the GPUs it assigns. Everything is asynchronous: no nested event
+// loops.
+class WorkerAgent : public QObject
+{
+    Q_OBJECT
+public:
+    explicit WorkerAgent(const WorkerConfig &config, QObject *parent = nullptr);
+    ~WorkerAgent() override;
+
+    // Prepares the work folder, detects the machine's resources and begins enrolling. Fails
+    // (with a message to show) when the worker cannot run at all.
+    Status start();
+    // Ends every task's process tree at once; the worker is about to exit.
+    void shutdown();
+
+    const HostResources &resources() const { return m_resources; }
+    int slotCount() const { return m_slots; }
+    QString workerId() const { return m_identity ? m_identity->workerId : QString(); }
+    QList<qint64> taskIds() const { return m_tasks.keys(); }
+    QString identityPath() const;
+
+signals:
+    void enrolled(const QString &workerId);
+    void taskStarted(qint64 taskId);
+    void taskFinished(qint64 taskId, const QString &state);
+    // The worker cannot go on (refused enrollment, lost identity without a token).
+    void fatalError(const QString &message);
+
+private:
+    void enroll();
+    void handleEnrollAnswer();
+    void beginOperating();
+    void stopOperating();
+    bool handleUnauthorized(const Error &error, const char *what);
+    void sendHeartbeat();
+    void handleHeartbeatAnswer();
+    void pollLease();
+    void handleLeaseAnswer();
+    void startTask(const TaskLease &lease);
+    void rejectTask(qint64 taskId, const QString &message);
+    void handleTaskFinished(qint64 taskId, const QString &state);
+
+    QJsonObject resourcesJson() const;
+    int freeSlots() const;
+    QList<int> freeGpus() const;
+
+    WorkerConfig m_config;
+    HostResources m_resources;
+    int m_slots = 1;
+    QString m_advertiseAddress;
+    ApiClient *m_client = nullptr;
+    BlobCache *m_cache = nullptr;
+    VenvManager *m_venvs = nullptr;
+    std::optional<WorkerIdentity> m_identity;
+    QTimer m_heartbeatTimer;
+    QTimer m_leaseTimer;
+    QTimer m_enrollRetryTimer;
+    ApiRequest *m_enrollRequest = nullptr;
+    ApiRequest *m_heartbeatRequest = nullptr;
+    ApiRequest *m_leaseRequest = nullptr;
+    bool m_operating = false;
+    bool m_enrollFailureLogged = false;
+    QMap<qint64, TaskRunner *> m_tasks;
+    QSet<int> m_busyGpus;
+};
+
+} // namespace ddl::worker

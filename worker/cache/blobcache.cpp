@@ -1,0 +1,153 @@
+#include "blobcache.h"
+
+#include "api/rangedownload.h"
+#include "core/sha256.h"
+#include "packaging/archiveextractor.h"
+#include "workerlogging.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QTimer>
+#include <QUuid>
+#include <QtConcurrent>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+BlobCache::BlobCache(ApiClient *client, const QString &cacheRoot, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_root(cacheRoot)
+{
+    QDir().mkpath(m_root + u"/blobs"_s);
+    QDir().mkpath(m_root + u"/datasets"_s);
+}
+
+QString BlobCache::blobPath(const QString &sha256) const
+{
+    return m_root + u"/blobs/"_s + sha256;
+}
+
+QString BlobCache::datasetPath(const QString &sha256) const
+{
+    return m_root + u"/datasets/"_s + sha256;
+}
+
+void BlobCache::notify(QList<Waiter> waiters, const Result<QString> &result)
+{
+    for (const Waiter &waiter : waiters) {
+        if (waiter.context)
+            waiter.done(result);
+    }
+}
+
+void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done)
+{
+    if (!isSha256Hex(sha256)) {
+        QTimer::singleShot(0, context, [done, sha256] {
+            done(Error::make(u"bad_request"_s, u"'%1' is not a SHA-256 digest"_s.arg(sha256)));
+        });
+        return;
+    }
+    // A blob in the cache was verified before it was renamed into place.
+    const QString path = blobPath(sha256);
+    if (QFileInfo(path).isFile()) {
+        qCDebug(lcWorkerCache) << "blob" << sha256 << "found in the cache";
+        QTimer::singleShot(0, context, [done, path] { done(path); });
+        return;
+    }
+    QList<Waiter> &waiters = m_blobWaiters[sha256];
+    waiters.append({context, std::move(done)});
+    if (waiters.size() == 1)
+        downloadBlob(sha256);
+}
+
+void BlobCache::downloadBlob(const QString &sha256)
+{
+    qCInfo(lcWorkerCache) << "fetching blob" << sha256 << "from the server";
+    auto *download = new RangeDownload(m_client, u"/v1/workers/blobs/"_s + sha256, {},
+                                       blobPath(sha256), sha256, this);
+    connect(download, &RangeDownload::finished, this, [this, download, sha256] {
+        download->deleteLater();
+        const Result<QString> result = download->result();
+        if (result) {
+            qCInfo(lcWorkerCache) << "blob" << sha256 << "cached";
+        } else {
+            qCWarning(lcWorkerCache).noquote()
+                << u"cannot fetch blob %1: %2"_s.arg(sha256, result.error().message);
+        }
+        notify(m_blobWaiters.take(sha256), result);
+    });
+    download->start();
+}
+
+void BlobCache::fetchDataset(const QString &sha256, QObject *context, Callback done)
+{
+    const QString path = datasetPath(sha256);
+    if (QFileInfo(path).isDir()) {
+        qCDebug(lcWorkerCache) << "dataset" << sha256 << "found extracted in the cache";
+        QTimer::singleShot(0, context, [done, path] { done(path); });
+        return;
+    }
+    QList<Waiter> &waiters = m_datasetWaiters[sha256];
+    waiters.append({context, std::move(done)});
+    if (waiters.size() > 1)
+        return;
+    fetchBlob(sha256, this, [this, sha256](const Result<QString> &blob) {
+        if (!blob) {
+            notify(m_datasetWaiters.take(sha256), blob.error());
+            return;
+        }
+        extractDataset(sha256, *blob);
+    });
+}
+
+void BlobCache::extractDataset(const QString &sha256, const QString &blob)
+{
+    qCInfo(lcWorkerCache) << "extracting dataset" << sha256;
+    const QString destination = datasetPath(sha256);
+    // Extract beside the final folder and rename it into place, so that a folder under its
+    // digest is always complete, even after a crash half-way.
+    const QString partial = m_root + u"/datasets/.partial-"_s
+                            + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    auto *watcher = new QFutureWatcher<Status>(this);
+    connect(watcher, &QFutureWatcher<Status>::finished, this, [=, this] {
+        watcher->deleteLater();
+        Status status = watcher->result();
+        if (status && !QDir().rename(partial, destination)) {
+            QDir(partial).removeRecursively();
+            if (!QFileInfo(destination).isDir()) {
+                status = Error::make(u"io_error"_s,
+                                     u"cannot move the extracted dataset into %1"_s.arg(
+                                         destination));
+            }
+        }
+        if (status) {
+            qCInfo(lcWorkerCache) << "dataset" << sha256 << "extracted to" << destination;
+            // The extracted folder is what is reused; the archive would only double the disk.
+            QFile::remove(blob);
+            notify(m_datasetWaiters.take(sha256), destination);
+        } else {
+            qCWarning(lcWorkerCache).noquote()
+                << u"cannot extract dataset %1: %2"_s.arg(sha256, status.error().message);
+            notify(m_datasetWaiters.take(sha256),
+                   Error::make(status.error().code,
+                               u"cannot extract dataset %1: %2"_s.arg(sha256,
+                                                                     status.error().message)));
+        }
+    });
+    watcher->setFuture(QtConcurrent::run(extractArchive, blob, partial));
+}
+
+Status extractArchive(const QString &archivePath, const QString &destination)
+{
+    const ArchiveExtractor extractor;
+    const Result<ExtractionInfo> info = extractor.extract(archivePath, destination);
+    if (!info)
+        return info.error();
+    return Ok{};
+}
+
+} // namespace ddl::worker

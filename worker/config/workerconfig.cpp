@@ -1,0 +1,259 @@
+#include "workerconfig.h"
+
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <QSysInfo>
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+namespace {
+
+QString flagName(const char *key)
+{
+    return QString::fromLatin1(key).replace(u'_', u'-');
+}
+
+Error configError(const QString &origin, const char *key, const QString &what)
+{
+    return Error::make(u"invalid_config"_s,
+                       u"%1: '%2' %3"_s.arg(origin, QString::fromLatin1(key), what),
+                       QString::fromLatin1(key));
+}
+
+Result<int> parseCount(const QString &text, const QString &origin, const char *key)
+{
+    bool ok = false;
+    const int value = text.trimmed().toInt(&ok);
+    if (!ok || value < 0)
+        return configError(origin, key, u"must be a whole number >= 0, got '%1'"_s.arg(text));
+    return value;
+}
+
+} // namespace
+
+Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QString &origin)
+{
+    WorkerConfig config;
+    YAML::Node root;
+    try {
+        root = YAML::Load(yaml.toStdString());
+    } catch (const YAML::Exception &e) {
+        return Error::make(u"invalid_config"_s,
+                           u"%1: not valid YAML (line %2): %3"_s.arg(origin)
+                               .arg(e.mark.line + 1)
+                               .arg(QString::fromStdString(e.msg)));
+    }
+    if (root.IsNull())
+        return config;
+    if (!root.IsMap()) {
+        return Error::make(u"invalid_config"_s,
+                           u"%1: expected a mapping of keys (server: ..., work_dir: ...)"_s.arg(
+                               origin));
+    }
+    static const char *const known[] = {configkey::Server, configkey::Token,
+                                        configkey::CaCert, configkey::WorkDir,
+                                        configkey::Name,   configkey::Python,
+                                        configkey::AdvertiseAddress, configkey::Gpus,
+                                        configkey::Slots};
+    for (const auto &entry : root) {
+        const std::string key = entry.first.as<std::string>("");
+        const bool isKnown = std::any_of(std::begin(known), std::end(known),
+                                         [&](const char *k) { return key == k; });
+        if (!isKnown) {
+            QStringList names;
+            for (const char *k : known)
+                names << QString::fromLatin1(k);
+            return Error::make(u"invalid_config"_s,
+                               u"%1: unknown key '%2'; known keys: %3"_s.arg(
+                                   origin, QString::fromStdString(key), names.join(u", ")),
+                               QString::fromStdString(key));
+        }
+        if (!entry.second.IsScalar())
+            return configError(origin, key.c_str(), u"must be a single value"_s);
+    }
+
+    auto text = [&](const char *key) { return QString::fromStdString(root[key].as<std::string>()); };
+    if (root[configkey::Server]) {
+        config.serverUrl = QUrl(text(configkey::Server));
+        if (!config.serverUrl.isValid())
+            return configError(origin, configkey::Server, u"is not a URL"_s);
+    }
+    if (root[configkey::Token])
+        config.enrollToken = text(configkey::Token);
+    if (root[configkey::CaCert])
+        config.caCertFile = text(configkey::CaCert);
+    if (root[configkey::WorkDir])
+        config.workDir = text(configkey::WorkDir);
+    if (root[configkey::Name])
+        config.name = text(configkey::Name);
+    if (root[configkey::Python])
+        config.python = text(configkey::Python);
+    if (root[configkey::AdvertiseAddress])
+        config.advertiseAddress = text(configkey::AdvertiseAddress);
+    if (root[configkey::Gpus]) {
+        const Result<int> gpus = parseCount(text(configkey::Gpus), origin, configkey::Gpus);
+        if (!gpus)
+            return gpus.error();
+        config.gpus = *gpus;
+    }
+    if (root[configkey::Slots]) {
+        const Result<int> count = parseCount(text(configkey::Slots), origin, configkey::Slots);
+        if (!count)
+            return count.error();
+        config.slotCount = *count;
+    }
+    return config;
+}
+
+Result<WorkerConfig> WorkerConfig::fromYamlFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        return Error::make(u"invalid_config"_s,
+                           u"cannot read the worker config %1: %2"_s.arg(path, file.errorString()),
+                           u"config"_s);
+    }
+    return fromYaml(file.readAll(), path);
+}
+
+void WorkerConfig::addOptions(QCommandLineParser &parser)
+{
+    parser.addOptions({
+        {u"config"_s, u"Read settings from this YAML file; flags override it."_s, u"file"_s},
+        {flagName(configkey::Server), u"Base URL of the DDL server (https://host:port)."_s,
+         u"url"_s},
+        {flagName(configkey::Token),
+         u"Enrollment token (ddl-server token create); needed until the worker has enrolled."_s,
+         u"token"_s},
+        {flagName(configkey::CaCert), u"Trust the server certificate or CA in this PEM file."_s,
+         u"file"_s},
+        {flagName(configkey::WorkDir),
+         u"Folder for the worker's identity, caches, venvs and task folders."_s, u"dir"_s},
+        {flagName(configkey::Name), u"Name shown by the server (default: host name)."_s,
+         u"name"_s},
+        {flagName(configkey::Python),
+         u"Python interpreter for DDL tasks (default: /usr/bin/python3, else python3)."_s,
+         u"path"_s},
+        {flagName(configkey::AdvertiseAddress),
+         u"Address other tasks reach this worker at (PAI_CURRENT_CONTAINER_IP)."_s,
+         u"address"_s},
+        {flagName(configkey::Gpus), u"Declare N GPUs instead of asking nvidia-smi."_s, u"n"_s},
+        {flagName(configkey::Slots), u"Run at most N tasks at once (default: one per GPU, at "
+                                     u"least one)."_s,
+         u"n"_s},
+    });
+}
+
+Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
+{
+    WorkerConfig config;
+    if (parser.isSet(u"config"_s)) {
+        Result<WorkerConfig> fromFile = fromYamlFile(parser.value(u"config"_s));
+        if (!fromFile)
+            return fromFile.error();
+        config = *fromFile;
+    }
+    const QString origin = u"command line"_s;
+    auto flag = [&](const char *key) -> std::optional<QString> {
+        if (!parser.isSet(flagName(key)))
+            return std::nullopt;
+        return parser.value(flagName(key));
+    };
+    if (auto value = flag(configkey::Server)) {
+        config.serverUrl = QUrl(*value);
+        if (!config.serverUrl.isValid())
+            return configError(origin, configkey::Server, u"is not a URL"_s);
+    }
+    if (auto value = flag(configkey::Token))
+        config.enrollToken = *value;
+    if (auto value = flag(configkey::CaCert))
+        config.caCertFile = *value;
+    if (auto value = flag(configkey::WorkDir))
+        config.workDir = *value;
+    if (auto value = flag(configkey::Name))
+        config.name = *value;
+    if (auto value = flag(configkey::Python))
+        config.python = *value;
+    if (auto value = flag(configkey::AdvertiseAddress))
+        config.advertiseAddress = *value;
+    if (auto value = flag(configkey::Gpus)) {
+        const Result<int> gpus = parseCount(*value, origin, configkey::Gpus);
+        if (!gpus)
+            return gpus.error();
+        config.gpus = *gpus;
+    }
+    if (auto value = flag(configkey::Slots)) {
+        const Result<int> count = parseCount(*value, origin, configkey::Slots);
+        if (!count)
+            return count.error();
+        config.slotCount = *count;
+    }
+    config.applyDefaults();
+    const Status valid = config.validate();
+    if (!valid)
+        return valid.error();
+    return config;
+}
+
+void WorkerConfig::applyDefaults()
+{
+    if (name.isEmpty())
+        name = QSysInfo::machineHostName();
+    if (python.isEmpty())
+        python = defaultPythonInterpreter();
+    if (!workDir.isEmpty())
+        workDir = QDir::cleanPath(QDir(workDir).absolutePath());
+}
+
+Status WorkerConfig::validate() const
+{
+    if (serverUrl.isEmpty()) {
+        return Error::make(u"invalid_config"_s,
+                           u"no server given: pass --server https://HOST:PORT or set 'server' in "
+                           u"worker.yaml"_s,
+                           QString::fromLatin1(configkey::Server));
+    }
+    const QString scheme = serverUrl.scheme();
+    if ((scheme != u"https" && scheme != u"http") || serverUrl.host().isEmpty()) {
+        return Error::make(u"invalid_config"_s,
+                           u"the server URL '%1' must look like https://HOST:PORT"_s.arg(
+                               serverUrl.toString()),
+                           QString::fromLatin1(configkey::Server));
+    }
+    if (workDir.isEmpty()) {
+        return Error::make(u"invalid_config"_s,
+                           u"no work folder given: pass --work-dir DIR or set 'work_dir' in "
+                           u"worker.yaml"_s,
+                           QString::fromLatin1(configkey::WorkDir));
+    }
+    if (gpus < -1)
+        return configError(u"config"_s, configkey::Gpus, u"must be >= 0"_s);
+    if (slotCount < 0)
+        return configError(u"config"_s, configkey::Slots, u"must be >= 0"_s);
+    if (!caCertFile.isEmpty() && !QFileInfo(caCertFile).isFile()) {
+        return Error::make(u"invalid_config"_s,
+                           u"the CA certificate file %1 does not exist"_s.arg(caCertFile),
+                           QString::fromLatin1(configkey::CaCert));
+    }
+    return Ok{};
+}
+
+QString defaultPythonInterpreter()
+{
+    const QString system = u"/usr/bin/python3"_s;
+    if (QFileInfo(system).isExecutable())
+        return system;
+    const QString onPath = QStandardPaths::findExecutable(u"python3"_s);
+    return onPath.isEmpty() ? u"python3"_s : onPath;
+}
+
+} // namespace ddl::worker

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QString>
+#include <QUrl>
+
+class QCommandLineParser;
+
+namespace ddl::worker {
+
+// The keys of worker.yaml, in one place. The command-line flag of a key is the key with '-'
+// for '_' (work_dir → --work-dir).
+namespace configkey {
+inline constexpr char Server[] = "server";
+inline constexpr char Token[] = "token";
+inline constexpr char CaCert[] = "ca_cert";
+inline constexpr char WorkDir[] = "work_dir";
+inline constexpr char Name[] = "name";
+inline constexpr char Python[] = "python";
+inline constexpr char AdvertiseAddress[] = "advertise_address";
+inline constexpr char Gpus[] = "gpus";
+inline constexpr char Slots[] = "slots";
+} // namespace configkey
+
+// Everything the worker is told at start: read from worker.yaml (--config), then overridden by
+// the flags that are given, then completed with defaults and validated.
+struct WorkerConfig
+{
+    QUrl serverUrl;
+    QString enrollToken;      // only needed until the worker has enrolled (WORK_DIR/worker.json)
+    QString caCertFile;       // empty: the system's CAs
+    QString workDir;          // absolute once loaded
+    QString name;             // shown by the server; default: the host name
+    QString python;           // interpreter of DDL tasks and the base of venvs
+    QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP; empty: first non-loopback IPv4
+    int gpus = -1;            // -1: detect with nvidia-smi; N >= 0: declare N GPUs
+    int slotCount = 0;        // tasks at once; 0: one per GPU, at least one
+
+    // Timings of the daemon; not configurable by users, shortened by tests.
+    int heartbeatIntervalMs = 2000;
+    int leaseIntervalMs = 250;
+    int logFlushIntervalMs = 100;
+    int killGraceMs = 5000;
+    int enrollRetryMs = 5000;
+
+    // Reads worker.yaml. Unknown keys and values of the wrong type are errors that name the key.
+    static Result<WorkerConfig> fromYaml(const QByteArray &yaml, const QString &origin);
+    static Result<WorkerConfig> fromYamlFile(const QString &path);
+
+    // Declares the worker's flags (--server, --token, --config, ...) on parser.
+    static void addOptions(QCommandLineParser &parser);
+    // The config of a parsed command line: --config first, the other flags over it, then the
+    // defaults; validated.
+    static Result<WorkerConfig> fromParser(const QCommandLineParser &parser);
+
+    // Fills what was left empty (name, python) and makes workDir absolute.
+    void applyDefaults();
+    Status validate() const;
+};
+
+// /usr/bin/python3 when it exists (Debian's python3-numpy lives there), else python3 on PATH.
+QString defaultPythonInterpreter();
+
+} // namespace ddl::worker

@@ -1,0 +1,69 @@
+// ddl-worker: parses its arguments and starts the worker agent; everything else lives in
+// ddl_worker_core.
+#include "agent/workeragent.h"
+#include "config/workerconfig.h"
+#include "process/terminationsignals.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <cstdio>
+
+using namespace Qt::StringLiterals;
+
+static void printError(const QString &message)
+{
+    std::fprintf(stderr, "ddl-worker: %s\n", qUtf8Printable(message));
+}
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(u"ddl-worker"_s);
+    QCoreApplication::setApplicationVersion(QStringLiteral(DDL_VERSION));
+    if (qEnvironmentVariableIsEmpty("QT_MESSAGE_PATTERN")) {
+        qSetMessagePattern(u"%{time yyyy-MM-dd hh:mm:ss.zzz} %{if-warning}warning: %{endif}"
+                           u"%{if-critical}error: %{endif}%{if-fatal}fatal: %{endif}"
+                           u"%{category}: %{message}"_s);
+    }
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        u"Runs DDL tasks on this machine for a DDL server: enrolls, reports its CPUs, memory "
+        u"and GPUs, leases tasks and streams their logs and outputs back."_s);
+    parser.addHelpOption();
+    parser.addVersionOption();
+    ddl::worker::WorkerConfig::addOptions(parser);
+    parser.process(app);
+    if (!parser.positionalArguments().isEmpty()) {
+        printError(u"unexpected argument '%1'; see --help"_s.arg(parser.positionalArguments()
+                                                                      .constFirst()));
+        return 2;
+    }
+    const ddl::Result<ddl::worker::WorkerConfig> config =
+        ddl::worker::WorkerConfig::fromParser(parser);
+    if (!config) {
+        printError(config.error().message);
+        return 2;
+    }
+
+    ddl::worker::WorkerAgent agent(*config);
+    ddl::worker::TerminationSignals termination;
+    QObject::connect(&termination, &ddl::worker::TerminationSignals::terminationRequested,
+                     &app, [&agent](int) {
+                         agent.shutdown();
+                         QCoreApplication::quit();
+                     });
+    QObject::connect(&agent, &ddl::worker::WorkerAgent::fatalError, &app,
+                     [&agent](const QString &message) {
+                         printError(message);
+                         agent.shutdown();
+                         QCoreApplication::exit(1);
+                     });
+    const ddl::Status started = agent.start();
+    if (!started) {
+        printError(started.error().message);
+        return 1;
+    }
+    return app.exec();
+}

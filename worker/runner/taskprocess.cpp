@@ -1,0 +1,184 @@
+#include "taskprocess.h"
+
+#include "process/processtree.h"
+#include "workerlogging.h"
+
+#include <QDir>
+#include <QFile>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+TaskPaths TaskPaths::forTask(const QString &tasksRoot, qint64 taskId)
+{
+    TaskPaths paths;
+    paths.taskDir = QDir(tasksRoot).filePath(QString::number(taskId));
+    paths.codeDir = paths.taskDir + u"/code"_s;
+    paths.outputDir = paths.taskDir + u"/output"_s;
+    paths.datasetDir = paths.taskDir + u"/dataset"_s;
+    paths.logFile = paths.taskDir + u"/task.log"_s;
+    return paths;
+}
+
+QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &paths,
+                                    const TaskEnvironmentInput &input,
+                                    const QProcessEnvironment &base)
+{
+    QProcessEnvironment env = base;
+    // Nothing of an outer virtual environment or Python setup leaks into the task.
+    env.remove(u"PYTHONHOME"_s);
+    env.remove(u"VIRTUAL_ENV"_s);
+    for (auto it = lease.env.cbegin(); it != lease.env.cend(); ++it)
+        env.insert(it.key(), it.value());
+    auto insertIfAbsent = [&env](const QString &name, const QString &value) {
+        if (!env.contains(name))
+            env.insert(name, value);
+    };
+    insertIfAbsent(u"PAI_JOB_NAME"_s, lease.jobName);
+    insertIfAbsent(u"PAI_TASK_ROLE_NAME"_s, lease.role);
+    insertIfAbsent(u"PAI_TASK_ROLE_INDEX"_s, QString::number(lease.roleIndex));
+    insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_NAME"_s, lease.role);
+    insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX"_s,
+                   QString::number(lease.roleIndex));
+    env.insert(u"PAI_CURRENT_CONTAINER_IP"_s, input.advertiseAddress);
+    env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(input.port));
+    env.insert(u"DDL_TASK_ID"_s, QString::number(lease.taskId));
+    env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
+    env.insert(u"DDL_OUTPUT_DIR"_s, paths.outputDir);
+    QStringList gpus;
+    for (int index : input.gpuIndices)
+        gpus << QString::number(index);
+    // An empty list hides every GPU from a task that was given none.
+    env.insert(u"CUDA_VISIBLE_DEVICES"_s, gpus.join(u','));
+    env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
+    const QString pythonPath = env.value(u"PYTHONPATH"_s);
+    env.insert(u"PYTHONPATH"_s, pythonPath.isEmpty() ? paths.codeDir
+                                                     : paths.codeDir + u':' + pythonPath);
+    if (!input.venvDir.isEmpty()) {
+        env.insert(u"VIRTUAL_ENV"_s, input.venvDir);
+        env.insert(u"PATH"_s, input.venvDir + u"/bin:"_s + env.value(u"PATH"_s));
+    }
+    return env;
+}
+
+QByteArray ddlRunnerScript()
+{
+    QFile resource(u":/ddl/worker/ddl_runner.py"_s);
+    if (!resource.open(QIODevice::ReadOnly))
+        return {};
+    return resource.readAll();
+}
+
+TaskProcess::TaskProcess(QObject *parent)
+    : QObject(parent)
+{
+    m_process.setProcessChannelMode(QProcess::MergedChannels);
+    m_process.setInputChannelMode(QProcess::ManagedInputChannel);
+    processtree::makeSessionLeader(m_process);
+    m_killTimer.setSingleShot(true);
+    connect(&m_process, &QProcess::started, this, &TaskProcess::handleStarted);
+    connect(&m_process, &QProcess::readyReadStandardOutput, this, &TaskProcess::handleReadyRead);
+    connect(&m_process, &QProcess::finished, this, &TaskProcess::handleFinished);
+    connect(&m_process, &QProcess::errorOccurred, this, &TaskProcess::handleErrorOccurred);
+    connect(&m_killTimer, &QTimer::timeout, this, &TaskProcess::handleGraceExpired);
+}
+
+TaskProcess::~TaskProcess()
+{
+    if (m_process.state() != QProcess::NotRunning) {
+        m_process.disconnect(this);
+        processtree::killTree(m_pid);
+        m_process.waitForFinished(2000);
+    }
+}
+
+void TaskProcess::start(const LaunchSpec &spec)
+{
+    QString program;
+    QStringList arguments;
+    if (spec.kind == TaskLease::Kind::Ddl) {
+        const QString runnerPath = spec.paths.taskDir + u"/ddl_runner.py"_s;
+        QFile runner(runnerPath);
+        const QByteArray script = ddlRunnerScript();
+        if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate)
+            || runner.write(script) != script.size()) {
+            m_done = true;
+            emit finished(-1, u"cannot write the Python runner to %1"_s.arg(runnerPath));
+            return;
+        }
+        runner.close();
+        program = spec.python;
+        arguments = {u"-u"_s, runnerPath, spec.paths.codeDir, spec.paths.datasetDir,
+                     spec.paths.outputDir};
+    } else {
+        program = u"/bin/sh"_s;
+        arguments = {u"-c"_s, spec.command};
+    }
+    m_process.setWorkingDirectory(spec.paths.codeDir);
+    m_process.setProcessEnvironment(spec.environment);
+    m_process.setProgram(program);
+    m_process.setArguments(arguments);
+    m_process.start();
+    // The task reads no input: it sees end-of-file rather than a pipe that never speaks.
+    m_process.closeWriteChannel();
+}
+
+void TaskProcess::handleStarted()
+{
+    m_started = true;
+    m_pid = m_process.processId();
+    qCDebug(lcWorkerProcess) << "started process group" << m_pid;
+    emit started();
+}
+
+void TaskProcess::terminate(int graceMs)
+{
+    if (m_process.state() == QProcess::NotRunning || m_pid <= 0)
+        return;
+    processtree::terminateTree(m_pid);
+    m_killTimer.start(graceMs);
+}
+
+void TaskProcess::handleGraceExpired()
+{
+    if (m_pid > 0) {
+        qCInfo(lcWorkerProcess) << "process group" << m_pid
+                                << "still running after SIGTERM; sending SIGKILL";
+        processtree::killTree(m_pid);
+    }
+}
+
+void TaskProcess::handleReadyRead()
+{
+    const QByteArray bytes = m_process.readAllStandardOutput();
+    if (!bytes.isEmpty())
+        emit output(bytes);
+}
+
+void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
+{
+    if (m_done)
+        return;
+    m_done = true;
+    m_killTimer.stop();
+    handleReadyRead();
+    // Whatever the first process left behind (daemons, background jobs) ends with it.
+    if (m_pid > 0 && processtree::treeAlive(m_pid))
+        processtree::killTree(m_pid);
+    if (status == QProcess::CrashExit) {
+        emit finished(-1, u"killed by a signal"_s);
+        return;
+    }
+    emit finished(exitCode, u"exit %1"_s.arg(exitCode));
+}
+
+void TaskProcess::handleErrorOccurred(QProcess::ProcessError error)
+{
+    if (error != QProcess::FailedToStart || m_done)
+        return;
+    m_done = true;
+    emit finished(-1, u"cannot start %1: %2"_s.arg(m_process.program(), m_process.errorString()));
+}
+
+} // namespace ddl::worker

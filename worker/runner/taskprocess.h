@@ -1,0 +1,93 @@
+#pragma once
+
+#include "agent/tasklease.h"
+
+#include <QObject>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTimer>
+
+namespace ddl::worker {
+
+// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output} and the dataset it reads.
+struct TaskPaths
+{
+    QString taskDir;
+    QString codeDir;
+    QString outputDir;
+    QString datasetDir;
+    QString logFile;
+
+    static TaskPaths forTask(const QString &tasksRoot, qint64 taskId);
+};
+
+// What a task's process needs to start: for kind Ddl the embedded Python runner imports the
+// package's main.py and calls main(dataset_dir, model_output_dir); for kind OpenPai the command
+// runs through /bin/sh -c. Both run in the code folder.
+struct LaunchSpec
+{
+    TaskLease::Kind kind = TaskLease::Kind::Ddl;
+    QString python;  // interpreter (the venv's when the package has requirements.txt)
+    QString command; // OpenPai only
+    TaskPaths paths;
+    QProcessEnvironment environment;
+};
+
+// What the worker adds to the environment of a task.
+struct TaskEnvironmentInput
+{
+    QString advertiseAddress;    // PAI_CURRENT_CONTAINER_IP
+    quint16 port = 0;            // PAI_CURRENT_CONTAINER_PORT
+    QList<int> gpuIndices;       // CUDA_VISIBLE_DEVICES
+    QString venvDir;             // empty: no venv
+};
+
+// The environment of a task: the worker's own, the lease's env (PAI_* from the server), the
+// PAI_* the worker fills (current container ip/port; job, role and index when the server left
+// them out), DDL_DATASET_DIR, DDL_OUTPUT_DIR, CUDA_VISIBLE_DEVICES and PYTHONPATH.
+QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &paths,
+                                    const TaskEnvironmentInput &input,
+                                    const QProcessEnvironment &base
+                                    = QProcessEnvironment::systemEnvironment());
+
+// The Python runner of DDL tasks, as embedded in the worker (resource).
+QByteArray ddlRunnerScript();
+
+// One task's process tree. Output (stdout and stderr, merged in the order written) is emitted as
+// it arrives; the process leads its own session so that cancel ends everything it spawned.
+class TaskProcess : public QObject
+{
+    Q_OBJECT
+public:
+    explicit TaskProcess(QObject *parent = nullptr);
+    ~TaskProcess() override;
+
+    // Writes the runner into the task folder (kind Ddl) and starts. Emits started() or
+    // finished() with a message when it cannot start.
+    void start(const LaunchSpec &spec);
+    // SIGTERM to the whole tree, SIGKILL after graceMs if anything is left.
+    void terminate(int graceMs);
+    bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
+    qint64 processId() const { return m_pid; }
+
+signals:
+    void started();
+    void output(const QByteArray &bytes);
+    // exitCode is the process's exit status; -1 when it did not start or was killed by a signal.
+    void finished(int exitCode, const QString &description);
+
+private:
+    void handleStarted();
+    void handleReadyRead();
+    void handleFinished(int exitCode, QProcess::ExitStatus status);
+    void handleErrorOccurred(QProcess::ProcessError error);
+    void handleGraceExpired();
+
+    QProcess m_process;
+    QTimer m_killTimer;
+    qint64 m_pid = 0;
+    bool m_started = false;
+    bool m_done = false;
+};
+
+} // namespace ddl::worker

@@ -1,0 +1,453 @@
+#include "taskrunner.h"
+
+#include "agent/hostinfo.h"
+#include "api/apiclient.h"
+#include "api/blobupload.h"
+#include "cache/blobcache.h"
+#include "core/sha256.h"
+#include "runner/logstreamer.h"
+#include "runner/venvmanager.h"
+#include "workerlogging.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QJsonArray>
+#include <QTimer>
+#include <QtConcurrent>
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::worker {
+
+namespace {
+
+constexpr int LogDrainTimeoutMs = 30000;
+constexpr int StateReportAttempts = 30;
+constexpr int StateReportRetryMs = 2000;
+
+bool isTransient(const Error &error)
+{
+    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
+           || error.code == u"internal" || error.code.startsWith(u"http_5");
+}
+
+} // namespace
+
+TaskRunner::TaskRunner(const TaskLease &lease, const QList<int> &gpuIndices,
+                       const TaskServices &services, QObject *parent)
+    : QObject(parent)
+    , m_lease(lease)
+    , m_gpuIndices(gpuIndices)
+    , m_services(services)
+    , m_paths(TaskPaths::forTask(services.tasksRoot, lease.taskId))
+    , m_python(services.python)
+{}
+
+TaskRunner::~TaskRunner() = default;
+
+bool TaskRunner::stillPreparing() const
+{
+    return m_phase == Phase::Preparing && !m_cancelled;
+}
+
+void TaskRunner::start()
+{
+    // A folder left by an earlier run of the worker under the same id is stale.
+    if (QFileInfo::exists(m_paths.taskDir))
+        QDir(m_paths.taskDir).removeRecursively();
+    if (!QDir().mkpath(m_paths.outputDir)) {
+        failPreparation(u"cannot create the task folder %1"_s.arg(m_paths.taskDir));
+        return;
+    }
+    m_log = new LogStreamer(m_services.client, m_lease.taskId, m_paths.logFile,
+                            m_services.logFlushIntervalMs, this);
+    const Status opened = m_log->open();
+    if (!opened) {
+        failPreparation(opened.error().message);
+        return;
+    }
+    const QString gpus = m_gpuIndices.isEmpty()
+                             ? u"no GPU"_s
+                             : u"GPU %1"_s.arg([this] {
+                                   QStringList list;
+                                   for (int index : m_gpuIndices)
+                                       list << QString::number(index);
+                                   return list.join(u',');
+                               }());
+    m_log->appendLine(u"task %1 of job %2 (%3, role %4 #%5, attempt %6) on worker %7, %8"_s
+                          .arg(m_lease.taskId)
+                          .arg(m_lease.jobName.isEmpty() ? m_lease.jobUuid : m_lease.jobName,
+                               TaskLease::kindName(m_lease.kind), m_lease.role)
+                          .arg(m_lease.roleIndex)
+                          .arg(m_lease.attempt)
+                          .arg(m_services.workerName, gpus));
+    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "preparing in" << m_paths.taskDir;
+    fetchPackage();
+}
+
+void TaskRunner::fetchPackage()
+{
+    m_log->appendLine(u"fetching code package %1"_s.arg(m_lease.packageSha256));
+    m_services.cache->fetchBlob(m_lease.packageSha256, this, [this](const Result<QString> &blob) {
+        if (!stillPreparing())
+            return;
+        if (!blob) {
+            failPreparation(u"cannot fetch the code package %1: %2"_s.arg(
+                m_lease.packageSha256, blob.error().message));
+            return;
+        }
+        extractPackage(*blob);
+    });
+}
+
+void TaskRunner::extractPackage(const QString &blob)
+{
+    auto *watcher = new QFutureWatcher<Status>(this);
+    connect(watcher, &QFutureWatcher<Status>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        if (!stillPreparing())
+            return;
+        const Status status = watcher->result();
+        if (!status) {
+            failPreparation(u"cannot extract the code package %1: %2"_s.arg(
+                m_lease.packageSha256, status.error().message));
+            return;
+        }
+        fetchDataset();
+    });
+    watcher->setFuture(QtConcurrent::run(extractArchive, blob, m_paths.codeDir));
+}
+
+void TaskRunner::fetchDataset()
+{
+    if (m_lease.datasetSha256.isEmpty()) {
+        QDir().mkpath(m_paths.datasetDir);
+        prepareEnvironment();
+        return;
+    }
+    m_log->appendLine(u"fetching dataset %1"_s.arg(m_lease.datasetSha256));
+    m_services.cache->fetchDataset(m_lease.datasetSha256, this,
+                                   [this](const Result<QString> &folder) {
+                                       if (!stillPreparing())
+                                           return;
+                                       if (!folder) {
+                                           failPreparation(u"cannot fetch the dataset: %1"_s.arg(
+                                               folder.error().message));
+                                           return;
+                                       }
+                                       m_paths.datasetDir = *folder;
+                                       prepareEnvironment();
+                                   });
+}
+
+void TaskRunner::prepareEnvironment()
+{
+    const QString requirements = m_paths.codeDir + u"/requirements.txt"_s;
+    if (!QFileInfo(requirements).isFile()) {
+        launch();
+        return;
+    }
+    m_services.venvs->prepare(
+        requirements, this, [this](const QByteArray &bytes) { m_log->append(bytes); },
+        [this](const Result<QString> &venv) {
+            if (!stillPreparing())
+                return;
+            if (!venv) {
+                failPreparation(venv.error().message);
+                return;
+            }
+            m_venvDir = *venv;
+            m_python = VenvManager::pythonOf(m_venvDir);
+            launch();
+        });
+}
+
+void TaskRunner::launch()
+{
+    const Result<quint16> port = allocateFreePort();
+    if (!port) {
+        failPreparation(port.error().message);
+        return;
+    }
+    LaunchSpec spec;
+    spec.kind = m_lease.kind;
+    spec.python = m_python;
+    spec.command = m_lease.command;
+    spec.paths = m_paths;
+    spec.environment = taskEnvironment(
+        m_lease, m_paths, {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir});
+    m_process = new TaskProcess(this);
+    connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
+    connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
+    connect(m_process, &TaskProcess::finished, this, &TaskRunner::handleProcessFinished);
+    if (m_lease.kind == TaskLease::Kind::Ddl)
+        m_log->appendLine(u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(
+            m_python));
+    else
+        m_log->appendLine(u"running: %1"_s.arg(m_lease.command));
+    m_process->start(spec);
+}
+
+void TaskRunner::handleProcessStarted()
+{
+    if (m_phase != Phase::Preparing)
+        return;
+    m_phase = Phase::Running;
+    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "running, pid"
+                           << m_process->processId();
+    m_runningReportInFlight = true;
+    reportState(u"RUNNING"_s, std::nullopt, {}, [this] {
+        m_runningReportInFlight = false;
+        if (m_afterRunningReport)
+            std::exchange(m_afterRunningReport, nullptr)();
+    });
+    // A cancel that came while the process was starting is carried out now.
+    if (m_cancelled)
+        m_process->terminate(m_services.killGraceMs);
+}
+
+void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
+{
+    const bool started = m_phase == Phase::Running;
+    qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "finished:" << description;
+    m_log->appendLine(u"process finished: %1"_s.arg(description));
+    if (m_cancelled) {
+        finishTask(u"STOPPED"_s, exitCode, u"cancelled"_s, false);
+    } else if (!started) {
+        finishTask(u"FAILED"_s, std::nullopt, description, false);
+    } else if (exitCode == 0) {
+        finishTask(u"SUCCEEDED"_s, 0, {}, true);
+    } else {
+        finishTask(u"FAILED"_s, exitCode, description, true);
+    }
+}
+
+void TaskRunner::cancel()
+{
+    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+        return;
+    m_cancelled = true;
+    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "cancelled by the server";
+    if (m_log)
+        m_log->appendLine(u"cancelled: ending the task's processes"_s);
+    if (m_phase == Phase::Running) {
+        m_process->terminate(m_services.killGraceMs);
+    } else if (!m_process || !m_process->isRunning()) {
+        // Still fetching or preparing: nothing runs yet, stop here.
+        finishTask(u"STOPPED"_s, std::nullopt, u"cancelled before it started"_s, false);
+    }
+}
+
+void TaskRunner::failPreparation(const QString &message)
+{
+    qCWarning(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "failed:" << message;
+    if (m_log)
+        m_log->appendLine(u"error: "_s + message);
+    finishTask(u"FAILED"_s, std::nullopt, message, false);
+}
+
+void TaskRunner::finishTask(const QString &state, std::optional<int> exitCode,
+                            const QString &message, bool uploadOutputs)
+{
+    if (m_phase == Phase::Finishing || m_phase == Phase::Done)
+        return;
+    m_phase = Phase::Finishing;
+    m_finalState = state;
+    m_exitCode = exitCode;
+    m_finalMessage = message;
+    if (uploadOutputs)
+        collectArtifacts();
+    else
+        drainLogAndReport();
+}
+
+void TaskRunner::collectArtifacts()
+{
+    using Artifacts = QList<Artifact>;
+    auto *watcher = new QFutureWatcher<Artifacts>(this);
+    connect(watcher, &QFutureWatcher<Artifacts>::finished, this, [this, watcher] {
+        watcher->deleteLater();
+        m_artifacts = watcher->result();
+        m_nextArtifact = 0;
+        if (m_artifacts.isEmpty()) {
+            m_log->appendLine(u"no output files to upload"_s);
+            drainLogAndReport();
+            return;
+        }
+        m_log->appendLine(u"uploading %1 output file(s)"_s.arg(m_artifacts.size()));
+        uploadNextArtifact();
+    });
+    // Hashing large outputs happens off the event loop, which keeps heartbeats going.
+    watcher->setFuture(QtConcurrent::run([outputDir = m_paths.outputDir] {
+        Artifacts artifacts;
+        const QDir root(outputDir);
+        QDirIterator it(outputDir, QDir::Files | QDir::Hidden | QDir::System,
+                        QDirIterator::Subdirectories);
+        while (it.hasNext()) {
+            const QFileInfo info(it.next());
+            Artifact artifact;
+            artifact.filePath = info.filePath();
+            artifact.relativePath = root.relativeFilePath(info.filePath());
+            if (info.isSymLink()) {
+                artifact.error = u"is a symbolic link; only regular files are uploaded"_s;
+            } else {
+                artifact.size = info.size();
+                const Result<QString> digest = sha256OfFile(info.filePath());
+                if (digest)
+                    artifact.sha256 = *digest;
+                else
+                    artifact.error = digest.error().message;
+            }
+            artifacts.append(artifact);
+        }
+        std::sort(artifacts.begin(), artifacts.end(),
+                  [](const Artifact &a, const Artifact &b) {
+                      return a.relativePath < b.relativePath;
+                  });
+        return artifacts;
+    }));
+}
+
+void TaskRunner::uploadNextArtifact()
+{
+    while (m_nextArtifact < m_artifacts.size() && !m_artifacts.at(m_nextArtifact).error.isEmpty()) {
+        const Artifact &skipped = m_artifacts.at(m_nextArtifact);
+        m_log->appendLine(u"not uploading output/%1: %2"_s.arg(skipped.relativePath,
+                                                                skipped.error));
+        ++m_nextArtifact;
+    }
+    if (m_nextArtifact >= m_artifacts.size()) {
+        postArtifacts();
+        return;
+    }
+    Artifact &artifact = m_artifacts[m_nextArtifact];
+    auto *upload = new BlobUpload(m_services.client, artifact.filePath, artifact.sha256, this);
+    connect(upload, &BlobUpload::finished, this, [this, upload] {
+        upload->deleteLater();
+        Artifact &artifact = m_artifacts[m_nextArtifact];
+        if (!upload->result()) {
+            artifact.error = upload->result().error().message;
+            m_log->appendLine(u"cannot upload output/%1: %2"_s.arg(artifact.relativePath,
+                                                                    artifact.error));
+            qCWarning(lcWorkerRunner).noquote()
+                << u"task %1: cannot upload output/%2: %3"_s.arg(m_lease.taskId)
+                       .arg(artifact.relativePath, artifact.error);
+            if (m_finalState == u"SUCCEEDED") {
+                m_finalState = u"FAILED"_s;
+                m_finalMessage = u"the task succeeded but its output %1 could not be uploaded: "
+                                 u"%2"_s.arg(artifact.relativePath, artifact.error);
+            }
+        }
+        ++m_nextArtifact;
+        uploadNextArtifact();
+    });
+    upload->start();
+}
+
+void TaskRunner::postArtifacts()
+{
+    QJsonArray files;
+    for (const Artifact &artifact : std::as_const(m_artifacts)) {
+        if (!artifact.error.isEmpty())
+            continue;
+        files.append(QJsonObject{{u"path"_s, artifact.relativePath},
+                                 {u"size"_s, artifact.size},
+                                 {u"sha256"_s, artifact.sha256}});
+    }
+    if (files.isEmpty()) {
+        drainLogAndReport();
+        return;
+    }
+    ApiRequest *request = m_services.client->postJson(
+        u"/v1/workers/tasks/%1/artifacts"_s.arg(m_lease.taskId),
+        QJsonObject{{u"files"_s, files}});
+    connect(request, &ApiRequest::finished, this, [this, request, count = files.size()] {
+        request->deleteLater();
+        if (request->result()) {
+            m_log->appendLine(u"%1 output file(s) uploaded"_s.arg(count));
+            qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "uploaded" << count
+                                   << "artifact(s)";
+        } else {
+            const QString message = request->result().error().message;
+            m_log->appendLine(u"cannot register the output files: %1"_s.arg(message));
+            qCWarning(lcWorkerRunner).noquote()
+                << u"task %1: cannot register its artifacts: %2"_s.arg(m_lease.taskId)
+                       .arg(message);
+            if (m_finalState == u"SUCCEEDED") {
+                m_finalState = u"FAILED"_s;
+                m_finalMessage = u"the task succeeded but its outputs could not be registered: "
+                                 u"%1"_s.arg(message);
+            }
+        }
+        drainLogAndReport();
+    });
+}
+
+void TaskRunner::drainLogAndReport()
+{
+    if (!m_log) {
+        reportFinalState();
+        return;
+    }
+    m_log->appendLine(u"final state %1%2"_s.arg(
+        m_finalState,
+        m_exitCode ? u" (exit code %1)"_s.arg(*m_exitCode) : QString()));
+    connect(m_log, &LogStreamer::drained, this, &TaskRunner::reportFinalState,
+            Qt::SingleShotConnection);
+    m_log->drain(LogDrainTimeoutMs);
+}
+
+void TaskRunner::reportFinalState()
+{
+    // The final state must not overtake RUNNING on its way to the server.
+    if (m_runningReportInFlight) {
+        m_afterRunningReport = [this] { reportFinalState(); };
+        return;
+    }
+    reportState(m_finalState, m_exitCode, m_finalMessage, [this] {
+        m_phase = Phase::Done;
+        emit finished(m_lease.taskId, m_finalState);
+    });
+}
+
+void TaskRunner::reportState(const QString &state, std::optional<int> exitCode,
+                             const QString &message, std::function<void()> then, int attempt)
+{
+    QJsonObject body{{u"state"_s, state}};
+    body.insert(u"exit_code"_s, exitCode ? QJsonValue(*exitCode) : QJsonValue());
+    if (!message.isEmpty())
+        body.insert(u"message"_s, message);
+    ApiRequest *request = m_services.client->postJson(
+        u"/v1/workers/tasks/%1/state"_s.arg(m_lease.taskId), body);
+    connect(request, &ApiRequest::finished, this,
+            [this, request, state, exitCode, message, then, attempt] {
+                request->deleteLater();
+                const Result<ApiResponse> &result = request->result();
+                if (result) {
+                    qCInfo(lcWorkerRunner).noquote()
+                        << "task" << m_lease.taskId << "reported" << state;
+                } else if (isTransient(result.error()) && attempt < StateReportAttempts) {
+                    if (attempt == 1) {
+                        qCWarning(lcWorkerRunner).noquote()
+                            << u"task %1: cannot report %2 (%3); retrying"_s.arg(m_lease.taskId)
+                                   .arg(state, result.error().message);
+                    }
+                    QTimer::singleShot(StateReportRetryMs, this,
+                                       [this, state, exitCode, message, then, attempt] {
+                                           reportState(state, exitCode, message, then,
+                                                       attempt + 1);
+                                       });
+                    return;
+                } else {
+                    qCWarning(lcWorkerRunner).noquote()
+                        << u"task %1: the server did not take state %2 (%3)"_s.arg(m_lease.taskId)
+                               .arg(state, result.error().message);
+                }
+                if (then)
+                    then();
+            });
+}
+
+} // namespace ddl::worker

@@ -1,0 +1,113 @@
+#pragma once
+
+#include "agent/tasklease.h"
+#include "runner/taskprocess.h"
+
+#include <QObject>
+#include <QPointer>
+#include <functional>
+#include <optional>
+
+namespace ddl {
+class ApiClient;
+} // namespace ddl
+
+namespace ddl::worker {
+
+class BlobCache;
+class LogStreamer;
+class VenvManager;
+
+// What the tasks of one worker share.
+struct TaskServices
+{
+    ApiClient *client = nullptr;
+    BlobCache *cache = nullptr;
+    VenvManager *venvs = nullptr;
+    QString tasksRoot;        // WORK_DIR/tasks
+    QString python;           // interpreter when the package has no requirements.txt
+    QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP
+    QString workerName;
+    int logFlushIntervalMs = 100;
+    int killGraceMs = 5000;
+};
+
+// Runs one leased task from start to end: fetches its code and dataset through the cache,
+// extracts the code into WORK_DIR/tasks/<id>/code, prepares a venv when the package has a
+// requirements.txt, runs the process (reporting RUNNING when it starts) while its output streams
+// to the server, then uploads every file of output/ as an artifact and reports the final state:
+// SUCCEEDED for exit code 0, FAILED otherwise, STOPPED when it was cancelled.
+class TaskRunner : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Phase { Preparing, Running, Finishing, Done };
+
+    TaskRunner(const TaskLease &lease, const QList<int> &gpuIndices, const TaskServices &services,
+               QObject *parent = nullptr);
+    ~TaskRunner() override;
+
+    void start();
+    // Ends the task: its process tree gets SIGTERM, then SIGKILL after the grace period.
+    void cancel();
+
+    qint64 taskId() const { return m_lease.taskId; }
+    const TaskLease &lease() const { return m_lease; }
+    const QList<int> &gpuIndices() const { return m_gpuIndices; }
+    Phase phase() const { return m_phase; }
+    const TaskPaths &paths() const { return m_paths; }
+
+signals:
+    // After the final state was reported (or could not be); state is SUCCEEDED, FAILED or STOPPED.
+    void finished(qint64 taskId, const QString &state);
+
+private:
+    struct Artifact
+    {
+        QString filePath;
+        QString relativePath;
+        qint64 size = 0;
+        QString sha256;
+        QString error;
+    };
+
+    bool stillPreparing() const;
+    void fetchPackage();
+    void extractPackage(const QString &blob);
+    void fetchDataset();
+    void prepareEnvironment();
+    void launch();
+    void handleProcessStarted();
+    void handleProcessFinished(int exitCode, const QString &description);
+    void failPreparation(const QString &message);
+    void finishTask(const QString &state, std::optional<int> exitCode, const QString &message,
+                    bool uploadOutputs);
+    void collectArtifacts();
+    void uploadNextArtifact();
+    void postArtifacts();
+    void drainLogAndReport();
+    void reportFinalState();
+    void reportState(const QString &state, std::optional<int> exitCode, const QString &message,
+                     std::function<void()> then, int attempt = 1);
+
+    TaskLease m_lease;
+    QList<int> m_gpuIndices;
+    TaskServices m_services;
+    TaskPaths m_paths;
+    Phase m_phase = Phase::Preparing;
+    LogStreamer *m_log = nullptr;
+    TaskProcess *m_process = nullptr;
+    QString m_python;
+    QString m_venvDir;
+    bool m_cancelled = false;
+    bool m_runningReportInFlight = false;
+    std::function<void()> m_afterRunningReport;
+
+    QString m_finalState;
+    std::optional<int> m_exitCode;
+    QString m_finalMessage;
+    QList<Artifact> m_artifacts;
+    qsizetype m_nextArtifact = 0;
+};
+
+} // namespace ddl::worker
