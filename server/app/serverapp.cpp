@@ -72,7 +72,7 @@ Status ServerApp::start()
     QString host = m_config.listenAddress.toString();
     if (m_config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol)
         host = u'[' + host + u']';
-    qCInfo(lcServer).noquote() << "ddl-server" DDL_VERSION " listening on"
+    qCInfo(lcServer).noquote() << "ddl-server " DDL_VERSION " listening on"
                                << QStringLiteral("https://%1:%2").arg(host).arg(port());
     return Ok{};
 }
@@ -96,7 +96,7 @@ void ServerApp::registerRoutes()
             Error::make(QStringLiteral("not_found"),
                         QStringLiteral("no such endpoint: %1 %2; see docs/api.md")
                             .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
-                                                         .valueToKey(int(request.method()))),
+                                                         .valueToKey(int(request.method()))).toUpper(),
                                  request.url().path())));
         response.write(std::move(responder));
     });

@@ -1,0 +1,168 @@
+#include "config/workerconfig.h"
+
+#include <QCommandLineParser>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using ddl::worker::WorkerConfig;
+
+class tst_WorkerConfig : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void yaml_data();
+    void yaml();
+    void yamlErrors_data();
+    void yamlErrors();
+    void flagsOverrideFile();
+    void defaultsAndValidation();
+    void defaultPython();
+
+private:
+    static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
+    {
+        QCommandLineParser parser;
+        WorkerConfig::addOptions(parser);
+        if (!parser.parse(QStringList{u"ddl-worker"_s} + arguments))
+            return ddl::Error::make(u"bad_flags"_s, parser.errorText());
+        return WorkerConfig::fromParser(parser);
+    }
+};
+
+void tst_WorkerConfig::yaml_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("server");
+    QTest::addColumn<QString>("workDir");
+    QTest::addColumn<int>("gpus");
+    QTest::addColumn<int>("slots");
+    QTest::addColumn<QString>("python");
+
+    QTest::newRow("empty") << QByteArray() << QString() << QString() << -1 << 0 << QString();
+    QTest::newRow("full") << QByteArray("server: https://ddl.example:8443\n"
+                                        "token: secret\n"
+                                        "work_dir: /var/lib/ddl-worker\n"
+                                        "name: gpu-box\n"
+                                        "python: /opt/py/bin/python3\n"
+                                        "gpus: 2\n"
+                                        "slots: 4\n")
+                          << u"https://ddl.example:8443"_s << u"/var/lib/ddl-worker"_s << 2 << 4
+                          << u"/opt/py/bin/python3"_s;
+    QTest::newRow("quoted numbers") << QByteArray("gpus: '0'\nslots: \"1\"\n") << QString()
+                                    << QString() << 0 << 1 << QString();
+}
+
+void tst_WorkerConfig::yaml()
+{
+    QFETCH(QByteArray, yaml);
+    const ddl::Result<WorkerConfig> config = WorkerConfig::fromYaml(yaml, u"worker.yaml"_s);
+    QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().message));
+    QFETCH(QString, server);
+    QCOMPARE(config->serverUrl.toString(), server);
+    QTEST(config->workDir, "workDir");
+    QTEST(config->gpus, "gpus");
+    QTEST(config->slotCount, "slots");
+    QTEST(config->python, "python");
+}
+
+void tst_WorkerConfig::yamlErrors_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<QString>("messagePart");
+
+    QTest::newRow("unknown key") << QByteArray("server: https://a\nwork-dir: /x\n")
+                                 << u"work-dir"_s << u"unknown key 'work-dir'"_s;
+    QTest::newRow("negative gpus") << QByteArray("gpus: -1\n") << u"gpus"_s << u">= 0"_s;
+    QTest::newRow("text slots") << QByteArray("slots: many\n") << u"slots"_s << u"'many'"_s;
+    QTest::newRow("list value") << QByteArray("python: [a, b]\n") << u"python"_s
+                                << u"single value"_s;
+    QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QString() << u"mapping"_s;
+    QTest::newRow("bad yaml") << QByteArray("server: [unclosed\n") << QString()
+                              << u"not valid YAML"_s;
+}
+
+void tst_WorkerConfig::yamlErrors()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QString, field);
+    QFETCH(QString, messagePart);
+    const ddl::Result<WorkerConfig> config = WorkerConfig::fromYaml(yaml, u"worker.yaml"_s);
+    QVERIFY(!config.ok());
+    QCOMPARE(config.error().field, field);
+    QVERIFY2(config.error().message.contains(messagePart), qPrintable(config.error().message));
+    QVERIFY(config.error().message.startsWith(u"worker.yaml"));
+}
+
+void tst_WorkerConfig::flagsOverrideFile()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(u"worker.yaml"_s);
+    QFile yaml(file);
+    QVERIFY(yaml.open(QIODevice::WriteOnly));
+    yaml.write("server: https://from-file:1\nwork_dir: " + dir.path().toUtf8()
+               + "\ngpus: 3\nslots: 2\nname: file-name\n");
+    yaml.close();
+
+    const ddl::Result<WorkerConfig> config = parse(
+        {u"--config"_s, file, u"--server"_s, u"https://from-flag:2"_s, u"--gpus"_s, u"1"_s,
+         u"--token"_s, u"enroll-me"_s});
+    QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().message));
+    QCOMPARE(config->serverUrl, QUrl(u"https://from-flag:2"_s));
+    QCOMPARE(config->gpus, 1);        // flag wins
+    QCOMPARE(config->slotCount, 2);   // from the file
+    QCOMPARE(config->name, u"file-name"_s);
+    QCOMPARE(config->enrollToken, u"enroll-me"_s);
+    QCOMPARE(config->workDir, QDir(dir.path()).absolutePath());
+}
+
+void tst_WorkerConfig::defaultsAndValidation()
+{
+    QTemporaryDir dir;
+    const ddl::Result<WorkerConfig> relative = parse(
+        {u"--server"_s, u"https://h:1"_s, u"--work-dir"_s, u"relative/dir"_s});
+    QVERIFY(relative.ok());
+    QVERIFY(QDir::isAbsolutePath(relative->workDir));
+    QVERIFY(!relative->name.isEmpty());
+    QVERIFY(!relative->python.isEmpty());
+    QCOMPARE(relative->gpus, -1);
+
+    const ddl::Result<WorkerConfig> noServer = parse({u"--work-dir"_s, dir.path()});
+    QVERIFY(!noServer.ok());
+    QCOMPARE(noServer.error().field, u"server"_s);
+
+    const ddl::Result<WorkerConfig> noWorkDir = parse({u"--server"_s, u"https://h:1"_s});
+    QVERIFY(!noWorkDir.ok());
+    QCOMPARE(noWorkDir.error().field, u"work_dir"_s);
+
+    const ddl::Result<WorkerConfig> badScheme = parse(
+        {u"--server"_s, u"ftp://h:1"_s, u"--work-dir"_s, dir.path()});
+    QVERIFY(!badScheme.ok());
+
+    const ddl::Result<WorkerConfig> badGpus = parse(
+        {u"--server"_s, u"https://h:1"_s, u"--work-dir"_s, dir.path(), u"--gpus"_s, u"two"_s});
+    QVERIFY(!badGpus.ok());
+    QCOMPARE(badGpus.error().field, u"gpus"_s);
+
+    const ddl::Result<WorkerConfig> missingCa = parse({u"--server"_s, u"https://h:1"_s,
+                                                       u"--work-dir"_s, dir.path(),
+                                                       u"--ca-cert"_s, dir.filePath(u"no.pem"_s)});
+    QVERIFY(!missingCa.ok());
+    QCOMPARE(missingCa.error().field, u"ca_cert"_s);
+}
+
+void tst_WorkerConfig::defaultPython()
+{
+    const QString python = ddl::worker::defaultPythonInterpreter();
+    if (QFileInfo(u"/usr/bin/python3"_s).isExecutable())
+        QCOMPARE(python, u"/usr/bin/python3"_s);
+    else
+        QVERIFY(python.endsWith(u"python3"));
+}
+
+QTEST_GUILESS_MAIN(tst_WorkerConfig)
+#include "tst_workerconfig.moc"
