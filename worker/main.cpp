@@ -36,8 +36,8 @@ int main(int argc, char *argv[])
     ddl::worker::WorkerConfig::addOptions(parser);
     parser.process(app);
     if (!parser.positionalArguments().isEmpty()) {
-        printError(u"unexpected argument '%1'; see --help"_s.arg(parser.positionalArguments()
-                                                                      .constFirst()));
+        printError(u"unexpected argument '%1'; see --help"_s.arg(
+            parser.positionalArguments().constFirst()));
         return 2;
     }
     const ddl::Result<ddl::worker::WorkerConfig> config =
@@ -49,17 +49,17 @@ int main(int argc, char *argv[])
 
     ddl::worker::WorkerAgent agent(*config);
     ddl::worker::TerminationSignals termination;
-    QObject::connect(&termination, &ddl::worker::TerminationSignals::terminationRequested,
-                     &app, [&agent](int) {
-                         agent.shutdown();
-                         QCoreApplication::quit();
-                     });
-    QObject::connect(&agent, &ddl::worker::WorkerAgent::fatalError, &app,
-                     [&agent](const QString &message) {
-                         printError(message);
-                         agent.shutdown();
-                         QCoreApplication::exit(1);
-                     });
+    QObject::connect(
+        &termination, &ddl::worker::TerminationSignals::terminationRequested, &app, [&agent](int) {
+            agent.shutdown();
+            QCoreApplication::quit();
+        });
+    QObject::connect(
+        &agent, &ddl::worker::WorkerAgent::fatalError, &app, [&agent](const QString &message) {
+            printError(message);
+            agent.shutdown();
+            QCoreApplication::exit(1);
+        });
     const ddl::Status started = agent.start();
     if (!started) {
         printError(started.error().message);

@@ -38,9 +38,14 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                            QStringLiteral("sha256 must be 64 lowercase hex characters"),
                            QStringLiteral("sha256"));
     }
-    if (size < 0 || size > m_maxBlobBytes) {
+    if (size < 0) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("size must be the blob's length in bytes (>= 0)"),
+                           QStringLiteral("size"));
+    }
+    if (size > m_maxBlobBytes) {
         return Error::make(QStringLiteral("payload_too_large"),
-                           QStringLiteral("size %1 is outside 0..%2 bytes, the server's limit")
+                           QStringLiteral("size %1 is over the server's limit of %2 bytes")
                                .arg(size)
                                .arg(m_maxBlobBytes),
                            QStringLiteral("size"));

@@ -41,7 +41,7 @@ Status JobProgress::taskEnded(qint64 taskId, const TaskOutcome &outcome)
         return begun;
     Result<QSqlQuery> update = runSql(
         m_db,
-        QStringLiteral("UPDATE tasks SET state = ?, exit_code = ?, message = ?, finished_at = ? "
+        QStringLiteral("UPDATE tasks SET state = ?, exit_code = ?, message = COALESCE(?, ''), finished_at = ? "
                        "WHERE id = ? AND state = ?"),
         {outcome.state, outcome.exitCode ? QVariant(*outcome.exitCode) : QVariant(),
          outcome.message, nowMs(), taskId, JobState::Running});

@@ -232,11 +232,21 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
         if (!isSha256Hex(sha256) || !m_uploads.ownsBlob(owner, sha256))
             return badField(field + QStringLiteral(".sha256"),
                             QStringLiteral("names no blob this worker uploaded"));
+        // The size users see and downloads are cut by is the stored blob's, never a claim.
+        Result<QSqlQuery> blob = runSql(m_db, QStringLiteral("SELECT size FROM blobs WHERE sha256 = ?"),
+                                        {sha256});
+        if (!blob)
+            return blob.error();
+        const qint64 size = blob->next() ? blob->value(0).toLongLong() : -1;
+        if (file.contains(QStringLiteral("size"))
+            && file.value(QStringLiteral("size")).toInteger(-2) != size)
+            return badField(field + QStringLiteral(".size"),
+                            QStringLiteral("is not the size of the uploaded blob (%1)").arg(size));
         Result<QSqlQuery> insert = runSql(
             m_db,
             QStringLiteral("INSERT OR REPLACE INTO artifacts (job_id, path, size, sha256) SELECT "
                            "job_id, ?, ?, ? FROM tasks WHERE id = ?"),
-            {path, file.value(QStringLiteral("size")).toInteger(), sha256, taskId});
+            {path, size, sha256, taskId});
         if (!insert)
             return insert.error();
     }

@@ -20,6 +20,7 @@ private slots:
     void flagsOverrideFile();
     void defaultsAndValidation();
     void defaultPython();
+    void exampleFileParses();
 
 private:
     static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
@@ -51,8 +52,8 @@ void tst_WorkerConfig::yaml_data()
                                         "slots: 4\n")
                           << u"https://ddl.example:8443"_s << u"/var/lib/ddl-worker"_s << 2 << 4
                           << u"/opt/py/bin/python3"_s;
-    QTest::newRow("quoted numbers") << QByteArray("gpus: '0'\nslots: \"1\"\n") << QString()
-                                    << QString() << 0 << 1 << QString();
+    QTest::newRow("quoted numbers")
+        << QByteArray("gpus: '0'\nslots: \"1\"\n") << QString() << QString() << 0 << 1 << QString();
 }
 
 void tst_WorkerConfig::yaml()
@@ -74,8 +75,8 @@ void tst_WorkerConfig::yamlErrors_data()
     QTest::addColumn<QString>("field");
     QTest::addColumn<QString>("messagePart");
 
-    QTest::newRow("unknown key") << QByteArray("server: https://a\nwork-dir: /x\n")
-                                 << u"work-dir"_s << u"unknown key 'work-dir'"_s;
+    QTest::newRow("unknown key") << QByteArray("server: https://a\nwork-dir: /x\n") << u"work-dir"_s
+                                 << u"unknown key 'work-dir'"_s;
     QTest::newRow("negative gpus") << QByteArray("gpus: -1\n") << u"gpus"_s << u">= 0"_s;
     QTest::newRow("text slots") << QByteArray("slots: many\n") << u"slots"_s << u"'many'"_s;
     QTest::newRow("list value") << QByteArray("python: [a, b]\n") << u"python"_s
@@ -104,17 +105,22 @@ void tst_WorkerConfig::flagsOverrideFile()
     const QString file = dir.filePath(u"worker.yaml"_s);
     QFile yaml(file);
     QVERIFY(yaml.open(QIODevice::WriteOnly));
-    yaml.write("server: https://from-file:1\nwork_dir: " + dir.path().toUtf8()
-               + "\ngpus: 3\nslots: 2\nname: file-name\n");
+    yaml.write("server: https://from-file:1\nwork_dir: " + dir.path().toUtf8() +
+               "\ngpus: 3\nslots: 2\nname: file-name\n");
     yaml.close();
 
-    const ddl::Result<WorkerConfig> config = parse(
-        {u"--config"_s, file, u"--server"_s, u"https://from-flag:2"_s, u"--gpus"_s, u"1"_s,
-         u"--token"_s, u"enroll-me"_s});
+    const ddl::Result<WorkerConfig> config = parse({u"--config"_s,
+                                                    file,
+                                                    u"--server"_s,
+                                                    u"https://from-flag:2"_s,
+                                                    u"--gpus"_s,
+                                                    u"1"_s,
+                                                    u"--token"_s,
+                                                    u"enroll-me"_s});
     QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().message));
     QCOMPARE(config->serverUrl, QUrl(u"https://from-flag:2"_s));
-    QCOMPARE(config->gpus, 1);        // flag wins
-    QCOMPARE(config->slotCount, 2);   // from the file
+    QCOMPARE(config->gpus, 1);      // flag wins
+    QCOMPARE(config->slotCount, 2); // from the file
     QCOMPARE(config->name, u"file-name"_s);
     QCOMPARE(config->enrollToken, u"enroll-me"_s);
     QCOMPARE(config->workDir, QDir(dir.path()).absolutePath());
@@ -123,8 +129,8 @@ void tst_WorkerConfig::flagsOverrideFile()
 void tst_WorkerConfig::defaultsAndValidation()
 {
     QTemporaryDir dir;
-    const ddl::Result<WorkerConfig> relative = parse(
-        {u"--server"_s, u"https://h:1"_s, u"--work-dir"_s, u"relative/dir"_s});
+    const ddl::Result<WorkerConfig> relative =
+        parse({u"--server"_s, u"https://h:1"_s, u"--work-dir"_s, u"relative/dir"_s});
     QVERIFY(relative.ok());
     QVERIFY(QDir::isAbsolutePath(relative->workDir));
     QVERIFY(!relative->name.isEmpty());
@@ -139,8 +145,8 @@ void tst_WorkerConfig::defaultsAndValidation()
     QVERIFY(!noWorkDir.ok());
     QCOMPARE(noWorkDir.error().field, u"work_dir"_s);
 
-    const ddl::Result<WorkerConfig> badScheme = parse(
-        {u"--server"_s, u"ftp://h:1"_s, u"--work-dir"_s, dir.path()});
+    const ddl::Result<WorkerConfig> badScheme =
+        parse({u"--server"_s, u"ftp://h:1"_s, u"--work-dir"_s, dir.path()});
     QVERIFY(!badScheme.ok());
 
     const ddl::Result<WorkerConfig> badGpus = parse(
@@ -148,9 +154,12 @@ void tst_WorkerConfig::defaultsAndValidation()
     QVERIFY(!badGpus.ok());
     QCOMPARE(badGpus.error().field, u"gpus"_s);
 
-    const ddl::Result<WorkerConfig> missingCa = parse({u"--server"_s, u"https://h:1"_s,
-                                                       u"--work-dir"_s, dir.path(),
-                                                       u"--ca-cert"_s, dir.filePath(u"no.pem"_s)});
+    const ddl::Result<WorkerConfig> missingCa = parse({u"--server"_s,
+                                                       u"https://h:1"_s,
+                                                       u"--work-dir"_s,
+                                                       dir.path(),
+                                                       u"--ca-cert"_s,
+                                                       dir.filePath(u"no.pem"_s)});
     QVERIFY(!missingCa.ok());
     QCOMPARE(missingCa.error().field, u"ca_cert"_s);
 }
@@ -162,6 +171,18 @@ void tst_WorkerConfig::defaultPython()
         QCOMPARE(python, u"/usr/bin/python3"_s);
     else
         QVERIFY(python.endsWith(u"python3"));
+}
+
+void tst_WorkerConfig::exampleFileParses()
+{
+    const QString source = qEnvironmentVariable("DDL_SOURCE_DIR");
+    if (source.isEmpty())
+        QSKIP("DDL_SOURCE_DIR is not set (run through ctest)");
+    const ddl::Result<WorkerConfig> config =
+        WorkerConfig::fromYamlFile(source + u"/worker/worker.example.yaml"_s);
+    QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().message));
+    QCOMPARE(config->workDir, u"/var/lib/ddl-worker"_s);
+    QCOMPARE(config->gpus, -1);
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

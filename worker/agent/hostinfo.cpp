@@ -54,14 +54,14 @@ static QList<GpuInfo> queryNvidiaSmi()
 {
     const QString program = QStandardPaths::findExecutable(u"nvidia-smi"_s);
     if (program.isEmpty()) {
-        qCInfo(lcWorkerAgent) << "nvidia-smi not found: no GPUs detected (declare them with --gpus N)";
+        qCInfo(lcWorkerAgent)
+            << "nvidia-smi not found: no GPUs detected (declare them with --gpus N)";
         return {};
     }
     QProcess process;
-    process.start(program, {u"--query-gpu=index,name,memory.total"_s,
-                            u"--format=csv,noheader"_s});
-    if (!process.waitForFinished(15000) || process.exitStatus() != QProcess::NormalExit
-        || process.exitCode() != 0) {
+    process.start(program, {u"--query-gpu=index,name,memory.total"_s, u"--format=csv,noheader"_s});
+    if (!process.waitForFinished(15000) || process.exitStatus() != QProcess::NormalExit ||
+        process.exitCode() != 0) {
         qCWarning(lcWorkerAgent).noquote()
             << "nvidia-smi failed; no GPUs detected:"
             << QString::fromLocal8Bit(process.readAllStandardError()).trimmed();
@@ -93,8 +93,8 @@ QString detectAdvertiseAddress()
     const QList<QNetworkInterface> interfaces = QNetworkInterface::allInterfaces();
     for (const QNetworkInterface &interface : interfaces) {
         const auto flags = interface.flags();
-        if (!(flags & QNetworkInterface::IsUp) || !(flags & QNetworkInterface::IsRunning)
-            || (flags & QNetworkInterface::IsLoopBack)) {
+        if (!(flags & QNetworkInterface::IsUp) || !(flags & QNetworkInterface::IsRunning) ||
+            (flags & QNetworkInterface::IsLoopBack)) {
             continue;
         }
         for (const QNetworkAddressEntry &entry : interface.addressEntries()) {
@@ -110,9 +110,9 @@ Result<quint16> allocateFreePort()
 {
     QTcpServer server;
     if (!server.listen(QHostAddress::Any, 0)) {
-        return Error::make(u"no_port"_s,
-                           u"cannot find a free TCP port for the task: %1"_s.arg(
-                               server.errorString()));
+        return Error::make(
+            u"no_port"_s,
+            u"cannot find a free TCP port for the task: %1"_s.arg(server.errorString()));
     }
     const quint16 port = server.serverPort();
     server.close();

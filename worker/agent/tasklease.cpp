@@ -61,8 +61,8 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     const QJsonObject env = object.value(u"env"_s).toObject();
     for (auto it = env.begin(); it != env.end(); ++it) {
         const QJsonValue value = it.value();
-        lease.env.insert(it.key(), value.isString() ? value.toString()
-                                                    : value.toVariant().toString());
+        lease.env.insert(it.key(),
+                         value.isString() ? value.toString() : value.toVariant().toString());
     }
     return lease;
 }

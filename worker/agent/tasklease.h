@@ -20,12 +20,12 @@ struct TaskLease
     int attempt = 1;
     QString role;
     int roleIndex = 0;
-    QString command;        // kind OpenPai: run through /bin/sh -c in the code folder
+    QString command; // kind OpenPai: run through /bin/sh -c in the code folder
     int gpus = 0;
     int cpus = 0;
     qint64 memoryMb = 0;
     QString packageSha256;
-    QString datasetSha256;  // empty: the job has no dataset
+    QString datasetSha256; // empty: the job has no dataset
     QMap<QString, QString> env;
 
     // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that

@@ -19,14 +19,14 @@ namespace {
 
 bool isUnauthorized(const Error &error)
 {
-    return error.code == u"unauthorized" || error.code == u"session_expired"
-           || error.code == u"http_401";
+    return error.code == u"unauthorized" || error.code == u"session_expired" ||
+           error.code == u"http_401";
 }
 
 bool isTransient(const Error &error)
 {
-    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
-           || error.code == u"internal" || error.code.startsWith(u"http_5");
+    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network" ||
+           error.code == u"internal" || error.code.startsWith(u"http_5");
 }
 
 } // namespace
@@ -56,18 +56,22 @@ QString WorkerAgent::identityPath() const
 
 Status WorkerAgent::start()
 {
+    const bool newWorkDir = !QFileInfo::exists(m_config.workDir);
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
         if (!QDir().mkpath(path)) {
             return Error::make(u"io_error"_s,
-                               u"cannot create %1; check that the work folder %2 is writable"_s
-                                   .arg(path, m_config.workDir),
+                               u"cannot create %1; check that the work folder %2 is writable"_s.arg(
+                                   path, m_config.workDir),
                                u"work-dir"_s);
         }
     }
-    // The identity file holds a secret: the work folder is the owner's only.
-    QFile::setPermissions(m_config.workDir, QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                                | QFileDevice::ExeOwner);
+    // A work folder the worker makes is its owner's only (worker.json is 0600 in any case).
+    if (newWorkDir) {
+        QFile::setPermissions(m_config.workDir,
+                              QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner);
+    }
 
     ServerTrust trust;
     if (!m_config.caCertFile.isEmpty()) {
@@ -82,11 +86,31 @@ Status WorkerAgent::start()
     }
     m_client = new ApiClient(m_config.serverUrl, trust, this);
 
+    const Result<std::optional<WorkerIdentity>> identity = WorkerIdentity::load(identityPath());
+    if (!identity) {
+        if (m_config.enrollToken.isEmpty())
+            return identity.error();
+        qCWarning(lcWorkerAgent).noquote() << identity.error().message + u"; enrolling again"_s;
+    } else if (*identity && (*identity)->server == m_config.serverUrl.toString()) {
+        m_identity = **identity;
+    } else if (*identity) {
+        qCInfo(lcWorkerAgent).noquote() << u"%1 belongs to the server %2; enrolling with %3"_s.arg(
+            identityPath(), (*identity)->server, m_config.serverUrl.toString());
+    }
+    if (!m_identity && m_config.enrollToken.isEmpty()) {
+        return Error::make(
+            u"no_token"_s,
+            u"this worker has no enrollment for %1 in %2 and no enrollment token "
+            u"was given; create one with 'ddl-server token create --data-dir "
+            u"DIR' and pass it with --token"_s.arg(m_config.serverUrl.toString(), identityPath()),
+            u"token"_s);
+    }
+
     m_resources = detectHostResources(m_config.gpus);
-    m_slots = m_config.slotCount > 0 ? m_config.slotCount
-                                 : std::max(1, int(m_resources.gpus.size()));
-    m_advertiseAddress = m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress()
-                                                             : m_config.advertiseAddress;
+    m_slots =
+        m_config.slotCount > 0 ? m_config.slotCount : std::max(1, int(m_resources.gpus.size()));
+    m_advertiseAddress =
+        m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
     QStringList gpuNames;
     for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
         gpuNames << u"%1: %2"_s.arg(gpu.index).arg(gpu.name);
@@ -105,34 +129,14 @@ Status WorkerAgent::start()
     m_cache = new BlobCache(m_client, m_config.workDir + u"/cache"_s, this);
     m_venvs = new VenvManager(m_config.workDir + u"/venvs"_s, m_config.python, this);
 
-    const Result<std::optional<WorkerIdentity>> identity = WorkerIdentity::load(identityPath());
-    if (!identity) {
-        if (m_config.enrollToken.isEmpty())
-            return identity.error();
-        qCWarning(lcWorkerAgent).noquote() << identity.error().message + u"; enrolling again"_s;
-    } else if (*identity && (*identity)->server == m_config.serverUrl.toString()) {
-        m_identity = **identity;
-    } else if (*identity) {
-        qCInfo(lcWorkerAgent).noquote()
-            << u"%1 belongs to the server %2; enrolling with %3"_s.arg(
-                   identityPath(), (*identity)->server, m_config.serverUrl.toString());
-    }
     if (m_identity) {
-        qCInfo(lcWorkerAgent).noquote()
-            << u"reusing the enrollment in %1 (worker %2)"_s.arg(identityPath(),
-                                                                 m_identity->workerId);
+        qCInfo(lcWorkerAgent).noquote() << u"reusing the enrollment in %1 (worker %2)"_s.arg(
+            identityPath(), m_identity->workerId);
         m_client->setBearerToken(m_identity->workerToken);
         QTimer::singleShot(0, this, &WorkerAgent::beginOperating);
-        return Ok{};
+    } else {
+        QTimer::singleShot(0, this, &WorkerAgent::enroll);
     }
-    if (m_config.enrollToken.isEmpty()) {
-        return Error::make(u"no_token"_s,
-                           u"this worker has not enrolled yet (no %1) and no enrollment token "
-                           u"was given; create one with 'ddl-server token create --data-dir "
-                           u"DIR' and pass it with --token"_s.arg(identityPath()),
-                           u"token"_s);
-    }
-    QTimer::singleShot(0, this, &WorkerAgent::enroll);
     return Ok{};
 }
 
@@ -182,8 +186,8 @@ void WorkerAgent::handleEnrollAnswer()
         if (isTransient(error)) {
             if (!m_enrollFailureLogged) {
                 qCWarning(lcWorkerAgent).noquote()
-                    << u"cannot enroll yet: %1; retrying every %2 s"_s.arg(error.message).arg(
-                           m_config.enrollRetryMs / 1000);
+                    << u"cannot enroll yet: %1; retrying every %2 s"_s.arg(error.message)
+                           .arg(m_config.enrollRetryMs / 1000);
                 m_enrollFailureLogged = true;
             }
             m_enrollRetryTimer.start();
@@ -242,9 +246,9 @@ bool WorkerAgent::handleUnauthorized(const Error &error, const char *what)
         return true;
     stopOperating();
     if (m_config.enrollToken.isEmpty()) {
-        emit fatalError(u"the server no longer accepts this worker's credentials (%1) and no "
-                        u"enrollment token was given to enroll again; pass --token"_s.arg(
-                            error.message));
+        emit fatalError(
+            u"the server no longer accepts this worker's credentials (%1) and no "
+            u"enrollment token was given to enroll again; pass --token"_s.arg(error.message));
         return true;
     }
     qCWarning(lcWorkerAgent).noquote()
@@ -273,11 +277,17 @@ void WorkerAgent::handleHeartbeatAnswer()
     request->deleteLater();
     const Result<ApiResponse> &result = request->result();
     if (!result) {
-        if (!handleUnauthorized(result.error(), "heartbeat")) {
-            qCWarning(lcWorkerAgent).noquote() << "heartbeat failed:" << result.error().message;
+        // Said once per outage, not every two seconds.
+        if (!handleUnauthorized(result.error(), "heartbeat") && !m_heartbeatFailing) {
+            qCWarning(lcWorkerAgent).noquote()
+                << u"heartbeat failed: %1; running tasks go on, retrying"_s.arg(
+                       result.error().message);
+            m_heartbeatFailing = true;
         }
         return;
     }
+    if (std::exchange(m_heartbeatFailing, false))
+        qCInfo(lcWorkerAgent) << "heartbeats reach the server again";
     const QJsonArray cancel = result->json().value(u"cancel"_s).toArray();
     for (const QJsonValue &value : cancel) {
         const qint64 id = value.isString() ? value.toString().toLongLong() : value.toInteger();
@@ -313,11 +323,11 @@ void WorkerAgent::pollLease()
         usedCpus += runner->lease().cpus;
         usedMemory += runner->lease().memoryMb;
     }
-    const QJsonObject body{{u"free_slots"_s, freeSlots()},
-                           {u"free_gpus"_s, int(freeGpus().size())},
-                           {u"free_cpus"_s, std::max(0, m_resources.cpus - usedCpus)},
-                           {u"free_memory_mb"_s,
-                            std::max<qint64>(0, m_resources.memoryMb - usedMemory)}};
+    const QJsonObject body{
+        {u"free_slots"_s, freeSlots()},
+        {u"free_gpus"_s, int(freeGpus().size())},
+        {u"free_cpus"_s, std::max(0, m_resources.cpus - usedCpus)},
+        {u"free_memory_mb"_s, std::max<qint64>(0, m_resources.memoryMb - usedMemory)}};
     m_leaseRequest = m_client->postJson(u"/v1/workers/lease"_s, body);
     connect(m_leaseRequest, &ApiRequest::finished, this, &WorkerAgent::handleLeaseAnswer);
 }
@@ -352,10 +362,10 @@ void WorkerAgent::startTask(const TaskLease &lease)
 {
     const QList<int> free = freeGpus();
     if (lease.gpus > free.size()) {
-        rejectTask(lease.taskId, u"the task needs %1 GPU(s) and worker %2 has %3 free"_s
-                                     .arg(lease.gpus)
-                                     .arg(m_config.name)
-                                     .arg(free.size()));
+        rejectTask(lease.taskId,
+                   u"the task needs %1 GPU(s) and worker %2 has %3 free"_s.arg(lease.gpus)
+                       .arg(m_config.name)
+                       .arg(free.size()));
         return;
     }
     const QList<int> gpus = free.first(lease.gpus);
@@ -379,7 +389,8 @@ void WorkerAgent::startTask(const TaskLease &lease)
     qCInfo(lcWorkerAgent).noquote()
         << u"task %1 leased: job %2, %3, role %4 #%5, %6 GPU(s)"_s.arg(lease.taskId)
                .arg(lease.jobName.isEmpty() ? lease.jobUuid : lease.jobName,
-                    TaskLease::kindName(lease.kind), lease.role)
+                    TaskLease::kindName(lease.kind),
+                    lease.role)
                .arg(lease.roleIndex)
                .arg(lease.gpus);
     emit taskStarted(lease.taskId);
@@ -388,8 +399,8 @@ void WorkerAgent::startTask(const TaskLease &lease)
 
 void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
 {
-    QJsonObject body{{u"state"_s, u"FAILED"_s}, {u"exit_code"_s, QJsonValue()},
-                     {u"message"_s, message}};
+    QJsonObject body{
+        {u"state"_s, u"FAILED"_s}, {u"exit_code"_s, QJsonValue()}, {u"message"_s, message}};
     ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
     connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
 }

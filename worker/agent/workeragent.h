@@ -88,6 +88,7 @@ private:
     ApiRequest *m_leaseRequest = nullptr;
     bool m_operating = false;
     bool m_enrollFailureLogged = false;
+    bool m_heartbeatFailing = false;
     QMap<qint64, TaskRunner *> m_tasks;
     QSet<int> m_busyGpus;
 };

@@ -11,7 +11,7 @@ namespace ddl::worker {
 // WORK_DIR/worker.json (mode 0600) and reused on restart, for the server they came from.
 struct WorkerIdentity
 {
-    QString server;      // base URL of the server that issued them
+    QString server; // base URL of the server that issued them
     QString workerId;
     QString workerToken; // secret: never logged
 

@@ -67,8 +67,8 @@ void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done
 void BlobCache::downloadBlob(const QString &sha256)
 {
     qCInfo(lcWorkerCache) << "fetching blob" << sha256 << "from the server";
-    auto *download = new RangeDownload(m_client, u"/v1/workers/blobs/"_s + sha256, {},
-                                       blobPath(sha256), sha256, this);
+    auto *download = new RangeDownload(
+        m_client, u"/v1/workers/blobs/"_s + sha256, {}, blobPath(sha256), sha256, this);
     connect(download, &RangeDownload::finished, this, [this, download, sha256] {
         download->deleteLater();
         const Result<QString> result = download->result();
@@ -110,8 +110,8 @@ void BlobCache::extractDataset(const QString &sha256, const QString &blob)
     const QString destination = datasetPath(sha256);
     // Extract beside the final folder and rename it into place, so that a folder under its
     // digest is always complete, even after a crash half-way.
-    const QString partial = m_root + u"/datasets/.partial-"_s
-                            + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    const QString partial =
+        m_root + u"/datasets/.partial-"_s + QUuid::createUuid().toString(QUuid::WithoutBraces);
     auto *watcher = new QFutureWatcher<Status>(this);
     connect(watcher, &QFutureWatcher<Status>::finished, this, [=, this] {
         watcher->deleteLater();
@@ -119,9 +119,8 @@ void BlobCache::extractDataset(const QString &sha256, const QString &blob)
         if (status && !QDir().rename(partial, destination)) {
             QDir(partial).removeRecursively();
             if (!QFileInfo(destination).isDir()) {
-                status = Error::make(u"io_error"_s,
-                                     u"cannot move the extracted dataset into %1"_s.arg(
-                                         destination));
+                status = Error::make(
+                    u"io_error"_s, u"cannot move the extracted dataset into %1"_s.arg(destination));
             }
         }
         if (status) {
@@ -133,9 +132,9 @@ void BlobCache::extractDataset(const QString &sha256, const QString &blob)
             qCWarning(lcWorkerCache).noquote()
                 << u"cannot extract dataset %1: %2"_s.arg(sha256, status.error().message);
             notify(m_datasetWaiters.take(sha256),
-                   Error::make(status.error().code,
-                               u"cannot extract dataset %1: %2"_s.arg(sha256,
-                                                                     status.error().message)));
+                   Error::make(
+                       status.error().code,
+                       u"cannot extract dataset %1: %2"_s.arg(sha256, status.error().message)));
         }
     });
     watcher->setFuture(QtConcurrent::run(extractArchive, blob, partial));

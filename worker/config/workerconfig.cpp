@@ -55,19 +55,23 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
     if (root.IsNull())
         return config;
     if (!root.IsMap()) {
-        return Error::make(u"invalid_config"_s,
-                           u"%1: expected a mapping of keys (server: ..., work_dir: ...)"_s.arg(
-                               origin));
+        return Error::make(
+            u"invalid_config"_s,
+            u"%1: expected a mapping of keys (server: ..., work_dir: ...)"_s.arg(origin));
     }
-    static const char *const known[] = {configkey::Server, configkey::Token,
-                                        configkey::CaCert, configkey::WorkDir,
-                                        configkey::Name,   configkey::Python,
-                                        configkey::AdvertiseAddress, configkey::Gpus,
+    static const char *const known[] = {configkey::Server,
+                                        configkey::Token,
+                                        configkey::CaCert,
+                                        configkey::WorkDir,
+                                        configkey::Name,
+                                        configkey::Python,
+                                        configkey::AdvertiseAddress,
+                                        configkey::Gpus,
                                         configkey::Slots};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
-        const bool isKnown = std::any_of(std::begin(known), std::end(known),
-                                         [&](const char *k) { return key == k; });
+        const bool isKnown = std::any_of(
+            std::begin(known), std::end(known), [&](const char *k) { return key == k; });
         if (!isKnown) {
             QStringList names;
             for (const char *k : known)
@@ -81,7 +85,9 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return configError(origin, key.c_str(), u"must be a single value"_s);
     }
 
-    auto text = [&](const char *key) { return QString::fromStdString(root[key].as<std::string>()); };
+    auto text = [&](const char *key) {
+        return QString::fromStdString(root[key].as<std::string>());
+    };
     if (root[configkey::Server]) {
         config.serverUrl = QUrl(text(configkey::Server));
         if (!config.serverUrl.isValid())
@@ -129,17 +135,19 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
 {
     parser.addOptions({
         {u"config"_s, u"Read settings from this YAML file; flags override it."_s, u"file"_s},
-        {flagName(configkey::Server), u"Base URL of the DDL server (https://host:port)."_s,
+        {flagName(configkey::Server),
+         u"Base URL of the DDL server (https://host:port)."_s,
          u"url"_s},
         {flagName(configkey::Token),
          u"Enrollment token (ddl-server token create); needed until the worker has enrolled."_s,
          u"token"_s},
-        {flagName(configkey::CaCert), u"Trust the server certificate or CA in this PEM file."_s,
+        {flagName(configkey::CaCert),
+         u"Trust the server certificate or CA in this PEM file."_s,
          u"file"_s},
         {flagName(configkey::WorkDir),
-         u"Folder for the worker's identity, caches, venvs and task folders."_s, u"dir"_s},
-        {flagName(configkey::Name), u"Name shown by the server (default: host name)."_s,
-         u"name"_s},
+         u"Folder for the worker's identity, caches, venvs and task folders."_s,
+         u"dir"_s},
+        {flagName(configkey::Name), u"Name shown by the server (default: host name)."_s, u"name"_s},
         {flagName(configkey::Python),
          u"Python interpreter for DDL tasks (default: /usr/bin/python3, else python3)."_s,
          u"path"_s},
@@ -147,8 +155,9 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Address other tasks reach this worker at (PAI_CURRENT_CONTAINER_IP)."_s,
          u"address"_s},
         {flagName(configkey::Gpus), u"Declare N GPUs instead of asking nvidia-smi."_s, u"n"_s},
-        {flagName(configkey::Slots), u"Run at most N tasks at once (default: one per GPU, at "
-                                     u"least one)."_s,
+        {flagName(configkey::Slots),
+         u"Run at most N tasks at once (default: one per GPU, at "
+         u"least one)."_s,
          u"n"_s},
     });
 }
@@ -224,10 +233,10 @@ Status WorkerConfig::validate() const
     }
     const QString scheme = serverUrl.scheme();
     if ((scheme != u"https" && scheme != u"http") || serverUrl.host().isEmpty()) {
-        return Error::make(u"invalid_config"_s,
-                           u"the server URL '%1' must look like https://HOST:PORT"_s.arg(
-                               serverUrl.toString()),
-                           QString::fromLatin1(configkey::Server));
+        return Error::make(
+            u"invalid_config"_s,
+            u"the server URL '%1' must look like https://HOST:PORT"_s.arg(serverUrl.toString()),
+            QString::fromLatin1(configkey::Server));
     }
     if (workDir.isEmpty()) {
         return Error::make(u"invalid_config"_s,

@@ -10,8 +10,8 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
 
-LogStreamer::LogStreamer(ApiClient *client, qint64 taskId, const QString &logPath,
-                         int intervalMs, QObject *parent)
+LogStreamer::LogStreamer(
+    ApiClient *client, qint64 taskId, const QString &logPath, int intervalMs, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_taskId(taskId)
@@ -24,18 +24,20 @@ LogStreamer::LogStreamer(ApiClient *client, qint64 taskId, const QString &logPat
     connect(&m_drainTimer, &QTimer::timeout, this, [this] {
         qCWarning(lcWorkerRunner).noquote()
             << u"task %1: %2 bytes of its log could not be sent to the server; they are kept in "
-               u"%3"_s.arg(m_taskId).arg(m_written - m_sent).arg(m_writer.fileName());
+               u"%3"_s.arg(m_taskId)
+                   .arg(m_written - m_sent)
+                   .arg(m_writer.fileName());
         finishDrain();
     });
 }
 
 Status LogStreamer::open()
 {
-    if (!m_writer.open(QIODevice::WriteOnly | QIODevice::Truncate)
-        || !m_reader.open(QIODevice::ReadOnly)) {
-        return Error::make(u"io_error"_s,
-                           u"cannot open the task log %1: %2"_s.arg(m_writer.fileName(),
-                                                                     m_writer.errorString()));
+    if (!m_writer.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        !m_reader.open(QIODevice::ReadOnly)) {
+        return Error::make(
+            u"io_error"_s,
+            u"cannot open the task log %1: %2"_s.arg(m_writer.fileName(), m_writer.errorString()));
     }
     m_timer.start();
     return Ok{};
@@ -106,8 +108,8 @@ void LogStreamer::sendBatch()
     m_inflight = batch.size();
     QUrlQuery query;
     query.addQueryItem(u"offset"_s, QString::number(m_sent));
-    m_request = m_client->sendBytes("POST", u"/v1/workers/tasks/%1/log"_s.arg(m_taskId), batch,
-                                    query);
+    m_request =
+        m_client->sendBytes("POST", u"/v1/workers/tasks/%1/log"_s.arg(m_taskId), batch, query);
     connect(m_request, &ApiRequest::finished, this, &LogStreamer::handleAnswer);
 }
 
@@ -126,7 +128,9 @@ void LogStreamer::handleAnswer()
         if (serverOffset) {
             qCWarning(lcWorkerRunner).noquote()
                 << u"task %1: the server holds %2 bytes of the log, the worker sent from %3; "
-                   u"going on from %2"_s.arg(m_taskId).arg(*serverOffset).arg(m_sent);
+                   u"going on from %2"_s.arg(m_taskId)
+                       .arg(*serverOffset)
+                       .arg(m_sent);
             m_sent = std::clamp<qint64>(*serverOffset, 0, m_written);
         } else {
             qCWarning(lcWorkerRunner).noquote()
@@ -138,8 +142,8 @@ void LogStreamer::handleAnswer()
             m_sent += m_inflight;
         }
         m_failures = 0;
-    } else if (result.error().code == u"not_found" || result.error().code == u"conflict"
-               || result.error().code == u"forbidden") {
+    } else if (result.error().code == u"not_found" || result.error().code == u"conflict" ||
+               result.error().code == u"forbidden") {
         qCWarning(lcWorkerRunner).noquote()
             << u"task %1: the server no longer takes its log (%2); it stays in %3"_s.arg(m_taskId)
                    .arg(result.error().message, m_writer.fileName());
@@ -147,8 +151,8 @@ void LogStreamer::handleAnswer()
     } else {
         if (m_failures == 0) {
             qCWarning(lcWorkerRunner).noquote()
-                << u"task %1: cannot send its log (%2); retrying"_s.arg(m_taskId)
-                       .arg(result.error().message);
+                << u"task %1: cannot send its log (%2); retrying"_s.arg(m_taskId).arg(
+                       result.error().message);
         }
         ++m_failures;
         m_sinceFailure.start();
@@ -161,6 +165,9 @@ void LogStreamer::handleAnswer()
 
 std::optional<qint64> offsetFromMismatch(const Error &error, qint64 sentOffset)
 {
+    const QJsonValue stored = error.details.value(u"offset"_s);
+    if (stored.isDouble())
+        return stored.toInteger();
     static const QRegularExpression number(u"\\d+"_s);
     QSet<qint64> candidates;
     for (const QRegularExpressionMatch &match : number.globalMatch(error.message)) {

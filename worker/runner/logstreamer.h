@@ -26,7 +26,10 @@ class LogStreamer : public QObject
 public:
     static constexpr qint64 MaxBatch = 1024 * 1024;
 
-    LogStreamer(ApiClient *client, qint64 taskId, const QString &logPath, int intervalMs,
+    LogStreamer(ApiClient *client,
+                qint64 taskId,
+                const QString &logPath,
+                int intervalMs,
                 QObject *parent = nullptr);
 
     Status open();
@@ -64,8 +67,8 @@ private:
     bool m_gaveUp = false;
 };
 
-// The server's log length told by a 409 offset_mismatch, read from the error's message (the
-// number in it other than the offset that was sent), or nothing when it cannot be told.
+// The server's log length told by a 409 offset_mismatch: the error's "offset" member, else the
+// number in its message other than the offset that was sent, else nothing.
 std::optional<qint64> offsetFromMismatch(const Error &error, qint64 sentOffset);
 
 } // namespace ddl::worker

@@ -21,7 +21,8 @@ TaskPaths TaskPaths::forTask(const QString &tasksRoot, qint64 taskId)
     return paths;
 }
 
-QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &paths,
+QProcessEnvironment taskEnvironment(const TaskLease &lease,
+                                    const TaskPaths &paths,
                                     const TaskEnvironmentInput &input,
                                     const QProcessEnvironment &base)
 {
@@ -39,8 +40,7 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &pat
     insertIfAbsent(u"PAI_TASK_ROLE_NAME"_s, lease.role);
     insertIfAbsent(u"PAI_TASK_ROLE_INDEX"_s, QString::number(lease.roleIndex));
     insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_NAME"_s, lease.role);
-    insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX"_s,
-                   QString::number(lease.roleIndex));
+    insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX"_s, QString::number(lease.roleIndex));
     env.insert(u"PAI_CURRENT_CONTAINER_IP"_s, input.advertiseAddress);
     env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(input.port));
     env.insert(u"DDL_TASK_ID"_s, QString::number(lease.taskId));
@@ -53,8 +53,8 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &pat
     env.insert(u"CUDA_VISIBLE_DEVICES"_s, gpus.join(u','));
     env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
     const QString pythonPath = env.value(u"PYTHONPATH"_s);
-    env.insert(u"PYTHONPATH"_s, pythonPath.isEmpty() ? paths.codeDir
-                                                     : paths.codeDir + u':' + pythonPath);
+    env.insert(u"PYTHONPATH"_s,
+               pythonPath.isEmpty() ? paths.codeDir : paths.codeDir + u':' + pythonPath);
     if (!input.venvDir.isEmpty()) {
         env.insert(u"VIRTUAL_ENV"_s, input.venvDir);
         env.insert(u"PATH"_s, input.venvDir + u"/bin:"_s + env.value(u"PATH"_s));
@@ -101,16 +101,16 @@ void TaskProcess::start(const LaunchSpec &spec)
         const QString runnerPath = spec.paths.taskDir + u"/ddl_runner.py"_s;
         QFile runner(runnerPath);
         const QByteArray script = ddlRunnerScript();
-        if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate)
-            || runner.write(script) != script.size()) {
+        if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+            runner.write(script) != script.size()) {
             m_done = true;
             emit finished(-1, u"cannot write the Python runner to %1"_s.arg(runnerPath));
             return;
         }
         runner.close();
         program = spec.python;
-        arguments = {u"-u"_s, runnerPath, spec.paths.codeDir, spec.paths.datasetDir,
-                     spec.paths.outputDir};
+        arguments = {
+            u"-u"_s, runnerPath, spec.paths.codeDir, spec.paths.datasetDir, spec.paths.outputDir};
     } else {
         program = u"/bin/sh"_s;
         arguments = {u"-c"_s, spec.command};
@@ -126,7 +126,6 @@ void TaskProcess::start(const LaunchSpec &spec)
 
 void TaskProcess::handleStarted()
 {
-    m_started = true;
     m_pid = m_process.processId();
     qCDebug(lcWorkerProcess) << "started process group" << m_pid;
     emit started();

@@ -36,19 +36,20 @@ struct LaunchSpec
 // What the worker adds to the environment of a task.
 struct TaskEnvironmentInput
 {
-    QString advertiseAddress;    // PAI_CURRENT_CONTAINER_IP
-    quint16 port = 0;            // PAI_CURRENT_CONTAINER_PORT
-    QList<int> gpuIndices;       // CUDA_VISIBLE_DEVICES
-    QString venvDir;             // empty: no venv
+    QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP
+    quint16 port = 0;         // PAI_CURRENT_CONTAINER_PORT
+    QList<int> gpuIndices;    // CUDA_VISIBLE_DEVICES
+    QString venvDir;          // empty: no venv
 };
 
 // The environment of a task: the worker's own, the lease's env (PAI_* from the server), the
 // PAI_* the worker fills (current container ip/port; job, role and index when the server left
 // them out), DDL_DATASET_DIR, DDL_OUTPUT_DIR, CUDA_VISIBLE_DEVICES and PYTHONPATH.
-QProcessEnvironment taskEnvironment(const TaskLease &lease, const TaskPaths &paths,
-                                    const TaskEnvironmentInput &input,
-                                    const QProcessEnvironment &base
-                                    = QProcessEnvironment::systemEnvironment());
+QProcessEnvironment
+taskEnvironment(const TaskLease &lease,
+                const TaskPaths &paths,
+                const TaskEnvironmentInput &input,
+                const QProcessEnvironment &base = QProcessEnvironment::systemEnvironment());
 
 // The Python runner of DDL tasks, as embedded in the worker (resource).
 QByteArray ddlRunnerScript();
@@ -86,7 +87,6 @@ private:
     QProcess m_process;
     QTimer m_killTimer;
     qint64 m_pid = 0;
-    bool m_started = false;
     bool m_done = false;
 };
 

@@ -29,21 +29,24 @@ constexpr int StateReportRetryMs = 2000;
 
 bool isTransient(const Error &error)
 {
-    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
-           || error.code == u"internal" || error.code.startsWith(u"http_5");
+    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network" ||
+           error.code == u"internal" || error.code.startsWith(u"http_5");
 }
 
 } // namespace
 
-TaskRunner::TaskRunner(const TaskLease &lease, const QList<int> &gpuIndices,
-                       const TaskServices &services, QObject *parent)
+TaskRunner::TaskRunner(const TaskLease &lease,
+                       const QList<int> &gpuIndices,
+                       const TaskServices &services,
+                       QObject *parent)
     : QObject(parent)
     , m_lease(lease)
     , m_gpuIndices(gpuIndices)
     , m_services(services)
     , m_paths(TaskPaths::forTask(services.tasksRoot, lease.taskId))
     , m_python(services.python)
-{}
+{
+}
 
 TaskRunner::~TaskRunner() = default;
 
@@ -61,28 +64,27 @@ void TaskRunner::start()
         failPreparation(u"cannot create the task folder %1"_s.arg(m_paths.taskDir));
         return;
     }
-    m_log = new LogStreamer(m_services.client, m_lease.taskId, m_paths.logFile,
-                            m_services.logFlushIntervalMs, this);
+    m_log = new LogStreamer(
+        m_services.client, m_lease.taskId, m_paths.logFile, m_services.logFlushIntervalMs, this);
     const Status opened = m_log->open();
     if (!opened) {
         failPreparation(opened.error().message);
         return;
     }
-    const QString gpus = m_gpuIndices.isEmpty()
-                             ? u"no GPU"_s
-                             : u"GPU %1"_s.arg([this] {
-                                   QStringList list;
-                                   for (int index : m_gpuIndices)
-                                       list << QString::number(index);
-                                   return list.join(u',');
-                               }());
-    m_log->appendLine(u"task %1 of job %2 (%3, role %4 #%5, attempt %6) on worker %7, %8"_s
-                          .arg(m_lease.taskId)
-                          .arg(m_lease.jobName.isEmpty() ? m_lease.jobUuid : m_lease.jobName,
-                               TaskLease::kindName(m_lease.kind), m_lease.role)
-                          .arg(m_lease.roleIndex)
-                          .arg(m_lease.attempt)
-                          .arg(m_services.workerName, gpus));
+    const QString gpus = m_gpuIndices.isEmpty() ? u"no GPU"_s : u"GPU %1"_s.arg([this] {
+        QStringList list;
+        for (int index : m_gpuIndices)
+            list << QString::number(index);
+        return list.join(u',');
+    }());
+    m_log->appendLine(
+        u"task %1 of job %2 (%3, role %4 #%5, attempt %6) on worker %7, %8"_s.arg(m_lease.taskId)
+            .arg(m_lease.jobName.isEmpty() ? m_lease.jobUuid : m_lease.jobName,
+                 TaskLease::kindName(m_lease.kind),
+                 m_lease.role)
+            .arg(m_lease.roleIndex)
+            .arg(m_lease.attempt)
+            .arg(m_services.workerName, gpus));
     qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "preparing in" << m_paths.taskDir;
     fetchPackage();
 }
@@ -94,8 +96,8 @@ void TaskRunner::fetchPackage()
         if (!stillPreparing())
             return;
         if (!blob) {
-            failPreparation(u"cannot fetch the code package %1: %2"_s.arg(
-                m_lease.packageSha256, blob.error().message));
+            failPreparation(u"cannot fetch the code package %1: %2"_s.arg(m_lease.packageSha256,
+                                                                          blob.error().message));
             return;
         }
         extractPackage(*blob);
@@ -128,18 +130,17 @@ void TaskRunner::fetchDataset()
         return;
     }
     m_log->appendLine(u"fetching dataset %1"_s.arg(m_lease.datasetSha256));
-    m_services.cache->fetchDataset(m_lease.datasetSha256, this,
-                                   [this](const Result<QString> &folder) {
-                                       if (!stillPreparing())
-                                           return;
-                                       if (!folder) {
-                                           failPreparation(u"cannot fetch the dataset: %1"_s.arg(
-                                               folder.error().message));
-                                           return;
-                                       }
-                                       m_paths.datasetDir = *folder;
-                                       prepareEnvironment();
-                                   });
+    m_services.cache->fetchDataset(
+        m_lease.datasetSha256, this, [this](const Result<QString> &folder) {
+            if (!stillPreparing())
+                return;
+            if (!folder) {
+                failPreparation(u"cannot fetch the dataset: %1"_s.arg(folder.error().message));
+                return;
+            }
+            m_paths.datasetDir = *folder;
+            prepareEnvironment();
+        });
 }
 
 void TaskRunner::prepareEnvironment()
@@ -150,7 +151,9 @@ void TaskRunner::prepareEnvironment()
         return;
     }
     m_services.venvs->prepare(
-        requirements, this, [this](const QByteArray &bytes) { m_log->append(bytes); },
+        requirements,
+        this,
+        [this](const QByteArray &bytes) { m_log->append(bytes); },
         [this](const Result<QString> &venv) {
             if (!stillPreparing())
                 return;
@@ -183,8 +186,8 @@ void TaskRunner::launch()
     connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
     connect(m_process, &TaskProcess::finished, this, &TaskRunner::handleProcessFinished);
     if (m_lease.kind == TaskLease::Kind::Ddl)
-        m_log->appendLine(u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(
-            m_python));
+        m_log->appendLine(
+            u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(m_python));
     else
         m_log->appendLine(u"running: %1"_s.arg(m_lease.command));
     m_process->start(spec);
@@ -195,8 +198,7 @@ void TaskRunner::handleProcessStarted()
     if (m_phase != Phase::Preparing)
         return;
     m_phase = Phase::Running;
-    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "running, pid"
-                           << m_process->processId();
+    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "running, pid" << m_process->processId();
     m_runningReportInFlight = true;
     reportState(u"RUNNING"_s, std::nullopt, {}, [this] {
         m_runningReportInFlight = false;
@@ -213,14 +215,16 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     const bool started = m_phase == Phase::Running;
     qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "finished:" << description;
     m_log->appendLine(u"process finished: %1"_s.arg(description));
+    // -1: no exit status (not started, or killed by a signal).
+    const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
     if (m_cancelled) {
-        finishTask(u"STOPPED"_s, exitCode, u"cancelled"_s, false);
+        finishTask(u"STOPPED"_s, code, u"cancelled"_s, false);
     } else if (!started) {
         finishTask(u"FAILED"_s, std::nullopt, description, false);
-    } else if (exitCode == 0) {
+    } else if (code == 0) {
         finishTask(u"SUCCEEDED"_s, 0, {}, true);
     } else {
-        finishTask(u"FAILED"_s, exitCode, description, true);
+        finishTask(u"FAILED"_s, code, u"the task's process ended: %1"_s.arg(description), true);
     }
 }
 
@@ -248,8 +252,10 @@ void TaskRunner::failPreparation(const QString &message)
     finishTask(u"FAILED"_s, std::nullopt, message, false);
 }
 
-void TaskRunner::finishTask(const QString &state, std::optional<int> exitCode,
-                            const QString &message, bool uploadOutputs)
+void TaskRunner::finishTask(const QString &state,
+                            std::optional<int> exitCode,
+                            const QString &message,
+                            bool uploadOutputs)
 {
     if (m_phase == Phase::Finishing || m_phase == Phase::Done)
         return;
@@ -283,8 +289,8 @@ void TaskRunner::collectArtifacts()
     watcher->setFuture(QtConcurrent::run([outputDir = m_paths.outputDir] {
         Artifacts artifacts;
         const QDir root(outputDir);
-        QDirIterator it(outputDir, QDir::Files | QDir::Hidden | QDir::System,
-                        QDirIterator::Subdirectories);
+        QDirIterator it(
+            outputDir, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QFileInfo info(it.next());
             Artifact artifact;
@@ -302,10 +308,9 @@ void TaskRunner::collectArtifacts()
             }
             artifacts.append(artifact);
         }
-        std::sort(artifacts.begin(), artifacts.end(),
-                  [](const Artifact &a, const Artifact &b) {
-                      return a.relativePath < b.relativePath;
-                  });
+        std::sort(artifacts.begin(), artifacts.end(), [](const Artifact &a, const Artifact &b) {
+            return a.relativePath < b.relativePath;
+        });
         return artifacts;
     }));
 }
@@ -314,8 +319,8 @@ void TaskRunner::uploadNextArtifact()
 {
     while (m_nextArtifact < m_artifacts.size() && !m_artifacts.at(m_nextArtifact).error.isEmpty()) {
         const Artifact &skipped = m_artifacts.at(m_nextArtifact);
-        m_log->appendLine(u"not uploading output/%1: %2"_s.arg(skipped.relativePath,
-                                                                skipped.error));
+        m_log->appendLine(
+            u"not uploading output/%1: %2"_s.arg(skipped.relativePath, skipped.error));
         ++m_nextArtifact;
     }
     if (m_nextArtifact >= m_artifacts.size()) {
@@ -329,8 +334,8 @@ void TaskRunner::uploadNextArtifact()
         Artifact &artifact = m_artifacts[m_nextArtifact];
         if (!upload->result()) {
             artifact.error = upload->result().error().message;
-            m_log->appendLine(u"cannot upload output/%1: %2"_s.arg(artifact.relativePath,
-                                                                    artifact.error));
+            m_log->appendLine(
+                u"cannot upload output/%1: %2"_s.arg(artifact.relativePath, artifact.error));
             qCWarning(lcWorkerRunner).noquote()
                 << u"task %1: cannot upload output/%2: %3"_s.arg(m_lease.taskId)
                        .arg(artifact.relativePath, artifact.error);
@@ -361,20 +366,18 @@ void TaskRunner::postArtifacts()
         return;
     }
     ApiRequest *request = m_services.client->postJson(
-        u"/v1/workers/tasks/%1/artifacts"_s.arg(m_lease.taskId),
-        QJsonObject{{u"files"_s, files}});
+        u"/v1/workers/tasks/%1/artifacts"_s.arg(m_lease.taskId), QJsonObject{{u"files"_s, files}});
     connect(request, &ApiRequest::finished, this, [this, request, count = files.size()] {
         request->deleteLater();
         if (request->result()) {
             m_log->appendLine(u"%1 output file(s) uploaded"_s.arg(count));
-            qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "uploaded" << count
-                                   << "artifact(s)";
+            qCInfo(lcWorkerRunner)
+                << "task" << m_lease.taskId << "uploaded" << count << "artifact(s)";
         } else {
             const QString message = request->result().error().message;
             m_log->appendLine(u"cannot register the output files: %1"_s.arg(message));
             qCWarning(lcWorkerRunner).noquote()
-                << u"task %1: cannot register its artifacts: %2"_s.arg(m_lease.taskId)
-                       .arg(message);
+                << u"task %1: cannot register its artifacts: %2"_s.arg(m_lease.taskId).arg(message);
             if (m_finalState == u"SUCCEEDED") {
                 m_finalState = u"FAILED"_s;
                 m_finalMessage = u"the task succeeded but its outputs could not be registered: "
@@ -392,9 +395,11 @@ void TaskRunner::drainLogAndReport()
         return;
     }
     m_log->appendLine(u"final state %1%2"_s.arg(
-        m_finalState,
-        m_exitCode ? u" (exit code %1)"_s.arg(*m_exitCode) : QString()));
-    connect(m_log, &LogStreamer::drained, this, &TaskRunner::reportFinalState,
+        m_finalState, m_exitCode ? u" (exit code %1)"_s.arg(*m_exitCode) : QString()));
+    connect(m_log,
+            &LogStreamer::drained,
+            this,
+            &TaskRunner::reportFinalState,
             Qt::SingleShotConnection);
     m_log->drain(LogDrainTimeoutMs);
 }
@@ -412,16 +417,20 @@ void TaskRunner::reportFinalState()
     });
 }
 
-void TaskRunner::reportState(const QString &state, std::optional<int> exitCode,
-                             const QString &message, std::function<void()> then, int attempt)
+void TaskRunner::reportState(const QString &state,
+                             std::optional<int> exitCode,
+                             const QString &message,
+                             std::function<void()> then,
+                             int attempt)
 {
     QJsonObject body{{u"state"_s, state}};
     body.insert(u"exit_code"_s, exitCode ? QJsonValue(*exitCode) : QJsonValue());
-    if (!message.isEmpty())
-        body.insert(u"message"_s, message);
-    ApiRequest *request = m_services.client->postJson(
-        u"/v1/workers/tasks/%1/state"_s.arg(m_lease.taskId), body);
-    connect(request, &ApiRequest::finished, this,
+    body.insert(u"message"_s, message);
+    ApiRequest *request =
+        m_services.client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(m_lease.taskId), body);
+    connect(request,
+            &ApiRequest::finished,
+            this,
             [this, request, state, exitCode, message, then, attempt] {
                 request->deleteLater();
                 const Result<ApiResponse> &result = request->result();
@@ -434,11 +443,10 @@ void TaskRunner::reportState(const QString &state, std::optional<int> exitCode,
                             << u"task %1: cannot report %2 (%3); retrying"_s.arg(m_lease.taskId)
                                    .arg(state, result.error().message);
                     }
-                    QTimer::singleShot(StateReportRetryMs, this,
-                                       [this, state, exitCode, message, then, attempt] {
-                                           reportState(state, exitCode, message, then,
-                                                       attempt + 1);
-                                       });
+                    QTimer::singleShot(
+                        StateReportRetryMs, this, [this, state, exitCode, message, then, attempt] {
+                            reportState(state, exitCode, message, then, attempt + 1);
+                        });
                     return;
                 } else {
                     qCWarning(lcWorkerRunner).noquote()

@@ -43,7 +43,9 @@ class TaskRunner : public QObject
 public:
     enum class Phase { Preparing, Running, Finishing, Done };
 
-    TaskRunner(const TaskLease &lease, const QList<int> &gpuIndices, const TaskServices &services,
+    TaskRunner(const TaskLease &lease,
+               const QList<int> &gpuIndices,
+               const TaskServices &services,
                QObject *parent = nullptr);
     ~TaskRunner() override;
 
@@ -80,15 +82,20 @@ private:
     void handleProcessStarted();
     void handleProcessFinished(int exitCode, const QString &description);
     void failPreparation(const QString &message);
-    void finishTask(const QString &state, std::optional<int> exitCode, const QString &message,
+    void finishTask(const QString &state,
+                    std::optional<int> exitCode,
+                    const QString &message,
                     bool uploadOutputs);
     void collectArtifacts();
     void uploadNextArtifact();
     void postArtifacts();
     void drainLogAndReport();
     void reportFinalState();
-    void reportState(const QString &state, std::optional<int> exitCode, const QString &message,
-                     std::function<void()> then, int attempt = 1);
+    void reportState(const QString &state,
+                     std::optional<int> exitCode,
+                     const QString &message,
+                     std::function<void()> then,
+                     int attempt = 1);
 
     TaskLease m_lease;
     QList<int> m_gpuIndices;

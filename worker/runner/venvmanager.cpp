@@ -66,14 +66,15 @@ public:
                 m_stepOutput = m_stepOutput.right(1024 * 1024);
             broadcast(bytes);
         });
-        connect(&m_process, &QProcess::finished, this,
+        connect(&m_process,
+                &QProcess::finished,
+                this,
                 [this](int exitCode, QProcess::ExitStatus status) {
                     handleStepFinished(status == QProcess::NormalExit ? exitCode : -1);
                 });
         connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
             if (error == QProcess::FailedToStart) {
-                fail(u"cannot start %1: %2"_s.arg(m_process.program(),
-                                                   m_process.errorString()));
+                fail(u"cannot start %1: %2"_s.arg(m_process.program(), m_process.errorString()));
             }
         });
     }
@@ -99,9 +100,10 @@ public:
         if (QFileInfo::exists(m_dir))
             QDir(m_dir).removeRecursively(); // left half-made by an earlier run
         QDir().mkpath(QFileInfo(m_dir).absolutePath());
-        broadcast("[ddl-worker] requirements.txt found: preparing a Python environment in "
-                  + m_dir.toUtf8() + '\n');
-        run(Step::CreateVenv, m_manager->basePython(),
+        broadcast("[ddl-worker] requirements.txt found: preparing a Python environment in " +
+                  m_dir.toUtf8() + '\n');
+        run(Step::CreateVenv,
+            m_manager->basePython(),
             {u"-m"_s, u"venv"_s, u"--system-site-packages"_s, m_dir});
     }
 
@@ -129,13 +131,32 @@ private:
         m_process.start(program, arguments);
     }
 
+    QString pipLogPath() const { return m_dir + u"/.ddl-pip-install.log"_s; }
+
+    // The end of pip's verbose log of the step that just finished, then removed.
+    QByteArray takePipLog() const
+    {
+        QFile log(pipLogPath());
+        QByteArray text;
+        if (log.open(QIODevice::ReadOnly)) {
+            log.seek(std::max<qint64>(0, log.size() - 4 * 1024 * 1024));
+            text = log.readAll();
+            log.close();
+        }
+        QFile::remove(pipLogPath());
+        return text;
+    }
+
     QStringList pipInstall(bool offline) const
     {
         QStringList arguments{u"-m"_s, u"pip"_s, u"install"_s, u"--progress-bar"_s, u"off"_s};
-        if (offline)
+        if (offline) {
             arguments << u"--no-index"_s;
-        else
-            arguments << u"--timeout"_s << u"5"_s << u"--retries"_s << u"0"_s;
+        } else {
+            // With --retries 0 pip tells an unreachable index apart only in its verbose log.
+            arguments << u"--timeout"_s << u"5"_s << u"--retries"_s << u"0"_s << u"--log"_s
+                      << pipLogPath();
+        }
         arguments << u"-r"_s << m_dir + u"/requirements.txt"_s;
         return arguments;
     }
@@ -158,10 +179,12 @@ private:
             }
             run(Step::Install, python, pipInstall(false));
             return;
-        case Step::Install:
+        case Step::Install: {
+            const QByteArray verboseLog = takePipLog();
             if (exitCode == 0) {
                 succeed();
-            } else if (pipOutputSaysIndexUnreachable(m_stepOutput)) {
+            } else if (pipOutputSaysIndexUnreachable(m_stepOutput) ||
+                       pipOutputSaysIndexUnreachable(verboseLog)) {
                 broadcast("[ddl-worker] package index unreachable; trying the packages already "
                           "installed on this machine (pip install --no-index)\n");
                 run(Step::InstallOffline, python, pipInstall(true));
@@ -170,6 +193,7 @@ private:
                      u"above"_s.arg(exitCode));
             }
             return;
+        }
         case Step::InstallOffline:
             if (exitCode == 0) {
                 succeed();
@@ -235,7 +259,8 @@ VenvManager::VenvManager(const QString &root, const QString &basePython, QObject
     : QObject(parent)
     , m_root(root)
     , m_basePython(basePython)
-{}
+{
+}
 
 QString VenvManager::venvDir(const QString &requirementsHash) const
 {
@@ -247,7 +272,9 @@ QString VenvManager::pythonOf(const QString &venvDir)
     return venvDir + u"/bin/python"_s;
 }
 
-void VenvManager::prepare(const QString &requirementsFile, QObject *context, OutputSink sink,
+void VenvManager::prepare(const QString &requirementsFile,
+                          QObject *context,
+                          OutputSink sink,
                           Callback done)
 {
     const Result<QString> hash = sha256OfFile(requirementsFile);

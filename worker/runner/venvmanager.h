@@ -27,8 +27,7 @@ public:
 
     // Sends pip's output to sink while it works, then done(venv folder). Both are dropped when
     // context is gone; the build itself goes on for the others waiting on it.
-    void prepare(const QString &requirementsFile, QObject *context, OutputSink sink,
-                 Callback done);
+    void prepare(const QString &requirementsFile, QObject *context, OutputSink sink, Callback done);
 
     QString basePython() const { return m_basePython; }
     QString venvDir(const QString &requirementsHash) const;

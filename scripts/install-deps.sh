@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages DDL builds, tests and runs with. Safe to run again.
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config git ca-certificates curl
+    qt6-base-dev qt6-httpserver-dev libqt6sql6-sqlite
+    libgit2-dev libyaml-cpp-dev libarchive-dev libzstd-dev libsodium-dev libssl-dev
+    python3 python3-numpy python3-venv python3-pip
+)
+
+sudo=""
+if [ "$(id -u)" != 0 ]; then
+    sudo="sudo"
+fi
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" \
+        || missing+=("$package")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install-deps: all ${#packages[@]} packages are installed"
+    exit 0
+fi
+echo "install-deps: installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

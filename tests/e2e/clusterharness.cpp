@@ -1,0 +1,198 @@
+#include "clusterharness.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+#include <QThread>
+
+QString ClusterHarness::binary(const QString &name)
+{
+    return QDir(qEnvironmentVariable("DDL_BIN_DIR")).filePath(name);
+}
+
+ClusterHarness::ClusterHarness() = default;
+
+ClusterHarness::~ClusterHarness()
+{
+    for (auto *process : {m_worker.get(), m_server.get()}) {
+        if (process && process->state() != QProcess::NotRunning) {
+            process->terminate();
+            if (!process->waitForFinished(5000))
+                process->kill();
+            process->waitForFinished(2000);
+        }
+    }
+}
+
+QString ClusterHarness::path(const QString &relative) const
+{
+    return m_dir.filePath(relative);
+}
+
+QString ClusterHarness::caCert() const
+{
+    return path(QStringLiteral("server/tls/server.crt"));
+}
+
+static QString readAll(const QString &file)
+{
+    QFile f(file);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
+QString ClusterHarness::serverLog() const
+{
+    return readAll(path(QStringLiteral("server.log")));
+}
+
+QString ClusterHarness::workerLog() const
+{
+    return readAll(path(QStringLiteral("worker.log")));
+}
+
+bool ClusterHarness::startServer()
+{
+    m_server = std::make_unique<QProcess>();
+    m_server->setProcessChannelMode(QProcess::MergedChannels);
+    m_server->setStandardOutputFile(path(QStringLiteral("server.log")));
+    m_server->start(binary(QStringLiteral("ddl-server")),
+                    {QStringLiteral("--data-dir"), path(QStringLiteral("server")),
+                     QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+    if (!m_server->waitForStarted(5000))
+        return false;
+    static const QRegularExpression listening(QStringLiteral("listening on (https://\\S+)"));
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 15000 && m_server->state() == QProcess::Running) {
+        const QRegularExpressionMatch match = listening.match(serverLog());
+        if (match.hasMatch()) {
+            m_url = match.captured(1);
+            break;
+        }
+        QThread::msleep(50);
+    }
+    if (m_url.isEmpty())
+        return false;
+    QProcess token;
+    token.start(binary(QStringLiteral("ddl-server")),
+                {QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--data-dir"),
+                 path(QStringLiteral("server"))});
+    token.waitForFinished(15000);
+    m_enrollToken = QString::fromUtf8(token.readAllStandardOutput()).trimmed();
+    return token.exitCode() == 0 && !m_enrollToken.isEmpty();
+}
+
+bool ClusterHarness::startWorker(const QStringList &extraArgs)
+{
+    m_worker = std::make_unique<QProcess>();
+    m_worker->setProcessChannelMode(QProcess::MergedChannels);
+    m_worker->setStandardOutputFile(path(QStringLiteral("worker.log")), QIODevice::Append);
+    m_worker->start(binary(QStringLiteral("ddl-worker")),
+                    QStringList{QStringLiteral("--server"), m_url, QStringLiteral("--token"),
+                                m_enrollToken, QStringLiteral("--ca-cert"), caCert(),
+                                QStringLiteral("--work-dir"), path(QStringLiteral("worker"))}
+                        + extraArgs);
+    return m_worker->waitForStarted(5000);
+}
+
+void ClusterHarness::stopWorker()
+{
+    if (m_worker) {
+        m_worker->terminate();
+        if (!m_worker->waitForFinished(10000))
+            m_worker->kill();
+    }
+}
+
+CliRun ClusterHarness::cli(const QString &user, const QStringList &args, const QString &workDir,
+                           const QByteArray &stdinText, int timeoutMs)
+{
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("DDL_SERVER"), m_url);
+    env.insert(QStringLiteral("DDL_CA_CERT"), caCert());
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), path(QStringLiteral("users/") + user));
+    env.insert(QStringLiteral("HOME"), path(QStringLiteral("users/") + user));
+    process.setProcessEnvironment(env);
+    if (!workDir.isEmpty())
+        process.setWorkingDirectory(workDir);
+    process.start(binary(QStringLiteral("ddlcli")), args);
+    process.waitForStarted(5000);
+    process.write(stdinText);
+    process.closeWriteChannel();
+    CliRun run;
+    if (!process.waitForFinished(timeoutMs)) {
+        process.kill();
+        process.waitForFinished(2000);
+        run.err = QStringLiteral("ddlcli timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err += QString::fromUtf8(process.readAllStandardError());
+    return run;
+}
+
+bool ClusterHarness::registerAndLogin(const QString &user, const QString &password)
+{
+    QDir().mkpath(path(QStringLiteral("users/") + user));
+    const QString email = user + QStringLiteral("@example.org");
+    const QByteArray answers = (email + u'\n' + password + u'\n' + password + u'\n').toUtf8();
+    const CliRun registered = cli(user, {QStringLiteral("register")}, {}, answers);
+    if (registered.exitCode != 0) {
+        qWarning("register failed: %s %s", qUtf8Printable(registered.out),
+                 qUtf8Printable(registered.err));
+        return false;
+    }
+    const CliRun login = cli(user, {QStringLiteral("login")}, {},
+                             (email + u'\n' + password + u'\n').toUtf8());
+    if (login.exitCode != 0) {
+        qWarning("login failed: %s %s", qUtf8Printable(login.out), qUtf8Printable(login.err));
+        return false;
+    }
+    return true;
+}
+
+bool ClusterHarness::git(const QString &repo, const QStringList &args)
+{
+    QProcess process;
+    process.setWorkingDirectory(repo);
+    process.start(QStringLiteral("git"),
+                  QStringList{QStringLiteral("-c"), QStringLiteral("user.name=DDL Test"),
+                              QStringLiteral("-c"), QStringLiteral("user.email=test@example.org")}
+                      + args);
+    return process.waitForFinished(30000) && process.exitCode() == 0;
+}
+
+static bool copyTree(const QString &from, const QString &to)
+{
+    QDir().mkpath(to);
+    const QDir source(from);
+    for (const QFileInfo &entry :
+         source.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden)) {
+        const QString target = QDir(to).filePath(entry.fileName());
+        if (entry.isDir()) {
+            if (entry.fileName() == QLatin1String("__pycache__"))
+                continue;
+            if (!copyTree(entry.filePath(), target))
+                return false;
+        } else if (!QFile::copy(entry.filePath(), target)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+QString ClusterHarness::makeExampleRepo(const QString &name)
+{
+    const QString repo = path(QStringLiteral("repos/") + name);
+    const QString example = QDir(qEnvironmentVariable("DDL_SOURCE_DIR"))
+                                .filePath(QStringLiteral("examples/iris-numpy"));
+    if (!copyTree(example, repo))
+        return {};
+    if (!git(repo, {QStringLiteral("init"), QStringLiteral("-q")})
+        || !git(repo, {QStringLiteral("add"), QStringLiteral("-A")})
+        || !git(repo, {QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("example")}))
+        return {};
+    return repo;
+}

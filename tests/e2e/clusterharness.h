@@ -1,0 +1,51 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
+#include <memory>
+
+// What one ddlcli run did.
+struct CliRun
+{
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+// A real DDL installation on loopback for end-to-end tests: the ddl-server and ddl-worker
+// binaries started as processes over TLS with a real SQLite file, and ddlcli run as a process per
+// command, each user with a config folder of their own.
+class ClusterHarness
+{
+public:
+    ClusterHarness();
+    ~ClusterHarness();
+
+    bool startServer();
+    bool startWorker(const QStringList &extraArgs = {});
+    void stopWorker();
+    QString serverUrl() const { return m_url; }
+    QString caCert() const;
+    QString path(const QString &relative) const;
+    QString serverLog() const;
+    QString workerLog() const;
+
+    // Runs ddlcli as user (a config folder per user) in workDir with stdinText piped in.
+    CliRun cli(const QString &user, const QStringList &args, const QString &workDir = {},
+               const QByteArray &stdinText = {}, int timeoutMs = 120000);
+    bool registerAndLogin(const QString &user, const QString &password);
+
+    // A git repository made from the example project (examples/iris-numpy), committed.
+    QString makeExampleRepo(const QString &name);
+    static bool git(const QString &repo, const QStringList &args);
+    static QString binary(const QString &name);
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<QProcess> m_server;
+    std::unique_ptr<QProcess> m_worker;
+    QString m_url;
+    QString m_enrollToken;
+};

@@ -1,0 +1,218 @@
+// The whole job loop with real processes: ddl-server and ddl-worker over TLS on loopback, ddlcli
+// for two users, the example project from a real git repository, real Python.
+#include "clusterharness.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTest>
+#include <QThread>
+
+class TestE2eJobLoop : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void exampleTrainsAndModelDownloads();
+    void otherUserCannotSeeOrDownload();
+    void dirtyTreeIsRefused();
+    void badTaskYamlIsRefused();
+    void failingMainEndsFailedWithTraceback();
+    void cancelStopsARunningJob();
+
+private:
+    QString submit(const QString &user, const QString &repo, CliRun *run = nullptr);
+    // Polls `ddlcli progress` until the job ends; returns its final state.
+    QString waitForEnd(const QString &user, const QString &uuid, int timeoutMs = 90000);
+    QString statusOf(const QString &user, const QString &uuid);
+    void commitFile(const QString &repo, const QString &name, const QByteArray &content);
+
+    ClusterHarness m_cluster;
+    QString m_jobUuid;
+};
+
+void TestE2eJobLoop::initTestCase()
+{
+    QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
+    QVERIFY(m_cluster.startWorker({QStringLiteral("--slots"), QStringLiteral("2")}));
+    QVERIFY(m_cluster.registerAndLogin(QStringLiteral("alice"), QStringLiteral("alice-password")));
+    QVERIFY(m_cluster.registerAndLogin(QStringLiteral("bob"), QStringLiteral("bob-password1")));
+}
+
+QString TestE2eJobLoop::submit(const QString &user, const QString &repo, CliRun *run)
+{
+    const CliRun result = m_cluster.cli(user, {QStringLiteral("submit"),
+                                               QStringLiteral("--task_config=task.yaml")},
+                                        repo);
+    if (run)
+        *run = result;
+    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
+                                             QRegularExpression::MultilineOption);
+    return uuidLine.match(result.out).captured(1);
+}
+
+QString TestE2eJobLoop::statusOf(const QString &user, const QString &uuid)
+{
+    const CliRun run = m_cluster.cli(user, {QStringLiteral("progress"),
+                                            QStringLiteral("--job_uuid=") + uuid});
+    static const QRegularExpression statusLine(QStringLiteral("^status: (\\S+)$"),
+                                               QRegularExpression::MultilineOption);
+    return statusLine.match(run.out).captured(1);
+}
+
+QString TestE2eJobLoop::waitForEnd(const QString &user, const QString &uuid, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString state;
+    while (timer.elapsed() < timeoutMs) {
+        state = statusOf(user, uuid);
+        if (state == QLatin1String("SUCCEEDED") || state == QLatin1String("FAILED")
+            || state == QLatin1String("STOPPED"))
+            return state;
+        QThread::msleep(300);
+    }
+    return state;
+}
+
+void TestE2eJobLoop::commitFile(const QString &repo, const QString &name, const QByteArray &content)
+{
+    QFile file(QDir(repo).filePath(name));
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(content);
+    file.close();
+    QVERIFY(ClusterHarness::git(repo, {QStringLiteral("add"), name}));
+    QVERIFY(ClusterHarness::git(repo, {QStringLiteral("commit"), QStringLiteral("-qm"), name}));
+}
+
+void TestE2eJobLoop::exampleTrainsAndModelDownloads()
+{
+    const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-iris"));
+    QVERIFY(!repo.isEmpty());
+    CliRun run;
+    m_jobUuid = submit(QStringLiteral("alice"), repo, &run);
+    QVERIFY2(!m_jobUuid.isEmpty(), qPrintable(run.out + run.err));
+
+    const QString state = waitForEnd(QStringLiteral("alice"), m_jobUuid);
+    QVERIFY2(state == QLatin1String("SUCCEEDED"),
+             qPrintable(state + u'\n' + m_cluster.workerLog().right(3000)));
+
+    const CliRun progress = m_cluster.cli(QStringLiteral("alice"),
+                                          {QStringLiteral("progress"),
+                                           QStringLiteral("--job_uuid=") + m_jobUuid});
+    QVERIFY2(progress.out.contains(QLatin1String("DDL_METRIC")), qPrintable(progress.out));
+
+    const QString dest = m_cluster.path(QStringLiteral("alice-model"));
+    const CliRun download = m_cluster.cli(QStringLiteral("alice"),
+                                          {QStringLiteral("download"),
+                                           QStringLiteral("--job_uuid=") + m_jobUuid,
+                                           QStringLiteral("--dest=") + dest});
+    QCOMPARE(download.exitCode, 0);
+    QVERIFY(QFileInfo(QDir(dest).filePath(QStringLiteral("model.npz"))).size() > 0);
+    QFile metrics(QDir(dest).filePath(QStringLiteral("metrics.json")));
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    const QJsonObject values = QJsonDocument::fromJson(metrics.readAll()).object();
+    // The example really learns: Iris is easy, so a trained model is far above chance (1/3).
+    QVERIFY2(values.value(QStringLiteral("test_accuracy")).toDouble() > 0.8,
+             QJsonDocument(values).toJson().constData());
+}
+
+void TestE2eJobLoop::otherUserCannotSeeOrDownload()
+{
+    QVERIFY(!m_jobUuid.isEmpty());
+    const CliRun progress = m_cluster.cli(QStringLiteral("bob"),
+                                          {QStringLiteral("progress"),
+                                           QStringLiteral("--job_uuid=") + m_jobUuid});
+    QVERIFY(progress.exitCode != 0);
+    QVERIFY2(progress.err.contains(QLatin1String("no job")), qPrintable(progress.err));
+    const CliRun download = m_cluster.cli(QStringLiteral("bob"),
+                                          {QStringLiteral("download"),
+                                           QStringLiteral("--job_uuid=") + m_jobUuid,
+                                           QStringLiteral("--dest=")
+                                               + m_cluster.path(QStringLiteral("bob-model"))});
+    QVERIFY(download.exitCode != 0);
+    QVERIFY(!QFile::exists(m_cluster.path(QStringLiteral("bob-model/model.npz"))));
+    const CliRun list = m_cluster.cli(QStringLiteral("bob"), {QStringLiteral("list")});
+    QCOMPARE(list.exitCode, 0);
+    QVERIFY(!list.out.contains(m_jobUuid));
+    const CliRun cancel = m_cluster.cli(QStringLiteral("bob"),
+                                        {QStringLiteral("cancel"),
+                                         QStringLiteral("--job_uuid=") + m_jobUuid});
+    QVERIFY(cancel.exitCode != 0);
+}
+
+void TestE2eJobLoop::dirtyTreeIsRefused()
+{
+    const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-dirty"));
+    QFile main(QDir(repo).filePath(QStringLiteral("main.py")));
+    QVERIFY(main.open(QIODevice::Append));
+    main.write("# an edit not committed\n");
+    main.close();
+    CliRun run;
+    QVERIFY(submit(QStringLiteral("alice"), repo, &run).isEmpty());
+    QVERIFY(run.exitCode != 0);
+    QVERIFY2(run.err.contains(QLatin1String("main.py")), qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("commit or stash")), qPrintable(run.err));
+}
+
+void TestE2eJobLoop::badTaskYamlIsRefused()
+{
+    const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-badyaml"));
+    commitFile(repo, QStringLiteral("task.yaml"),
+               "job_data:\n  dataset:\n    dataset_location: ./data\n  worker_required: 0\n"
+               "  gpus: 2\n");
+    CliRun run;
+    QVERIFY(submit(QStringLiteral("alice"), repo, &run).isEmpty());
+    QVERIFY(run.exitCode != 0);
+    QVERIFY2(run.err.contains(QLatin1String("job_data.worker_required: must be >= 1, got 0")),
+             qPrintable(run.err));
+    QVERIFY2(run.err.contains(QLatin1String("job_data.gpus")), qPrintable(run.err));
+}
+
+void TestE2eJobLoop::failingMainEndsFailedWithTraceback()
+{
+    const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-failing"));
+    commitFile(repo, QStringLiteral("main.py"),
+               "def load(path):\n    raise ValueError('the dataset has no rows: ' + path)\n\n"
+               "def main(dataset_dir, model_output_dir):\n    print('starting', flush=True)\n"
+               "    load(dataset_dir)\n");
+    const QString uuid = submit(QStringLiteral("alice"), repo);
+    QVERIFY(!uuid.isEmpty());
+    QCOMPARE(waitForEnd(QStringLiteral("alice"), uuid), QStringLiteral("FAILED"));
+    const CliRun logs = m_cluster.cli(QStringLiteral("alice"),
+                                      {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid});
+    QCOMPARE(logs.exitCode, 0);
+    QVERIFY2(logs.out.contains(QLatin1String("Traceback (most recent call last)")),
+             qPrintable(logs.out));
+    QVERIFY2(logs.out.contains(QLatin1String("ValueError: the dataset has no rows")),
+             qPrintable(logs.out));
+}
+
+void TestE2eJobLoop::cancelStopsARunningJob()
+{
+    const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-slow"));
+    commitFile(repo, QStringLiteral("main.py"),
+               "import subprocess, time\n\ndef main(dataset_dir, model_output_dir):\n"
+               "    subprocess.Popen(['sleep', '300'])\n    print('sleeping', flush=True)\n"
+               "    time.sleep(300)\n");
+    const QString uuid = submit(QStringLiteral("alice"), repo);
+    QVERIFY(!uuid.isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(statusOf(QStringLiteral("alice"), uuid) == QLatin1String("RUNNING"),
+                             30000);
+    const CliRun cancel = m_cluster.cli(QStringLiteral("alice"),
+                                        {QStringLiteral("cancel"),
+                                         QStringLiteral("--job_uuid=") + uuid});
+    QCOMPARE(cancel.exitCode, 0);
+    QCOMPARE(statusOf(QStringLiteral("alice"), uuid), QStringLiteral("STOPPED"));
+    // The task's whole process tree goes, the child `sleep 300` included.
+    QTRY_VERIFY_WITH_TIMEOUT(QProcess::execute(QStringLiteral("pgrep"), // exit 1: none left
+                                               {QStringLiteral("-f"), QStringLiteral("^sleep 300$")})
+                                 != 0,
+                             15000);
+}
+
+QTEST_GUILESS_MAIN(TestE2eJobLoop)
+#include "tst_e2e_jobloop.moc"

@@ -1,0 +1,449 @@
+// The resumable, content-addressed upload protocol (UploadService over BlobStorage) with a real
+// store and real part and blob files in a temporary data dir.
+#include "blobs/blobstorage.h"
+#include "blobs/uploadservice.h"
+#include "store/database.h"
+#include "store/sql.h"
+
+#include <QCryptographicHash>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ddl;
+using namespace ddl::server;
+
+namespace {
+
+const QString Connection = QStringLiteral("tst_uploads");
+const QString Alice = QStringLiteral("user:1");
+const QString Bob = QStringLiteral("user:2");
+constexpr qint64 MaxBlobBytes = 1024 * 1024;
+
+QString sha256Of(const QByteArray &bytes)
+{
+    return QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+// 0..n-1 as bytes, so that any misplaced chunk changes the digest.
+QByteArray pattern(int size)
+{
+    QByteArray bytes(size, Qt::Uninitialized);
+    for (int i = 0; i < size; ++i)
+        bytes[i] = char(i * 7 + 3);
+    return bytes;
+}
+
+} // namespace
+
+class tst_Uploads : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void init();
+    void cleanup();
+
+    void createRefusesBadRequests_data();
+    void createRefusesBadRequests();
+    void createResumesTheSameUpload();
+    void chunksAdvanceTheOffset_data();
+    void chunksAdvanceTheOffset();
+    void wrongOffsetChangesNothing_data();
+    void wrongOffsetChangesNothing();
+    void chunkPastDeclaredSizeIsRefused();
+    void uploadOfAnotherOwnerIsNotFound();
+    void digestMismatchDiscardsTheUpload();
+    void completedBlobBelongsToItsUploader();
+    void secondOwnerWithWrongBytesGetsNoReference();
+    void zeroSizeBlobCompletesAtOnce();
+    void bytesLeftByACrashAreCutBack();
+    void abandonedUploadsExpire();
+
+private:
+    qint64 storedOffset(const QString &uploadId);
+    qint64 uploadRows();
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QSqlDatabase m_db;
+    std::unique_ptr<BlobStorage> m_storage;
+    std::unique_ptr<UploadService> m_uploads;
+};
+
+void tst_Uploads::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_dir->isValid());
+    Result<QSqlDatabase> db = Database::open(m_dir->path(), Connection);
+    QVERIFY2(db, db ? "" : qPrintable(db.error().message));
+    m_db = *db;
+    m_storage = std::make_unique<BlobStorage>(m_dir->path());
+    QVERIFY(m_storage->prepare());
+    m_uploads = std::make_unique<UploadService>(m_db, *m_storage, MaxBlobBytes);
+}
+
+void tst_Uploads::cleanup()
+{
+    m_uploads.reset();
+    m_storage.reset();
+    m_db.close();
+    m_db = QSqlDatabase();
+    QSqlDatabase::removeDatabase(Connection);
+    m_dir.reset();
+}
+
+qint64 tst_Uploads::storedOffset(const QString &uploadId)
+{
+    Result<QSqlQuery> query =
+        runSql(m_db, QStringLiteral("SELECT offset FROM uploads WHERE id = ?"), {uploadId});
+    return query && query->next() ? query->value(0).toLongLong() : -1;
+}
+
+qint64 tst_Uploads::uploadRows()
+{
+    Result<QSqlQuery> query = runSql(m_db, QStringLiteral("SELECT COUNT(*) FROM uploads"));
+    return query && query->next() ? query->value(0).toLongLong() : -1;
+}
+
+void tst_Uploads::createRefusesBadRequests_data()
+{
+    QTest::addColumn<qint64>("size");
+    QTest::addColumn<QString>("sha256");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("field");
+
+    const QString good = sha256Of("x");
+    QTest::newRow("empty digest") << qint64(1) << QString() << QStringLiteral("bad_request")
+                                  << QStringLiteral("sha256");
+    QTest::newRow("upper-case digest")
+        << qint64(1) << good.toUpper() << QStringLiteral("bad_request") << QStringLiteral("sha256");
+    QTest::newRow("short digest") << qint64(1) << good.left(63) << QStringLiteral("bad_request")
+                                  << QStringLiteral("sha256");
+    QTest::newRow("not hex") << qint64(1) << QString(64, u'g') << QStringLiteral("bad_request")
+                             << QStringLiteral("sha256");
+    QTest::newRow("negative size")
+        << qint64(-1) << good << QStringLiteral("bad_request") << QStringLiteral("size");
+    QTest::newRow("over the server's limit")
+        << MaxBlobBytes + 1 << good << QStringLiteral("payload_too_large")
+        << QStringLiteral("size");
+}
+
+void tst_Uploads::createRefusesBadRequests()
+{
+    QFETCH(qint64, size);
+    QFETCH(QString, sha256);
+    QFETCH(QString, code);
+    QFETCH(QString, field);
+
+    Result<UploadState> upload = m_uploads->create(Alice, size, sha256);
+    QVERIFY(!upload);
+    QCOMPARE(upload.error().code, code);
+    QCOMPARE(upload.error().field, field);
+    QCOMPARE(uploadRows(), 0);
+}
+
+void tst_Uploads::createResumesTheSameUpload()
+{
+    const QByteArray bytes = pattern(100);
+    Result<UploadState> first = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(first);
+    QVERIFY(!first->id.isEmpty());
+    QCOMPARE(first->offset, 0);
+    QVERIFY(!first->complete);
+    QVERIFY(m_uploads->writeChunk(Alice, first->id, 0, bytes.left(40)));
+
+    Result<UploadState> resumed = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(resumed);
+    QCOMPARE(resumed->id, first->id);
+    QCOMPARE(resumed->offset, 40);
+    QVERIFY(!resumed->complete);
+    Result<UploadState> state = m_uploads->state(Alice, first->id);
+    QVERIFY(state);
+    QCOMPARE(state->offset, 40);
+    QCOMPARE(state->size, 100);
+    QCOMPARE(state->sha256, sha256Of(bytes));
+
+    // Another owner uploading the same bytes has an upload of its own.
+    Result<UploadState> other = m_uploads->create(Bob, bytes.size(), sha256Of(bytes));
+    QVERIFY(other);
+    QVERIFY(other->id != first->id);
+    QCOMPARE(other->offset, 0);
+}
+
+void tst_Uploads::chunksAdvanceTheOffset_data()
+{
+    QTest::addColumn<int>("size");
+    QTest::addColumn<QList<int>>("chunks");
+
+    QTest::newRow("one chunk") << 64 << QList<int>{64};
+    QTest::newRow("three chunks") << 100 << QList<int>{10, 50, 40};
+    QTest::newRow("one byte at a time") << 5 << QList<int>{1, 1, 1, 1, 1};
+    QTest::newRow("empty chunk on the way") << 20 << QList<int>{10, 0, 10};
+}
+
+void tst_Uploads::chunksAdvanceTheOffset()
+{
+    QFETCH(int, size);
+    QFETCH(QList<int>, chunks);
+
+    const QByteArray bytes = pattern(size);
+    Result<UploadState> upload = m_uploads->create(Alice, size, sha256Of(bytes));
+    QVERIFY(upload);
+    qint64 offset = 0;
+    for (int i = 0; i < chunks.size(); ++i) {
+        Result<UploadState> written =
+            m_uploads->writeChunk(Alice, upload->id, offset, bytes.mid(offset, chunks[i]));
+        QVERIFY2(written, written ? "" : qPrintable(written.error().message));
+        offset += chunks[i];
+        QCOMPARE(written->offset, offset);
+        QCOMPARE(written->complete, offset == size);
+        if (!written->complete) {
+            QCOMPARE(storedOffset(upload->id), offset);
+            QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), offset);
+        }
+    }
+    QCOMPARE(readFile(m_storage->blobPath(sha256Of(bytes))), bytes);
+    QVERIFY(!QFile::exists(m_storage->partPath(upload->id)));
+    QCOMPARE(uploadRows(), 0);
+}
+
+void tst_Uploads::wrongOffsetChangesNothing_data()
+{
+    QTest::addColumn<qint64>("offset");
+    QTest::newRow("ahead") << qint64(15);
+    QTest::newRow("behind") << qint64(0);
+    QTest::newRow("one behind") << qint64(9);
+    QTest::newRow("one ahead") << qint64(11);
+}
+
+void tst_Uploads::wrongOffsetChangesNothing()
+{
+    QFETCH(qint64, offset);
+
+    const QByteArray bytes = pattern(30);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, bytes.left(10)));
+    const QString part = m_storage->partPath(upload->id);
+    const QByteArray before = readFile(part);
+    QCOMPARE(before.size(), 10);
+
+    Result<UploadState> refused =
+        m_uploads->writeChunk(Alice, upload->id, offset, QByteArray(5, 'z'));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, QStringLiteral("offset_mismatch"));
+    // The client learns where to resume, in the message and as a number.
+    QCOMPARE(refused.error().details.value(QStringLiteral("offset")).toInteger(), 10);
+    QVERIFY2(refused.error().message.contains(QStringLiteral("10")),
+             qPrintable(refused.error().message));
+    QCOMPARE(readFile(part), before);
+    QCOMPARE(storedOffset(upload->id), 10);
+
+    // And resuming from there completes the blob intact.
+    Result<UploadState> rest = m_uploads->writeChunk(Alice, upload->id, 10, bytes.mid(10));
+    QVERIFY(rest);
+    QVERIFY(rest->complete);
+    QCOMPARE(readFile(m_storage->blobPath(sha256Of(bytes))), bytes);
+}
+
+void tst_Uploads::chunkPastDeclaredSizeIsRefused()
+{
+    const QByteArray bytes = pattern(20);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, bytes.left(15)));
+
+    Result<UploadState> refused = m_uploads->writeChunk(Alice, upload->id, 15, pattern(6));
+    QVERIFY(!refused);
+    QCOMPARE(refused.error().code, QStringLiteral("payload_too_large"));
+    QCOMPARE(storedOffset(upload->id), 15);
+    QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), 15);
+    QVERIFY(!m_storage->hasBlob(sha256Of(bytes)));
+}
+
+void tst_Uploads::uploadOfAnotherOwnerIsNotFound()
+{
+    const QByteArray bytes = pattern(20);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(upload);
+
+    Result<UploadState> state = m_uploads->state(Bob, upload->id);
+    QVERIFY(!state);
+    QCOMPARE(state.error().code, QStringLiteral("not_found"));
+    Result<UploadState> chunk = m_uploads->writeChunk(Bob, upload->id, 0, bytes);
+    QVERIFY(!chunk);
+    QCOMPARE(chunk.error().code, QStringLiteral("not_found"));
+    QCOMPARE(storedOffset(upload->id), 0);
+    QVERIFY(!m_storage->hasBlob(sha256Of(bytes)));
+}
+
+void tst_Uploads::digestMismatchDiscardsTheUpload()
+{
+    const QByteArray declared = "hello, world";
+    QByteArray sent = declared;
+    sent[0] = 'j';
+    Result<UploadState> upload = m_uploads->create(Alice, declared.size(), sha256Of(declared));
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, sent.left(5)));
+
+    Result<UploadState> last = m_uploads->writeChunk(Alice, upload->id, 5, sent.mid(5));
+    QVERIFY(!last);
+    QCOMPARE(last.error().code, QStringLiteral("digest_mismatch"));
+    // Neither digest names a blob, the part file is gone and so is the upload.
+    QVERIFY(!QFile::exists(m_storage->blobPath(sha256Of(declared))));
+    QVERIFY(!QFile::exists(m_storage->blobPath(sha256Of(sent))));
+    QVERIFY(!QFile::exists(m_storage->partPath(upload->id)));
+    QCOMPARE(m_uploads->state(Alice, upload->id).error().code, QStringLiteral("not_found"));
+    QVERIFY(!m_uploads->ownsBlob(Alice, sha256Of(declared)));
+    QVERIFY(!m_uploads->ownsBlob(Alice, sha256Of(sent)));
+
+    // Starting again is a new upload from zero.
+    Result<UploadState> again = m_uploads->create(Alice, declared.size(), sha256Of(declared));
+    QVERIFY(again);
+    QVERIFY(again->id != upload->id);
+    QCOMPARE(again->offset, 0);
+}
+
+void tst_Uploads::completedBlobBelongsToItsUploader()
+{
+    const QByteArray bytes = pattern(333);
+    const QString sha256 = sha256Of(bytes);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256);
+    QVERIFY(upload);
+    Result<UploadState> done = m_uploads->writeChunk(Alice, upload->id, 0, bytes);
+    QVERIFY(done);
+    QVERIFY(done->complete);
+    QCOMPARE(done->offset, bytes.size());
+
+    QVERIFY(m_storage->blobPath(sha256).endsWith(QStringLiteral("blobs/") + sha256.left(2) + u'/' +
+                                                 sha256));
+    QCOMPARE(readFile(m_storage->blobPath(sha256)), bytes);
+    QVERIFY(m_uploads->ownsBlob(Alice, sha256));
+    QVERIFY(!m_uploads->ownsBlob(Bob, sha256));
+
+    // The owner need not send it again.
+    Result<UploadState> again = m_uploads->create(Alice, bytes.size(), sha256);
+    QVERIFY(again);
+    QVERIFY(again->complete);
+    QCOMPARE(again->offset, bytes.size());
+
+    // Another owner learns nothing: it gets an empty upload and must send every byte.
+    Result<UploadState> other = m_uploads->create(Bob, bytes.size(), sha256);
+    QVERIFY(other);
+    QVERIFY(!other->complete);
+    QVERIFY(!other->id.isEmpty());
+    QCOMPARE(other->offset, 0);
+    QVERIFY(!m_uploads->ownsBlob(Bob, sha256));
+    Result<UploadState> sent = m_uploads->writeChunk(Bob, other->id, 0, bytes);
+    QVERIFY2(sent, sent ? "" : qPrintable(sent.error().message));
+    QVERIFY(sent->complete);
+    QVERIFY(m_uploads->ownsBlob(Bob, sha256));
+    QCOMPARE(readFile(m_storage->blobPath(sha256)), bytes);
+    QVERIFY(!QFile::exists(m_storage->partPath(other->id)));
+}
+
+void tst_Uploads::secondOwnerWithWrongBytesGetsNoReference()
+{
+    const QByteArray bytes = pattern(50);
+    const QString sha256 = sha256Of(bytes);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256);
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, bytes));
+
+    // Bob claims the digest without having the bytes.
+    Result<UploadState> other = m_uploads->create(Bob, bytes.size(), sha256);
+    QVERIFY(other);
+    Result<UploadState> forged = m_uploads->writeChunk(Bob, other->id, 0, QByteArray(50, 'x'));
+    QVERIFY(!forged);
+    QCOMPARE(forged.error().code, QStringLiteral("digest_mismatch"));
+    QVERIFY(!m_uploads->ownsBlob(Bob, sha256));
+    QCOMPARE(readFile(m_storage->blobPath(sha256)), bytes);
+    QVERIFY(!QFile::exists(m_storage->partPath(other->id)));
+    QCOMPARE(uploadRows(), 0);
+}
+
+void tst_Uploads::zeroSizeBlobCompletesAtOnce()
+{
+    const QString empty = sha256Of(QByteArray());
+    Result<UploadState> upload = m_uploads->create(Alice, 0, empty);
+    QVERIFY2(upload, upload ? "" : qPrintable(upload.error().message));
+    QVERIFY(upload->complete);
+    QCOMPARE(upload->offset, 0);
+    QVERIFY(QFile::exists(m_storage->blobPath(empty)));
+    QCOMPARE(QFileInfo(m_storage->blobPath(empty)).size(), 0);
+    QVERIFY(m_uploads->ownsBlob(Alice, empty));
+    QCOMPARE(uploadRows(), 0);
+
+    // Bob "uploads" it too (there are no bytes to prove) and owns it as well.
+    Result<UploadState> other = m_uploads->create(Bob, 0, empty);
+    QVERIFY(other);
+    QVERIFY(other->complete);
+    QVERIFY(m_uploads->ownsBlob(Bob, empty));
+
+    // An empty upload declared with the digest of other bytes is refused.
+    Result<UploadState> lying = m_uploads->create(Alice, 0, sha256Of("not empty"));
+    QVERIFY(!lying);
+    QCOMPARE(lying.error().code, QStringLiteral("digest_mismatch"));
+    QVERIFY(!m_uploads->ownsBlob(Alice, sha256Of("not empty")));
+}
+
+void tst_Uploads::bytesLeftByACrashAreCutBack()
+{
+    const QByteArray bytes = pattern(40);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, bytes.left(20)));
+
+    // A crash after the next chunk reached the disk but before its offset was recorded: the part
+    // file holds bytes past the stored offset (here ones the client will send differently).
+    {
+        QFile part(m_storage->partPath(upload->id));
+        QVERIFY(part.open(QIODevice::Append));
+        QCOMPARE(part.write(QByteArray(25, '#')), 25);
+    }
+    QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), 45);
+    QCOMPARE(storedOffset(upload->id), 20);
+
+    // The client resumes from the stored offset; the leftovers must not survive into the blob.
+    Result<UploadState> resumed = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(resumed);
+    QCOMPARE(resumed->offset, 20);
+    Result<UploadState> done = m_uploads->writeChunk(Alice, upload->id, 20, bytes.mid(20, 10));
+    QVERIFY(done);
+    QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), 30);
+    done = m_uploads->writeChunk(Alice, upload->id, 30, bytes.mid(30));
+    QVERIFY2(done, done ? "" : qPrintable(done.error().message));
+    QVERIFY(done->complete);
+    QCOMPARE(readFile(m_storage->blobPath(sha256Of(bytes))), bytes);
+}
+
+void tst_Uploads::abandonedUploadsExpire()
+{
+    const QByteArray bytes = pattern(20);
+    Result<UploadState> stale = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(stale);
+    QVERIFY(m_uploads->writeChunk(Alice, stale->id, 0, bytes.left(5)));
+    const QByteArray fresh = pattern(21);
+    Result<UploadState> live = m_uploads->create(Alice, fresh.size(), sha256Of(fresh));
+    QVERIFY(live);
+    QVERIFY(m_uploads->writeChunk(Alice, live->id, 0, fresh.left(5)));
+    QVERIFY(runSql(m_db,
+                   QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
+                   {nowMs() - UploadService::UploadExpiryMs - 1000, stale->id}));
+
+    m_uploads->expireAbandoned();
+    QVERIFY(!QFile::exists(m_storage->partPath(stale->id)));
+    QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
+    QVERIFY(QFile::exists(m_storage->partPath(live->id)));
+    QVERIFY(m_uploads->state(Alice, live->id));
+}
+
+QTEST_GUILESS_MAIN(tst_Uploads)
+#include "tst_uploads.moc"

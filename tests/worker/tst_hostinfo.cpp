@@ -1,0 +1,75 @@
+#include "agent/hostinfo.h"
+
+#include <QHostAddress>
+#include <QTcpServer>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using namespace ddl::worker;
+
+class tst_HostInfo : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void memTotal_data();
+    void memTotal();
+    void nvidiaSmi();
+    void declaredGpus();
+    void freePortCanBeBound();
+    void advertiseAddress();
+};
+
+void tst_HostInfo::memTotal_data()
+{
+    QTest::addColumn<QByteArray>("meminfo");
+    QTest::addColumn<qint64>("megabytes");
+    QTest::newRow("debian") << QByteArray("MemTotal:       131891232 kB\nMemFree:  1000 kB\n")
+                            << qint64(128800);
+    QTest::newRow("not first") << QByteArray("Foo: 1 kB\nMemTotal: 2048 kB\n") << qint64(2);
+    QTest::newRow("missing") << QByteArray("MemFree: 1000 kB\n") << qint64(-1);
+}
+
+void tst_HostInfo::memTotal()
+{
+    QFETCH(QByteArray, meminfo);
+    QTEST(parseMemTotalMb(meminfo), "megabytes");
+}
+
+void tst_HostInfo::nvidiaSmi()
+{
+    const QList<GpuInfo> gpus = parseNvidiaSmiCsv("0, NVIDIA H100 80GB HBM3, 81559 MiB\n"
+                                                  "1, NVIDIA H100 80GB HBM3, 81559 MiB\n"
+                                                  "garbage line\n\n");
+    QCOMPARE(gpus.size(), 2);
+    QCOMPARE(gpus.at(1).index, 1);
+    QCOMPARE(gpus.at(0).name, u"NVIDIA H100 80GB HBM3"_s);
+    QCOMPARE(gpus.at(0).memoryMb, 81559);
+}
+
+void tst_HostInfo::declaredGpus()
+{
+    const HostResources resources = detectHostResources(3);
+    QCOMPARE(resources.gpus.size(), 3);
+    QCOMPARE(resources.gpus.at(2).index, 2);
+    QVERIFY(resources.cpus >= 1);
+    QVERIFY(resources.memoryMb > 0);
+    QVERIFY(detectHostResources(0).gpus.isEmpty());
+}
+
+void tst_HostInfo::freePortCanBeBound()
+{
+    const ddl::Result<quint16> port = allocateFreePort();
+    QVERIFY(port.ok());
+    QVERIFY(*port > 0);
+    QTcpServer server;
+    QVERIFY(server.listen(QHostAddress::Any, *port));
+}
+
+void tst_HostInfo::advertiseAddress()
+{
+    QVERIFY(!QHostAddress(detectAdvertiseAddress()).isNull());
+}
+
+QTEST_GUILESS_MAIN(tst_HostInfo)
+#include "tst_hostinfo.moc"

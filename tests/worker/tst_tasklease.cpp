@@ -1,0 +1,75 @@
+#include "agent/tasklease.h"
+
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+using ddl::worker::TaskLease;
+
+static const QByteArray Sha(64, 'a');
+
+class tst_TaskLease : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void fullLease();
+    void errors_data();
+    void errors();
+};
+
+static QJsonObject lease(const QByteArray &json)
+{
+    return QJsonDocument::fromJson(json).object();
+}
+
+void tst_TaskLease::fullLease()
+{
+    const QByteArray json = R"({"task_id": 17, "job_uuid": "u-1", "job_name": "mnist",
+        "kind": "openpai", "attempt": 2, "role": "worker", "role_index": 1,
+        "command": "python train.py", "gpus": 1, "cpus": 4, "memory_mb": 8192,
+        "package_sha256": ")" +
+                            Sha + R"(", "dataset_sha256": null,
+        "env": {"PAI_JOB_NAME": "mnist", "PAI_TASK_ROLE_INDEX": "1", "PAI_TASKS_NUM": 2}})";
+    const ddl::Result<TaskLease> parsed = TaskLease::fromJson(lease(json));
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
+    QCOMPARE(parsed->taskId, 17);
+    QCOMPARE(parsed->kind, TaskLease::Kind::OpenPai);
+    QCOMPARE(parsed->attempt, 2);
+    QCOMPARE(parsed->roleIndex, 1);
+    QCOMPARE(parsed->gpus, 1);
+    QCOMPARE(parsed->memoryMb, 8192);
+    QCOMPARE(parsed->packageSha256, QString::fromLatin1(Sha));
+    QVERIFY(parsed->datasetSha256.isEmpty());
+    QCOMPARE(parsed->env.value(u"PAI_JOB_NAME"_s), u"mnist"_s);
+    QCOMPARE(parsed->env.value(u"PAI_TASKS_NUM"_s), u"2"_s);
+}
+
+void tst_TaskLease::errors_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("field");
+    QTest::addColumn<qint64>("taskId");
+    QTest::newRow("no id") << QByteArray(R"({"package_sha256": ")" + Sha + R"("})") << u"task_id"_s
+                           << qint64(-1);
+    QTest::newRow("bad kind") << QByteArray(R"({"task_id": 3, "kind": "slurm"})") << u"kind"_s
+                              << qint64(3);
+    QTest::newRow("bad package") << QByteArray(R"({"task_id": 4, "package_sha256": "xyz"})")
+                                 << u"package_sha256"_s << qint64(4);
+    QTest::newRow("openpai without command")
+        << QByteArray(R"({"task_id": 5, "kind": "openpai", "package_sha256": ")" + Sha + R"("})")
+        << u"command"_s << qint64(5);
+}
+
+void tst_TaskLease::errors()
+{
+    QFETCH(QByteArray, json);
+    qint64 taskId = -1;
+    const ddl::Result<TaskLease> parsed = TaskLease::fromJson(lease(json), &taskId);
+    QVERIFY(!parsed.ok());
+    QTEST(parsed.error().field, "field");
+    QTEST(taskId, "taskId");
+}
+
+QTEST_GUILESS_MAIN(tst_TaskLease)
+#include "tst_tasklease.moc"
