@@ -91,9 +91,9 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
                                   spec->name);
             }
             if (value.isEmpty()) {
-                return usageError(tr("%1 needs a non-empty value (%2)")
-                                      .arg(shown, displayName(*spec)),
-                                  spec->name);
+                return usageError(
+                    tr("%1 needs a non-empty value (%2)").arg(shown, displayName(*spec)),
+                    spec->name);
             }
         } else if (inlineValue) {
             return usageError(tr("%1 takes no value").arg(shown), spec->name);
@@ -103,15 +103,13 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
 
     for (const OptionSpec &spec : specs) {
         if (spec.required && !parsed.isSet(spec.name)) {
-            return usageError(tr("missing required option %1").arg(displayName(spec)),
-                              spec.name);
+            return usageError(tr("missing required option %1").arg(displayName(spec)), spec.name);
         }
     }
     return parsed;
 }
 
-qsizetype ArgumentParser::findCommand(const QStringList &arguments,
-                                      const QList<OptionSpec> &specs)
+qsizetype ArgumentParser::findCommand(const QStringList &arguments, const QList<OptionSpec> &specs)
 {
     for (qsizetype i = 0; i < arguments.size(); ++i) {
         const QString &argument = arguments.at(i);

@@ -17,9 +17,9 @@ namespace ddl::cli {
 struct OptionSpec
 {
     QString name;
-    QString valueName;   // empty: a flag that takes no value
+    QString valueName; // empty: a flag that takes no value
     QString description;
-    QChar shortName;     // optional single-letter alias ("-f")
+    QChar shortName; // optional single-letter alias ("-f")
     bool required = false;
 
     bool takesValue() const { return !valueName.isEmpty(); }

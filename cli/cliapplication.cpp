@@ -34,13 +34,21 @@ CliApplication::~CliApplication() = default;
 
 QList<OptionSpec> CliApplication::globalOptions()
 {
-    return {{u"server"_s, u"URL"_s,
-             tr("the DDL server (else DDL_SERVER, else the one you last logged in to)"), {},
+    return {{u"server"_s,
+             u"URL"_s,
+             tr("the DDL server (else DDL_SERVER, else the one you last logged in to)"),
+             {},
              false},
-            {u"ca-cert"_s, u"FILE"_s,
-             tr("trust the server by this CA or certificate file (else DDL_CA_CERT)"), {}, false},
-            {u"trust-fingerprint"_s, u"SHA256:.."_s,
-             tr("trust and pin the server's certificate if it has this fingerprint"), {}, false},
+            {u"ca-cert"_s,
+             u"FILE"_s,
+             tr("trust the server by this CA or certificate file (else DDL_CA_CERT)"),
+             {},
+             false},
+            {u"trust-fingerprint"_s,
+             u"SHA256:.."_s,
+             tr("trust and pin the server's certificate if it has this fingerprint"),
+             {},
+             false},
             {u"help"_s, {}, tr("show help"), u'h', false}};
 }
 
@@ -64,11 +72,11 @@ QString CliApplication::helpText() const
         width = std::max(width, command->name().size());
     for (const auto &command : m_commands)
         text += u"  "_s + command->name().leftJustified(width + 2) + command->summary() + u'\n';
-    text += u'\n' + tr("Options of every command:") + u'\n'
-            + ArgumentParser::describe(globalOptions()) + u'\n'
-            + tr("Options take their value as --name=value or --name value. Run ddlcli <command> "
-                 "--help for the options of a command.")
-            + u'\n';
+    text += u'\n' + tr("Options of every command:") + u'\n' +
+            ArgumentParser::describe(globalOptions()) + u'\n' +
+            tr("Options take their value as --name=value or --name value. Run ddlcli <command> "
+               "--help for the options of a command.") +
+            u'\n';
     return text;
 }
 
@@ -110,9 +118,8 @@ int CliApplication::run(const QStringList &arguments)
     if (name == u"help"_s) {
         // "ddlcli help [command]"
         const Result<ParsedArguments> parsed = ArgumentParser::parse(rest, globalOptions());
-        const QString topic = parsed && !parsed->positional().isEmpty()
-                                  ? parsed->positional().first()
-                                  : QString();
+        const QString topic =
+            parsed && !parsed->positional().isEmpty() ? parsed->positional().first() : QString();
         if (topic.isEmpty()) {
             m_console.print(helpText());
             return Success;

@@ -19,13 +19,15 @@ static Error sessionExpired()
                                                    "again"));
 }
 
-CliContext::CliContext(Console &console, const GlobalOptions &options,
+CliContext::CliContext(Console &console,
+                       const GlobalOptions &options,
                        const QString &configDirectory)
     : m_console(console)
     , m_options(options)
     , m_config(configDirectory)
     , m_credentials(configDirectory)
-{}
+{
+}
 
 CliContext::~CliContext() = default;
 
@@ -78,8 +80,7 @@ Result<QByteArray> CliContext::parseFingerprint(const QString &text)
     return hex.toLatin1();
 }
 
-Result<ServerTrust> CliContext::pinServer(const QUrl &url, const QString &key,
-                                          const QByteArray &sha256Hex)
+Result<ServerTrust> CliContext::pinServer(const QString &key, const QByteArray &sha256Hex)
 {
     m_config.setPinnedFingerprint(key, sha256Hex);
     if (Status saved = m_config.save(); !saved)
@@ -121,7 +122,7 @@ Result<ServerTrust> CliContext::resolveTrust(const QUrl &url, const QString &key
                                    .arg(url.toString(), formatFingerprint(*certificate)),
                                u"trust-fingerprint"_s);
         }
-        return pinServer(url, key, actual);
+        return pinServer(key, actual);
     }
 
     const QByteArray pinned = m_config.pinnedFingerprint(key);
@@ -155,18 +156,18 @@ Result<ServerTrust> CliContext::resolveTrust(const QUrl &url, const QString &key
                                .arg(url.toString(), fingerprint),
                            u"trust-fingerprint"_s);
     }
-    m_console.printError(tr("The server's certificate fingerprint is %1").arg(fingerprint)
-                         + u'\n');
+    m_console.printError(tr("The server's certificate fingerprint is %1").arg(fingerprint) + u'\n');
     Prompt prompt(m_console);
     Result<bool> accepted = prompt.confirm(tr("Trust this server?"));
     if (!accepted)
         return accepted.error();
     if (!*accepted) {
-        return Error::make(u"untrusted_certificate"_s,
-                           tr("the server at %1 was not trusted; nothing was sent to it")
-                               .arg(url.toString()));
+        return Error::make(
+            u"untrusted_certificate"_s,
+            tr("you chose not to trust the server at %1; no credentials or data were sent to it")
+                .arg(url.toString()));
     }
-    return pinServer(url, key, certificate->digest(QCryptographicHash::Sha256).toHex());
+    return pinServer(key, certificate->digest(QCryptographicHash::Sha256).toHex());
 }
 
 Result<ApiClient *> CliContext::client()
@@ -237,8 +238,8 @@ Status CliContext::refreshSession()
     if (!answer) {
         // A refused refresh token means logging in again; a network failure is reported as such.
         const QString code = answer.error().code;
-        if (isAuthError(answer.error()) || code == u"bad_request"_s || code == u"not_found"_s
-            || code == u"forbidden"_s) {
+        if (isAuthError(answer.error()) || code == u"bad_request"_s || code == u"not_found"_s ||
+            code == u"forbidden"_s) {
             return sessionExpired();
         }
         return answer.error();

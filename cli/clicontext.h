@@ -2,8 +2,8 @@
 
 #include "api/apiclient.h"
 #include "configstore.h"
-#include "credentialstore.h"
 #include "core/result.h"
+#include "credentialstore.h"
 
 #include <QCoreApplication>
 #include <QString>
@@ -55,8 +55,7 @@ public:
 
     // One request as the signed-in user. An expired access token is refreshed first, and a 401
     // answer is retried once after a refresh.
-    Result<ApiResponse>
-    sendAuthorized(const std::function<ApiRequest *(ApiClient &)> &makeRequest);
+    Result<ApiResponse> sendAuthorized(const std::function<ApiRequest *(ApiClient &)> &makeRequest);
 
     // Runs work (an upload or a download) with the client signed in; when it fails on an expired
     // session the session is refreshed and work runs again: transfers resume where they stopped.
@@ -72,8 +71,7 @@ public:
 
 private:
     Result<ServerTrust> resolveTrust(const QUrl &url, const QString &key);
-    Result<ServerTrust> pinServer(const QUrl &url, const QString &key,
-                                  const QByteArray &sha256Hex);
+    Result<ServerTrust> pinServer(const QString &key, const QByteArray &sha256Hex);
     Status ensureSession();
     Status refreshSession();
 

@@ -18,8 +18,7 @@ Result<OutputFormat> Command::outputFormat(const ParsedArguments &arguments)
 
 OptionSpec Command::jobUuidOption()
 {
-    return {u"job_uuid"_s, u"UUID"_s, tr("the job, as printed by ddlcli submit or list"), {},
-            true};
+    return {u"job_uuid"_s, u"UUID"_s, tr("the job, as printed by ddlcli submit or list"), {}, true};
 }
 
 Result<QString> Command::jobUuid(const ParsedArguments &arguments)
@@ -27,24 +26,23 @@ Result<QString> Command::jobUuid(const ParsedArguments &arguments)
     const QString uuid = arguments.value(u"job_uuid"_s).trimmed();
     static const QRegularExpression pattern(u"^[A-Za-z0-9-]{1,64}$"_s);
     if (!pattern.match(uuid).hasMatch()) {
-        return Error::make(u"usage"_s,
-                           tr("'%1' is not a job UUID; copy it from ddlcli submit or ddlcli list")
-                               .arg(uuid),
-                           u"job_uuid"_s);
+        return Error::make(
+            u"usage"_s,
+            tr("'%1' is not a job UUID; copy it from ddlcli submit or ddlcli list").arg(uuid),
+            u"job_uuid"_s);
     }
     return uuid;
 }
 
-Result<qint64> Command::positiveNumber(const ParsedArguments &arguments, const QString &name,
-                                       bool allowZero)
+Result<qint64>
+Command::positiveNumber(const ParsedArguments &arguments, const QString &name, bool allowZero)
 {
     bool ok = false;
     const qint64 number = arguments.value(name).toLongLong(&ok);
     if (!ok || number < (allowZero ? 0 : 1)) {
         return Error::make(u"usage"_s,
                            tr("--%1 must be a whole number %2, not '%3'")
-                               .arg(name, allowZero ? u">= 0"_s : u"> 0"_s,
-                                    arguments.value(name)),
+                               .arg(name, allowZero ? u">= 0"_s : u"> 0"_s, arguments.value(name)),
                            name);
     }
     return number;

@@ -35,8 +35,8 @@ protected:
     // The job UUID, checked to be something that can go into a URL path.
     static Result<QString> jobUuid(const ParsedArguments &arguments);
     // A whole number > 0 (or >= 0 when zero is allowed) from an option.
-    static Result<qint64> positiveNumber(const ParsedArguments &arguments, const QString &name,
-                                         bool allowZero = false);
+    static Result<qint64>
+    positiveNumber(const ParsedArguments &arguments, const QString &name, bool allowZero = false);
 };
 
 } // namespace ddl::cli

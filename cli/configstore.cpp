@@ -22,7 +22,8 @@ QString ConfigStore::defaultDirectory()
 
 ConfigStore::ConfigStore(const QString &directory)
     : m_directory(directory)
-{}
+{
+}
 
 QString ConfigStore::filePath() const
 {
@@ -58,7 +59,8 @@ QJsonObject ConfigStore::serverEntry(const QString &serverKey) const
     return m_root.value(Key::Servers).toObject().value(serverKey).toObject();
 }
 
-void ConfigStore::setServerValue(const QString &serverKey, const QString &key,
+void ConfigStore::setServerValue(const QString &serverKey,
+                                 const QString &key,
                                  const QJsonValue &value)
 {
     QJsonObject servers = m_root.value(Key::Servers).toObject();

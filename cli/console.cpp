@@ -12,7 +12,8 @@ Console::Console(QIODevice *in, QIODevice *out, QIODevice *err)
     : m_in(in)
     , m_out(out)
     , m_err(err)
-{}
+{
+}
 
 std::unique_ptr<Console> Console::standard()
 {

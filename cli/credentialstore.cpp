@@ -21,7 +21,8 @@ bool Session::accessExpired(const QDateTime &now, int marginSeconds) const
 
 CredentialStore::CredentialStore(const QString &directory)
     : m_directory(directory)
-{}
+{
+}
 
 QString CredentialStore::filePath() const
 {
@@ -45,28 +46,28 @@ Status CredentialStore::save() const
 std::optional<Session> CredentialStore::session(const QString &serverKey) const
 {
     const QJsonObject entry = m_root.value(Key::Servers).toObject().value(serverKey).toObject();
-    if (entry.value(Key::AccessToken).toString().isEmpty()
-        && entry.value(Key::RefreshToken).toString().isEmpty()) {
+    if (entry.value(Key::AccessToken).toString().isEmpty() &&
+        entry.value(Key::RefreshToken).toString().isEmpty()) {
         return std::nullopt;
     }
     Session session;
     session.email = entry.value(Key::Email).toString();
     session.accessToken = entry.value(Key::AccessToken).toString();
     session.refreshToken = entry.value(Key::RefreshToken).toString();
-    session.accessExpiresAt = QDateTime::fromString(entry.value(Key::AccessExpiresAt).toString(),
-                                                    Qt::ISODate);
+    session.accessExpiresAt =
+        QDateTime::fromString(entry.value(Key::AccessExpiresAt).toString(), Qt::ISODate);
     return session;
 }
 
 void CredentialStore::setSession(const QString &serverKey, const Session &session)
 {
     QJsonObject servers = m_root.value(Key::Servers).toObject();
-    servers.insert(serverKey,
-                   QJsonObject{{Key::Email, session.email},
-                               {Key::AccessToken, session.accessToken},
-                               {Key::RefreshToken, session.refreshToken},
-                               {Key::AccessExpiresAt,
-                                session.accessExpiresAt.toUTC().toString(Qt::ISODate)}});
+    servers.insert(
+        serverKey,
+        QJsonObject{{Key::Email, session.email},
+                    {Key::AccessToken, session.accessToken},
+                    {Key::RefreshToken, session.refreshToken},
+                    {Key::AccessExpiresAt, session.accessExpiresAt.toUTC().toString(Qt::ISODate)}});
     m_root.insert(Key::Servers, servers);
 }
 

@@ -16,8 +16,7 @@ Result<QJsonObject> JsonFile::read(const QString &path)
     if (!file.exists())
         return QJsonObject();
     if (!file.open(QIODevice::ReadOnly)) {
-        return Error::make(u"io_error"_s,
-                           tr("cannot read %1: %2").arg(path, file.errorString()));
+        return Error::make(u"io_error"_s, tr("cannot read %1: %2").arg(path, file.errorString()));
     }
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(file.readAll(), &parseError);
@@ -40,14 +39,13 @@ Status JsonFile::write(const QString &path, const QJsonObject &object, Access ac
         return Error::make(u"io_error"_s, tr("cannot create the folder %1").arg(folder));
     }
     const auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
-    if (access == Access::OwnerOnly
-        && !QFile::setPermissions(folder, ownerOnly | QFileDevice::ExeOwner)) {
+    if (access == Access::OwnerOnly &&
+        !QFile::setPermissions(folder, ownerOnly | QFileDevice::ExeOwner)) {
         return Error::make(u"io_error"_s, tr("cannot make %1 private (mode 0700)").arg(folder));
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
-        return Error::make(u"io_error"_s,
-                           tr("cannot write %1: %2").arg(path, file.errorString()));
+        return Error::make(u"io_error"_s, tr("cannot write %1: %2").arg(path, file.errorString()));
     }
     // The temporary file is private before the secrets go into it, and stays so once renamed.
     if (access == Access::OwnerOnly && !file.setPermissions(ownerOnly)) {
@@ -56,8 +54,7 @@ Status JsonFile::write(const QString &path, const QJsonObject &object, Access ac
     }
     file.write(QJsonDocument(object).toJson(QJsonDocument::Indented));
     if (!file.commit()) {
-        return Error::make(u"io_error"_s,
-                           tr("cannot write %1: %2").arg(path, file.errorString()));
+        return Error::make(u"io_error"_s, tr("cannot write %1: %2").arg(path, file.errorString()));
     }
     if (access == Access::OwnerOnly)
         QFile::setPermissions(path, ownerOnly);

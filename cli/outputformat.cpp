@@ -12,9 +12,8 @@ Result<OutputFormat> Output::formatFromName(const QString &name)
         return OutputFormat::Json;
     if (name == u"table"_s || name == u"text"_s)
         return OutputFormat::Table;
-    return Error::make(u"usage"_s,
-                       tr("--output must be 'table' or 'json', not '%1'").arg(name),
-                       u"output"_s);
+    return Error::make(
+        u"usage"_s, tr("--output must be 'table' or 'json', not '%1'").arg(name), u"output"_s);
 }
 
 QString Output::table(const QStringList &header, const QList<QStringList> &rows)
@@ -103,8 +102,8 @@ QString Output::jobStatus(const QJsonObject &job)
 
 QString Output::taskLabel(const QJsonObject &task)
 {
-    return task.value("role"_L1).toString() + u'['
-           + QString::number(task.value("role_index"_L1).toInteger()) + u']';
+    return task.value("role"_L1).toString() + u'[' +
+           QString::number(task.value("role_index"_L1).toInteger()) + u']';
 }
 
 QStringList Output::lastLines(const QByteArray &log, int count)

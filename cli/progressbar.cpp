@@ -10,7 +10,8 @@ namespace ddl::cli {
 ProgressBar::ProgressBar(Console &console, const QString &label)
     : m_console(console)
     , m_label(label)
-{}
+{
+}
 
 void ProgressBar::update(const TransferProgress &progress)
 {
@@ -49,9 +50,9 @@ QString ProgressBar::render(const QString &label, const TransferProgress &progre
         progress.total > 0 ? std::clamp(double(progress.done) / double(progress.total), 0.0, 1.0)
                            : 1.0;
     const int filled = int(fraction * Width);
-    QString text = label + u"  ["_s + QString(filled, u'#') + QString(Width - filled, u'.')
-                   + u"]  "_s + QString::number(int(fraction * 100)).rightJustified(3) + u"%  "_s
-                   + Output::humanSize(progress.done) + u'/' + Output::humanSize(progress.total);
+    QString text = label + u"  ["_s + QString(filled, u'#') + QString(Width - filled, u'.') +
+                   u"]  "_s + QString::number(int(fraction * 100)).rightJustified(3) + u"%  "_s +
+                   Output::humanSize(progress.done) + u'/' + Output::humanSize(progress.total);
     if (progress.bytesPerSecond > 0)
         text += u"  "_s + Output::humanSize(qint64(progress.bytesPerSecond)) + u"/s"_s;
     if (progress.etaSeconds >= 0 && fraction < 1.0)

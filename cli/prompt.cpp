@@ -46,7 +46,7 @@ EchoOff::~EchoOff()
 
 bool isTerminal(Stream stream)
 {
-    const int fd = stream == Stream::In ? STDIN_FILENO
+    const int fd = stream == Stream::In    ? STDIN_FILENO
                    : stream == Stream::Out ? STDOUT_FILENO
                                            : STDERR_FILENO;
     return isatty(fd) == 1;
@@ -98,8 +98,7 @@ EchoOff::~EchoOff() {}
 
 } // namespace Terminal
 
-Result<QString> Prompt::answerOrError(const std::optional<QString> &answer,
-                                      const QString &question)
+Result<QString> Prompt::answerOrError(const std::optional<QString> &answer, const QString &question)
 {
     // A piped answer is not echoed: end the prompt's line so that what follows starts on its own.
     if (!m_console.stdinIsTerminal())
@@ -129,14 +128,9 @@ Result<bool> Prompt::confirm(const QString &question)
 {
     m_console.printError(question + u" [y/N] "_s);
     const std::optional<QString> line = m_console.readLine();
-    if (!line) {
-        return Error::make(u"no_input"_s,
-                           tr("no answer to \"%1\": the input ended").arg(question));
-    }
-    const Result<QString> answer = *line;
-    if (!answer)
-        return answer.error();
-    return answer->trimmed().startsWith(u'y', Qt::CaseInsensitive);
+    if (!line)
+        return Error::make(u"no_input"_s, tr("no answer to \"%1\": the input ended").arg(question));
+    return line->trimmed().startsWith(u'y', Qt::CaseInsensitive);
 }
 
 } // namespace ddl::cli

@@ -35,7 +35,10 @@ class Prompt
 {
     Q_DECLARE_TR_FUNCTIONS(Prompt)
 public:
-    explicit Prompt(Console &console) : m_console(console) {}
+    explicit Prompt(Console &console)
+        : m_console(console)
+    {
+    }
 
     // The question on stdout, the answer from the next line of stdin.
     Result<QString> ask(const QString &question);

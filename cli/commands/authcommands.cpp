@@ -12,12 +12,12 @@ using namespace Qt::Literals::StringLiterals;
 namespace ddl::cli {
 
 // The seed's prompts, word for word: scripts pipe their answers in this order.
-static const char *const EmailQuestion = QT_TRANSLATE_NOOP("Prompt",
-                                                           "Please enter your email address:");
-static const char *const PasswordQuestion = QT_TRANSLATE_NOOP("Prompt",
-                                                              "Please enter your password:");
-static const char *const RepeatQuestion = QT_TRANSLATE_NOOP("Prompt",
-                                                            "Please re-enter your password:");
+static const char *const EmailQuestion =
+    QT_TRANSLATE_NOOP("Prompt", "Please enter your email address:");
+static const char *const PasswordQuestion =
+    QT_TRANSLATE_NOOP("Prompt", "Please enter your password:");
+static const char *const RepeatQuestion =
+    QT_TRANSLATE_NOOP("Prompt", "Please re-enter your password:");
 static constexpr int MinPasswordLength = 8;
 
 static Result<QString> askEmail(Prompt &prompt)
@@ -27,11 +27,10 @@ static Result<QString> askEmail(Prompt &prompt)
         return email;
     const QString trimmed = email->trimmed();
     if (trimmed.isEmpty() || !trimmed.contains(u'@') || trimmed.contains(u' ')) {
-        return Error::make(u"usage"_s,
-                           QCoreApplication::translate("Prompt",
-                                                       "'%1' is not an email address")
-                               .arg(trimmed),
-                           u"email"_s);
+        return Error::make(
+            u"usage"_s,
+            QCoreApplication::translate("Prompt", "'%1' is not an email address").arg(trimmed),
+            u"email"_s);
     }
     return trimmed;
 }
@@ -44,9 +43,8 @@ static Status rememberServer(CliContext &context)
         return key.error();
     context.config().setDefaultServer(*key);
     if (!context.options().caCertificate.isEmpty()) {
-        context.config().setCaCertificate(*key,
-                                          QFileInfo(context.options().caCertificate)
-                                              .absoluteFilePath());
+        context.config().setCaCertificate(
+            *key, QFileInfo(context.options().caCertificate).absoluteFilePath());
     }
     return context.config().save();
 }
@@ -65,10 +63,12 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
     Result<QString> email = askEmail(prompt);
     if (!email)
         return email.error();
-    Result<QString> password = prompt.askSecret(QCoreApplication::translate("Prompt", PasswordQuestion));
+    Result<QString> password =
+        prompt.askSecret(QCoreApplication::translate("Prompt", PasswordQuestion));
     if (!password)
         return password.error();
-    Result<QString> repeated = prompt.askSecret(QCoreApplication::translate("Prompt", RepeatQuestion));
+    Result<QString> repeated =
+        prompt.askSecret(QCoreApplication::translate("Prompt", RepeatQuestion));
     if (!repeated)
         return repeated.error();
     if (*password != *repeated) {
@@ -77,10 +77,10 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
                            u"password"_s);
     }
     if (password->size() < MinPasswordLength) {
-        return Error::make(u"usage"_s,
-                           tr("the password must be at least %1 characters long")
-                               .arg(MinPasswordLength),
-                           u"password"_s);
+        return Error::make(
+            u"usage"_s,
+            tr("the password must be at least %1 characters long").arg(MinPasswordLength),
+            u"password"_s);
     }
     Result<ApiResponse> answer = context.send([&](ApiClient &api) {
         return api.postJson(u"/v1/auth/register"_s,
@@ -96,9 +96,9 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
     }
     if (Status remembered = rememberServer(context); !remembered)
         return remembered;
-    context.console().print(tr("Registered %1 on %2; run ddlcli login to sign in.")
-                                .arg(*email, *context.serverKey())
-                            + u'\n');
+    context.console().print(
+        tr("Registered %1 on %2; run ddlcli login to sign in.").arg(*email, *context.serverKey()) +
+        u'\n');
     return Ok{};
 }
 
@@ -115,7 +115,8 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
     Result<QString> email = askEmail(prompt);
     if (!email)
         return email.error();
-    Result<QString> password = prompt.askSecret(QCoreApplication::translate("Prompt", PasswordQuestion));
+    Result<QString> password =
+        prompt.askSecret(QCoreApplication::translate("Prompt", PasswordQuestion));
     if (!password)
         return password.error();
     Result<ApiResponse> answer = context.send([&](ApiClient &api) {
@@ -134,8 +135,7 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
         return stored;
     if (Status remembered = rememberServer(context); !remembered)
         return remembered;
-    context.console().print(tr("Logged in as %1 on %2.").arg(*email, *context.serverKey())
-                            + u'\n');
+    context.console().print(tr("Logged in as %1 on %2.").arg(*email, *context.serverKey()) + u'\n');
     return Ok{};
 }
 

@@ -20,14 +20,14 @@ Status CancelCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<QString> uuid = jobUuid(arguments);
     if (!uuid)
         return uuid.error();
-    Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
-        return api.postJson(u"/v1/jobs/"_s + *uuid + u"/cancel"_s, {});
-    });
+    Result<ApiResponse> answer = context.sendAuthorized(
+        [&](ApiClient &api) { return api.postJson(u"/v1/jobs/"_s + *uuid + u"/cancel"_s, {}); });
     if (!answer) {
         if (answer.error().code == u"conflict"_s && answer.error().message.isEmpty()) {
-            return Error::make(u"conflict"_s,
-                               tr("job %1 has already ended; there is nothing to cancel").arg(*uuid),
-                               u"job_uuid"_s);
+            return Error::make(
+                u"conflict"_s,
+                tr("job %1 has already ended; there is nothing to cancel").arg(*uuid),
+                u"job_uuid"_s);
         }
         return answer.error();
     }

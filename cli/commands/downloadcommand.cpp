@@ -22,8 +22,11 @@ QString DownloadCommand::summary() const
 QList<OptionSpec> DownloadCommand::options() const
 {
     return {jobUuidOption(),
-            {u"dest"_s, u"DIR"_s, tr("the folder to put the files in (default: the current one)"),
-             {}, false},
+            {u"dest"_s,
+             u"DIR"_s,
+             tr("the folder to put the files in (default: the current one)"),
+             {},
+             false},
             outputOption()};
 }
 
@@ -57,8 +60,8 @@ static bool staysInside(const QString &folder, const QString &path)
 {
     const QString root = QFileInfo(folder).canonicalFilePath();
     const QString parent = QFileInfo(QFileInfo(path).absolutePath()).canonicalFilePath();
-    return !root.isEmpty() && !parent.isEmpty()
-           && (parent == root || parent.startsWith(root + u'/'));
+    return !root.isEmpty() && !parent.isEmpty() &&
+           (parent == root || parent.startsWith(root + u'/'));
 }
 
 Status DownloadCommand::run(CliContext &context, const ParsedArguments &arguments)
@@ -71,9 +74,8 @@ Status DownloadCommand::run(CliContext &context, const ParsedArguments &argument
         return uuid.error();
     const QString dest = QDir(arguments.value(u"dest"_s, u"."_s)).absolutePath();
 
-    Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
-        return api.get(u"/v1/jobs/"_s + *uuid + u"/artifacts"_s);
-    });
+    Result<ApiResponse> answer = context.sendAuthorized(
+        [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + *uuid + u"/artifacts"_s); });
     if (!answer)
         return answer.error();
     const QJsonArray files = answer->json().value("files"_L1).toArray();
@@ -93,9 +95,9 @@ Status DownloadCommand::run(CliContext &context, const ParsedArguments &argument
             return path.error();
         const QString sha256 = file.value("sha256"_L1).toString();
         if (!isSha256Hex(sha256)) {
-            return Error::make(u"bad_answer"_s,
-                               tr("the server listed the artifact '%1' without a valid sha256")
-                                   .arg(*path));
+            return Error::make(
+                u"bad_answer"_s,
+                tr("the server listed the artifact '%1' without a valid sha256").arg(*path));
         }
         artifacts.append({*path, file.value("size"_L1).toInteger(), sha256});
     }
@@ -121,19 +123,28 @@ Status DownloadCommand::run(CliContext &context, const ParsedArguments &argument
             QUrlQuery query;
             query.addQueryItem(u"path"_s, artifact.path);
             ProgressBar bar(console, artifact.path);
-            Status status = context.runAuthorized([&](ApiClient &api) -> Status {
-                RangeDownload download(&api, u"/v1/jobs/"_s + *uuid + u"/artifacts/file"_s,
-                                       query, target, artifact.sha256);
-                QObject::connect(&download, &RangeDownload::progress,
-                                 [&bar](const TransferProgress &progress) {
-                                     bar.update(progress);
-                                 });
+            const bool resumed = QFileInfo::exists(target + u".part"_s);
+            auto fetch = [&](ApiClient &api) -> Status {
+                RangeDownload download(&api,
+                                       u"/v1/jobs/"_s + *uuid + u"/artifacts/file"_s,
+                                       query,
+                                       target,
+                                       artifact.sha256);
+                QObject::connect(
+                    &download, &RangeDownload::progress, [&bar](const TransferProgress &progress) {
+                        bar.update(progress);
+                    });
                 download.start();
                 const Result<QString> &result = download.waitForFinished();
                 if (!result)
                     return result.error();
                 return Ok{};
-            });
+            };
+            Status status = context.runAuthorized(fetch);
+            // A .part left by something else fails the digest; RangeDownload removed it, so one
+            // more try starts from zero.
+            if (!status && resumed && status.error().code == u"digest_mismatch"_s)
+                status = context.runAuthorized(fetch);
             bar.finish();
             if (!status)
                 return status;
@@ -143,23 +154,25 @@ Status DownloadCommand::run(CliContext &context, const ParsedArguments &argument
                                   {"sha256"_L1, artifact.sha256},
                                   {"downloaded"_L1, !upToDate}});
         if (*format == OutputFormat::Table) {
-            console.print((upToDate ? tr("up to date  %1 (%2)") : tr("downloaded  %1 (%2)"))
-                              .arg(QDir::toNativeSeparators(target),
-                                   Output::humanSize(artifact.size))
-                          + u'\n');
+            console.print(
+                (upToDate ? tr("up to date  %1 (%2)") : tr("downloaded  %1 (%2)"))
+                    .arg(QDir::toNativeSeparators(target), Output::humanSize(artifact.size)) +
+                u'\n');
         }
     }
 
     if (*format == OutputFormat::Json) {
-        console.print(Output::jsonLine({{"job_uuid"_L1, *uuid},
-                                        {"dest"_L1, dest},
-                                        {"files"_L1, landed}}));
+        console.print(
+            Output::jsonLine({{"job_uuid"_L1, *uuid}, {"dest"_L1, dest}, {"files"_L1, landed}}));
     } else if (artifacts.isEmpty()) {
         console.print(tr("Job %1 has no artifacts.").arg(*uuid) + u'\n');
     } else {
-        console.print(tr("%n file(s) of job %1 are in %2", nullptr, int(artifacts.size()))
-                          .arg(*uuid, QDir::toNativeSeparators(dest))
-                      + u'\n');
+        const QString where = QDir::toNativeSeparators(dest);
+        console.print((artifacts.size() == 1
+                           ? tr("The file of job %1 is in %2").arg(*uuid, where)
+                           : tr("The %1 files of job %2 are in %3")
+                                 .arg(QString::number(artifacts.size()), *uuid, where)) +
+                      u'\n');
     }
     return Ok{};
 }

@@ -9,15 +9,15 @@ namespace ddl::cli {
 
 Result<QJsonObject> JobApi::job(CliContext &context, const QString &uuid)
 {
-    Result<ApiResponse> answer = context.sendAuthorized(
-        [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid); });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid); });
     if (!answer)
         return answer.error();
     return answer->json();
 }
 
-Result<LogChunk> JobApi::logChunk(CliContext &context, const QString &uuid, qint64 taskId,
-                                  qint64 offset, qint64 limit)
+Result<LogChunk> JobApi::logChunk(
+    CliContext &context, const QString &uuid, qint64 taskId, qint64 offset, qint64 limit)
 {
     QUrlQuery query;
     query.addQueryItem(u"task"_s, QString::number(taskId));
@@ -40,8 +40,8 @@ Result<LogChunk> JobApi::logChunk(CliContext &context, const QString &uuid, qint
     return chunk;
 }
 
-Result<QStringList> JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId,
-                                    int count)
+Result<QStringList>
+JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId, int count)
 {
     // Enough for count ordinary lines; a longer last line is cut at its start.
     constexpr qsizetype KeepBytes = 256 * 1024;

@@ -30,12 +30,15 @@ public:
     // GET /v1/jobs/<uuid>: the job with its tasks.
     static Result<QJsonObject> job(CliContext &context, const QString &uuid);
     // One page of a task's log from offset.
-    static Result<LogChunk> logChunk(CliContext &context, const QString &uuid, qint64 taskId,
-                                     qint64 offset, qint64 limit = LogPageSize);
+    static Result<LogChunk> logChunk(CliContext &context,
+                                     const QString &uuid,
+                                     qint64 taskId,
+                                     qint64 offset,
+                                     qint64 limit = LogPageSize);
     // The last count lines of a task's log. The API has no tail, so the log is read page by page
     // from the start, keeping only its end in memory.
-    static Result<QStringList> logTail(CliContext &context, const QString &uuid, qint64 taskId,
-                                       int count);
+    static Result<QStringList>
+    logTail(CliContext &context, const QString &uuid, qint64 taskId, int count);
 };
 
 } // namespace ddl::cli

@@ -9,8 +9,8 @@ using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::cli {
 
-static const QStringList JobStates = {u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s,
-                                      u"STOPPED"_s};
+static const QStringList JobStates = {
+    u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s};
 
 QString ListCommand::summary() const
 {
@@ -19,8 +19,11 @@ QString ListCommand::summary() const
 
 QList<OptionSpec> ListCommand::options() const
 {
-    return {{u"state"_s, u"STATE"_s,
-             tr("only jobs in this state: %1").arg(JobStates.join(u", "_s)), {}, false},
+    return {{u"state"_s,
+             u"STATE"_s,
+             tr("only jobs in this state: %1").arg(JobStates.join(u", "_s)),
+             {},
+             false},
             {u"limit"_s, u"N"_s, tr("at most N jobs (default 50)"), {}, false},
             outputOption()};
 }
@@ -50,8 +53,8 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
     query.addQueryItem(u"limit"_s, QString::number(limit));
 
-    Result<ApiResponse> answer = context.sendAuthorized(
-        [&](ApiClient &api) { return api.get(u"/v1/jobs"_s, query); });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.get(u"/v1/jobs"_s, query); });
     if (!answer)
         return answer.error();
     const QJsonObject page = answer->json();
@@ -62,15 +65,14 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     const QJsonArray jobs = page.value("jobs"_L1).toArray();
     if (jobs.isEmpty()) {
         context.console().print(arguments.isSet(u"state"_s) ? tr("No jobs in that state.\n")
-                                                           : tr("No jobs yet.\n"));
+                                                            : tr("No jobs yet.\n"));
         return Ok{};
     }
     context.console().print(Output::jobTable(jobs));
     const qint64 total = page.value("total"_L1).toInteger(jobs.size());
     if (total > jobs.size()) {
-        context.console().print(tr("(%1 of %2 jobs; pass --limit to see more)\n")
-                                    .arg(jobs.size())
-                                    .arg(total));
+        context.console().print(
+            tr("(%1 of %2 jobs; pass --limit to see more)\n").arg(jobs.size()).arg(total));
     }
     return Ok{};
 }

@@ -27,13 +27,16 @@ static void waitMs(int ms)
     loop.exec();
 }
 
-LogsCommand::LineWriter::LineWriter(Console &console, OutputFormat format,
-                                    const QJsonObject &task, bool labelled)
+LogsCommand::LineWriter::LineWriter(Console &console,
+                                    OutputFormat format,
+                                    const QJsonObject &task,
+                                    bool labelled)
     : m_console(console)
     , m_format(format)
     , m_task(task)
     , m_prefix(labelled ? Output::taskLabel(task) + u"| "_s : QString())
-{}
+{
+}
 
 void LogsCommand::LineWriter::write(const QByteArray &bytes)
 {
@@ -76,12 +79,15 @@ QString LogsCommand::summary() const
 
 QList<OptionSpec> LogsCommand::options() const
 {
-    return {jobUuidOption(),
-            {u"task"_s, u"ID"_s, tr("only this task (its id, as in --output json of progress)"),
-             {}, false},
-            {u"follow"_s, {}, tr("keep printing new output until every task has ended"), u'f',
-             false},
-            outputOption()};
+    return {
+        jobUuidOption(),
+        {u"task"_s,
+         u"ID"_s,
+         tr("only this task (its id, as in --output json of progress)"),
+         {},
+         false},
+        {u"follow"_s, {}, tr("keep printing new output until every task has ended"), u'f', false},
+        outputOption()};
 }
 
 namespace {
@@ -131,8 +137,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
             if (it == logs.end()) {
                 TaskLog log;
                 log.task = task;
-                log.writer = std::make_unique<LineWriter>(context.console(), *format, task,
-                                                          labelled);
+                log.writer =
+                    std::make_unique<LineWriter>(context.console(), *format, task, labelled);
                 logs.emplace(id, std::move(log));
             } else {
                 it->second.task = task;
@@ -145,8 +151,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
         QStringList known;
         for (const QJsonValue &value : job->value("tasks"_L1).toArray()) {
             const QJsonObject task = value.toObject();
-            known << QString::number(task.value("id"_L1).toInteger()) + u" ("_s
-                         + Output::taskLabel(task) + u')';
+            known << QString::number(task.value("id"_L1).toInteger()) + u" ("_s +
+                         Output::taskLabel(task) + u')';
         }
         return Error::make(u"usage"_s,
                            tr("job %1 has no task %2; its tasks are: %3")
@@ -180,8 +186,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
         if (!follow)
             break;
 
-        const bool allComplete = std::all_of(logs.begin(), logs.end(),
-                                             [](const auto &entry) { return entry.second.complete; });
+        const bool allComplete = std::all_of(
+            logs.begin(), logs.end(), [](const auto &entry) { return entry.second.complete; });
         // New attempts bring new tasks: read the job again now and then, and at the end.
         if (allComplete || sinceJobRead.elapsed() > 3000) {
             Result<QJsonObject> current = JobApi::job(context, *uuid);
@@ -198,9 +204,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
                         log.complete = true;
                 }
             }
-            const bool nowComplete = std::all_of(logs.begin(), logs.end(), [](const auto &entry) {
-                return entry.second.complete;
-            });
+            const bool nowComplete = std::all_of(
+                logs.begin(), logs.end(), [](const auto &entry) { return entry.second.complete; });
             if (jobEnded && nowComplete && logs.size() == before)
                 break;
             if (logs.empty() && jobEnded)

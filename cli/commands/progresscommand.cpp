@@ -64,12 +64,12 @@ Status ProgressCommand::run(CliContext &context, const ParsedArguments &argument
         if (tails.at(i).isEmpty())
             continue;
         const QJsonObject task = tasks.at(i).toObject();
-        console.print(u'\n'
-                      + tr("--- %1 (task %2, attempt %3): last log lines ---")
-                            .arg(Output::taskLabel(task))
-                            .arg(task.value("id"_L1).toInteger())
-                            .arg(task.value("attempt"_L1).toInteger())
-                      + u'\n');
+        console.print(u'\n' +
+                      tr("--- %1 (task %2, attempt %3): last log lines ---")
+                          .arg(Output::taskLabel(task))
+                          .arg(task.value("id"_L1).toInteger())
+                          .arg(task.value("attempt"_L1).toInteger()) +
+                      u'\n');
         console.print(tails.at(i).join(u'\n') + u'\n');
     }
     return Ok{};

@@ -27,11 +27,14 @@ QString SubmitCommand::summary() const
 
 QList<OptionSpec> SubmitCommand::options() const
 {
-    return {{u"task_config"_s, u"FILE"_s,
-             tr("a DDL task.yaml (default: ./task.yaml); run in the repository root"), {}, false},
-            {u"job_config"_s, u"FILE"_s,
-             tr("an OpenPAI job JSON instead of a task.yaml"), {}, false},
-            outputOption()};
+    return {
+        {u"task_config"_s,
+         u"FILE"_s,
+         tr("a DDL task.yaml (default: ./task.yaml); run in the repository root"),
+         {},
+         false},
+        {u"job_config"_s, u"FILE"_s, tr("an OpenPAI job JSON instead of a task.yaml"), {}, false},
+        outputOption()};
 }
 
 QString SubmitCommand::defaultJobName(const QString &folderName)
@@ -98,14 +101,15 @@ static Status refuseDirtyTree(const GitWorkTree &tree, const QString &datasetFol
                            .arg(tree.rootPath(), hint, lines.join(u'\n')));
 }
 
-static Status upload(CliContext &context, const QString &label, const QString &path,
-                     const QString &sha256)
+static Status
+upload(CliContext &context, const QString &label, const QString &path, const QString &sha256)
 {
     ProgressBar bar(context.console(), label);
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
         BlobUpload blob(&api, path, sha256);
-        QObject::connect(&blob, &BlobUpload::progress,
-                         [&bar](const TransferProgress &progress) { bar.update(progress); });
+        QObject::connect(&blob, &BlobUpload::progress, [&bar](const TransferProgress &progress) {
+            bar.update(progress);
+        });
         blob.start();
         const Result<QString> &result = blob.waitForFinished();
         if (!result)
@@ -122,9 +126,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (!format)
         return format.error();
     if (arguments.isSet(u"task_config"_s) && arguments.isSet(u"job_config"_s)) {
-        return Error::make(u"usage"_s,
-                           tr("pass either --task_config or --job_config, not both"),
-                           u"job_config"_s);
+        return Error::make(
+            u"usage"_s, tr("pass either --task_config or --job_config, not both"), u"job_config"_s);
     }
     const bool openPai = arguments.isSet(u"job_config"_s);
     const QString configPath = openPai ? arguments.value(u"job_config"_s)
@@ -154,10 +157,9 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     const QString root = tree ? tree->rootPath() : QString();
 
     const QString defaultName = defaultJobName(QFileInfo(tree ? root : searchFrom).fileName());
-    const SpecParseResult parsed = openPai
-                                       ? JobSpecParser::parsePaiJsonDetailed(configText)
-                                       : JobSpecParser::parseTaskYamlDetailed(configText,
-                                                                              defaultName);
+    const SpecParseResult parsed =
+        openPai ? JobSpecParser::parsePaiJsonDetailed(configText)
+                : JobSpecParser::parseTaskYamlDetailed(configText, defaultName);
     if (!parsed.ok())
         return specError(configPath, parsed.errors);
     const JobSpec &spec = *parsed.spec;
@@ -206,8 +208,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         console.printStatus(tr("Packaged commit %1 (%2 files, %3)")
                                 .arg(package->commitId.left(12))
                                 .arg(package->fileCount)
-                                .arg(Output::humanSize(package->size))
-                            + u'\n');
+                                .arg(Output::humanSize(package->size)) +
+                            u'\n');
         payload.package = *package;
     }
     if (!datasetFolder.isEmpty()) {
@@ -220,21 +222,21 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         console.printStatus(tr("Packed dataset %1 (%2 files, %3)")
                                 .arg(QDir::toNativeSeparators(datasetFolder))
                                 .arg(dataset->fileCount)
-                                .arg(Output::humanSize(dataset->size))
-                            + u'\n');
+                                .arg(Output::humanSize(dataset->size)) +
+                            u'\n');
         payload.dataset = *dataset;
     }
 
     if (payload.package) {
-        if (Status sent = upload(context, tr("code   "), payload.package->archivePath,
-                                 payload.package->sha256);
+        if (Status sent = upload(
+                context, tr("code   "), payload.package->archivePath, payload.package->sha256);
             !sent) {
             return sent;
         }
     }
     if (payload.dataset) {
-        if (Status sent = upload(context, tr("dataset"), payload.dataset->archivePath,
-                                 payload.dataset->sha256);
+        if (Status sent = upload(
+                context, tr("dataset"), payload.dataset->archivePath, payload.dataset->sha256);
             !sent) {
             return sent;
         }
@@ -245,11 +247,11 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
                 payload.package ? QJsonValue(QJsonObject{{"sha256"_L1, payload.package->sha256},
                                                          {"commit"_L1, payload.package->commitId}})
                                 : QJsonValue(QJsonValue::Null));
-    body.insert("dataset"_L1, payload.dataset
-                                  ? QJsonValue(QJsonObject{{"sha256"_L1, payload.dataset->sha256}})
-                                  : QJsonValue(QJsonValue::Null));
-    Result<ApiResponse> answer = context.sendAuthorized(
-        [&](ApiClient &api) { return api.postJson(u"/v1/jobs"_s, body); });
+    body.insert("dataset"_L1,
+                payload.dataset ? QJsonValue(QJsonObject{{"sha256"_L1, payload.dataset->sha256}})
+                                : QJsonValue(QJsonValue::Null));
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.postJson(u"/v1/jobs"_s, body); });
     if (!answer)
         return answer.error();
     const QString uuid = answer->json().value("uuid"_L1).toString();

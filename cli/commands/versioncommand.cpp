@@ -44,9 +44,9 @@ Status VersionCommand::run(CliContext &context, const ParsedArguments &arguments
     if (!answer)
         return answer.error();
     const QJsonObject server = answer->json();
-    context.console().print(u"server: "_s + server.value("server"_L1).toString() + u" (api "_s
-                            + QString::number(server.value("api"_L1).toInteger()) + u", "_s
-                            + *context.serverKey() + u")\n"_s);
+    context.console().print(u"server: "_s + server.value("server"_L1).toString() + u" (api "_s +
+                            QString::number(server.value("api"_L1).toInteger()) + u", "_s +
+                            *context.serverKey() + u")\n"_s);
     return Ok{};
 }
 

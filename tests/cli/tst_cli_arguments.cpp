@@ -133,10 +133,10 @@ void TestCliArguments::errors_data()
         << u"--job_uuid needs a value (--job_uuid=UUID)"_s;
     QTest::newRow("empty value") << QStringList{u"--job_uuid="_s} << u"job_uuid"_s
                                  << u"--job_uuid needs a non-empty value (--job_uuid=UUID)"_s;
-    QTest::newRow("unknown long") << QStringList{u"--job_uuid=x"_s, u"--bogus=1"_s}
-                                  << u"--bogus"_s << u"unknown option --bogus"_s;
-    QTest::newRow("unknown short") << QStringList{u"--job_uuid=x"_s, u"-z"_s} << u"-z"_s
-                                   << u"unknown option -z"_s;
+    QTest::newRow("unknown long") << QStringList{u"--job_uuid=x"_s, u"--bogus=1"_s} << u"--bogus"_s
+                                  << u"unknown option --bogus"_s;
+    QTest::newRow("unknown short")
+        << QStringList{u"--job_uuid=x"_s, u"-z"_s} << u"-z"_s << u"unknown option -z"_s;
     QTest::newRow("flag with value") << QStringList{u"--job_uuid=x"_s, u"--follow=yes"_s}
                                      << u"follow"_s << u"--follow takes no value"_s;
 }
@@ -170,8 +170,7 @@ void TestCliArguments::findCommand_data()
     QTest::newRow("first") << QStringList{u"submit"_s, u"--server"_s, u"s"_s} << 0;
     QTest::newRow("after valued global")
         << QStringList{u"--server"_s, u"https://h:1"_s, u"list"_s} << 2;
-    QTest::newRow("after equals global") << QStringList{u"--server=https://h:1"_s, u"list"_s}
-                                         << 1;
+    QTest::newRow("after equals global") << QStringList{u"--server=https://h:1"_s, u"list"_s} << 1;
     QTest::newRow("after flag") << QStringList{u"--help"_s, u"list"_s} << 1;
     QTest::newRow("none") << QStringList{u"--server"_s, u"x"_s} << -1;
     QTest::newRow("empty") << QStringList{} << -1;
@@ -190,10 +189,16 @@ void TestCliArguments::help()
     const CliRun general = runCli({u"--help"_s});
     QCOMPARE(general.exitCode, 0);
     QVERIFY(general.out.startsWith(u"Usage: ddlcli <command> [options]"_s));
-    for (const char *command : {"register", "login", "submit", "list", "progress", "logs",
-                                "cancel", "download", "version"}) {
-        QVERIFY2(general.out.contains(u"\n  "_s + QLatin1StringView(command) + u' '),
-                 command);
+    for (const char *command : {"register",
+                                "login",
+                                "submit",
+                                "list",
+                                "progress",
+                                "logs",
+                                "cancel",
+                                "download",
+                                "version"}) {
+        QVERIFY2(general.out.contains(u"\n  "_s + QLatin1StringView(command) + u' '), command);
     }
     QVERIFY(general.err.isEmpty());
 
@@ -237,16 +242,18 @@ void TestCliArguments::commandErrors_data()
     QTest::newRow("bad output format")
         << QStringList{u"list"_s, u"--output"_s, u"xml"_s} << 2
         << u"ddlcli: error: --output must be 'table' or 'json', not 'xml'\n"_s;
-    QTest::newRow("bad limit")
-        << QStringList{u"list"_s, u"--limit=0"_s, u"--server=https://127.0.0.1:1"_s} << 2
-        << u"ddlcli: error: --limit must be a whole number > 0, not '0'\n"_s;
+    QTest::newRow("bad limit") << QStringList{u"list"_s,
+                                              u"--limit=0"_s,
+                                              u"--server=https://127.0.0.1:1"_s}
+                               << 2
+                               << u"ddlcli: error: --limit must be a whole number > 0, not '0'\n"_s;
     QTest::newRow("bad state")
         << QStringList{u"list"_s, u"--state=DONE"_s, u"--server=https://127.0.0.1:1"_s} << 2
         << u"ddlcli: error: --state must be one of WAITING, RUNNING, SUCCEEDED, FAILED, "
            "STOPPED, not 'DONE'\n"_s;
     QTest::newRow("both configs")
-        << QStringList{u"submit"_s, u"--task_config=a.yaml"_s, u"--job_config"_s, u"b.json"_s}
-        << 2 << u"ddlcli: error: pass either --task_config or --job_config, not both\n"_s;
+        << QStringList{u"submit"_s, u"--task_config=a.yaml"_s, u"--job_config"_s, u"b.json"_s} << 2
+        << u"ddlcli: error: pass either --task_config or --job_config, not both\n"_s;
     QTest::newRow("http server")
         << QStringList{u"list"_s, u"--server"_s, u"http://example.org"_s} << 2
         << u"ddlcli: error: 'http://example.org' does not use https; DDL servers only speak "
@@ -260,7 +267,8 @@ void TestCliArguments::commandErrors_data()
         << u"ddlcli: error: '../../etc' is not a job UUID; copy it from ddlcli submit or "
            "ddlcli list\n"_s;
     QTest::newRow("bad fingerprint")
-        << QStringList{u"list"_s, u"--server=https://127.0.0.1:1"_s,
+        << QStringList{u"list"_s,
+                       u"--server=https://127.0.0.1:1"_s,
                        u"--trust-fingerprint=SHA256:AB"_s}
         << 2
         << u"ddlcli: error: 'SHA256:AB' is not a SHA-256 fingerprint; copy it as shown, e.g. "

@@ -53,14 +53,13 @@ void TestCliConfigStore::normaliseServerUrl_data()
     QTest::addColumn<QString>("key"); // empty: refused
 
     QTest::newRow("full") << u"https://127.0.0.1:8443"_s << u"https://127.0.0.1:8443"_s;
-    QTest::newRow("trailing slash") << u"https://127.0.0.1:8443/"_s
-                                    << u"https://127.0.0.1:8443"_s;
+    QTest::newRow("trailing slash") << u"https://127.0.0.1:8443/"_s << u"https://127.0.0.1:8443"_s;
     QTest::newRow("path dropped") << u"https://h:1/v1/"_s << u"https://h:1"_s;
     QTest::newRow("no scheme") << u"ddl.example.org:9000"_s << u"https://ddl.example.org:9000"_s;
     QTest::newRow("default port") << u"https://ddl.example.org"_s
                                   << u"https://ddl.example.org:443"_s;
-    QTest::newRow("upper case host") << u"HTTPS://DDL.Example.ORG:8443"_s
-                                     << u"https://ddl.example.org:8443"_s;
+    QTest::newRow("upper case host")
+        << u"HTTPS://DDL.Example.ORG:8443"_s << u"https://ddl.example.org:8443"_s;
     QTest::newRow("spaces") << u"  https://h:2  "_s << u"https://h:2"_s;
     QTest::newRow("ipv6") << u"https://[::1]:8443"_s << u"https://[::1]:8443"_s;
     QTest::newRow("http refused") << u"http://h:1"_s << QString();
@@ -169,9 +168,9 @@ void TestCliConfigStore::credentialsArePrivate()
     QVERIFY(store.save().ok());
 
     const auto ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
-    const auto mask = QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
-                      | QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup
-                      | QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
+    const auto mask = QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner |
+                      QFileDevice::ReadGroup | QFileDevice::WriteGroup | QFileDevice::ExeGroup |
+                      QFileDevice::ReadOther | QFileDevice::WriteOther | QFileDevice::ExeOther;
     QCOMPARE(QFileInfo(store.filePath()).permissions() & mask, ownerOnly);
     QCOMPARE(QFileInfo(folder).permissions() & mask, ownerOnly | QFileDevice::ExeOwner);
 

@@ -67,9 +67,9 @@ void TestCliOutput::formatFromName()
 
 void TestCliOutput::tableAlignsColumns()
 {
-    const QString text = Output::table({u"A"_s, u"LONG HEADER"_s, u"C"_s},
-                                       {{u"wide value"_s, u"x"_s, u"last"_s},
-                                        {u"v"_s, u""_s, u""_s}});
+    const QString text =
+        Output::table({u"A"_s, u"LONG HEADER"_s, u"C"_s},
+                      {{u"wide value"_s, u"x"_s, u"last"_s}, {u"v"_s, u""_s, u""_s}});
     QCOMPARE(text,
              u"A           LONG HEADER  C\n"
              "wide value  x            last\n"
@@ -112,8 +112,8 @@ void TestCliOutput::jobStatus_data()
     QTest::newRow("waiting with reason")
         << QByteArray(R"({"state": "WAITING", "reason": "waiting for a free worker"})")
         << u"status: WAITING\nreason: waiting for a free worker\n"_s;
-    QTest::newRow("waiting without reason") << QByteArray(R"({"state": "WAITING"})")
-                                            << u"status: WAITING\n"_s;
+    QTest::newRow("waiting without reason")
+        << QByteArray(R"({"state": "WAITING"})") << u"status: WAITING\n"_s;
     QTest::newRow("running hides reason")
         << QByteArray(R"({"state": "RUNNING", "reason": "old"})") << u"status: RUNNING\n"_s;
 }
@@ -138,8 +138,7 @@ void TestCliOutput::lastLines_data()
     QTest::newRow("crlf") << QByteArray("a\r\nb\r\n") << 5 << QStringList{u"a"_s, u"b"_s};
     QTest::newRow("blank lines kept")
         << QByteArray("a\n\nb\n") << 5 << QStringList{u"a"_s, u""_s, u"b"_s};
-    QTest::newRow("utf-8") << QByteArray("step \xc3\xa9\n") << 1
-                           << QStringList{u"step \u00e9"_s};
+    QTest::newRow("utf-8") << QByteArray("step \xc3\xa9\n") << 1 << QStringList{u"step \u00e9"_s};
 }
 
 void TestCliOutput::lastLines()

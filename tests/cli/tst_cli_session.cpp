@@ -46,12 +46,11 @@ MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgGRdUOFh8Ij517AgM
 -----END PRIVATE KEY-----
 )";
 
-static QHttpServerResponse errorResponse(const QString &code, const QString &message,
-                                         QHttpServerResponse::StatusCode status)
+static QHttpServerResponse
+errorResponse(const QString &code, const QString &message, QHttpServerResponse::StatusCode status)
 {
     return QHttpServerResponse(
-        QJsonObject{{"error"_L1, QJsonObject{{"code"_L1, code}, {"message"_L1, message}}}},
-        status);
+        QJsonObject{{"error"_L1, QJsonObject{{"code"_L1, code}, {"message"_L1, message}}}}, status);
 }
 
 // The parts of the API that sessions touch. Runs in its own thread, because ddlcli blocks its
@@ -150,16 +149,15 @@ private:
             QMutexLocker lock(&m_mutex);
             ++m_refreshes;
             if (!m_refreshAllowed || body.value("refresh_token"_L1).toString() != m_refresh) {
-                return errorResponse(u"session_expired"_s, u"log in again"_s,
-                                     Status::Unauthorized);
+                return errorResponse(u"session_expired"_s, u"log in again"_s, Status::Unauthorized);
             }
             return issueTokens();
         });
         http.route(u"/v1/jobs"_s, Method::Get, [this](const QHttpServerRequest &request) {
             QMutexLocker lock(&m_mutex);
             if (request.value("Authorization") != "Bearer " + m_access.toUtf8()) {
-                return errorResponse(u"session_expired"_s, u"token expired"_s,
-                                     Status::Unauthorized);
+                return errorResponse(
+                    u"session_expired"_s, u"token expired"_s, Status::Unauthorized);
             }
             return QHttpServerResponse(QJsonObject{{"jobs"_L1, QJsonArray()}, {"total"_L1, 0}});
         });
@@ -273,9 +271,9 @@ void TestCliSession::untrustedServerWithoutTerminal()
     const CliRun result = run({u"version"_s, u"--server"_s, m_url});
     QCOMPARE(result.exitCode, 1);
     QCOMPARE(result.out, u"client: " DDL_VERSION "\n"_s);
-    QVERIFY2(result.err.startsWith(u"ddlcli: error: the server at "_s + m_url
-                                   + u" is not trusted yet; its certificate fingerprint is "_s
-                                   + m_fingerprint),
+    QVERIFY2(result.err.startsWith(u"ddlcli: error: the server at "_s + m_url +
+                                   u" is not trusted yet; its certificate fingerprint is "_s +
+                                   m_fingerprint),
              qPrintable(result.err));
     QVERIFY(result.err.contains(u"--trust-fingerprint="_s + m_fingerprint));
     QVERIFY(result.err.contains(u"--ca-cert FILE"_s));
@@ -284,10 +282,11 @@ void TestCliSession::untrustedServerWithoutTerminal()
 
 void TestCliSession::trustFingerprintPins()
 {
-    const CliRun wrong = run({u"version"_s, u"--server"_s, m_url,
-                              u"--trust-fingerprint=SHA256:"_s + QString(64, u'0')});
+    const CliRun wrong = run(
+        {u"version"_s, u"--server"_s, m_url, u"--trust-fingerprint=SHA256:"_s + QString(64, u'0')});
     QCOMPARE(wrong.exitCode, 1);
-    QVERIFY2(wrong.err.contains(u"presents the certificate "_s + m_fingerprint), qPrintable(wrong.err));
+    QVERIFY2(wrong.err.contains(u"presents the certificate "_s + m_fingerprint),
+             qPrintable(wrong.err));
 
     const CliRun first =
         run({u"version"_s, u"--server"_s, m_url, u"--trust-fingerprint"_s, m_fingerprint});
@@ -314,7 +313,8 @@ void TestCliSession::caCertificateTrusts()
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
     QVERIFY(result.out.contains(u"server: 9.9.9"_s));
 
-    const CliRun missing = run({u"version"_s, u"--server"_s, m_url, u"--ca-cert=/nonexistent.pem"_s});
+    const CliRun missing =
+        run({u"version"_s, u"--server"_s, m_url, u"--ca-cert=/nonexistent.pem"_s});
     QCOMPARE(missing.exitCode, 1);
     QCOMPARE(missing.err,
              u"ddlcli: error: the CA certificate file /nonexistent.pem does not exist\n"_s);
@@ -328,8 +328,8 @@ void TestCliSession::registerPipesAnswers()
              u"Please enter your email address: \n"
              "Please enter your password: \n"
              "Please re-enter your password: \n"
-             "Registered new@b.c on "_s
-                 + m_url + u"; run ddlcli login to sign in.\n"_s);
+             "Registered new@b.c on "_s +
+                 m_url + u"; run ddlcli login to sign in.\n"_s);
 
     // The server and its CA file are remembered for the commands that follow.
     ConfigStore config(m_config->path());
@@ -374,8 +374,8 @@ void TestCliSession::loginStoresPrivateSession()
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
     QCOMPARE(result.out,
              u"Please enter your email address: \nPlease enter your password: \nLogged in as "
-             "a@b.c on "_s
-                 + m_url + u".\n"_s);
+             "a@b.c on "_s +
+                 m_url + u".\n"_s);
 
     CredentialStore credentials(m_config->path());
     QVERIFY(credentials.load().ok());
