@@ -43,25 +43,17 @@ Result<LogChunk> JobApi::logChunk(
 Result<QStringList>
 JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId, int count)
 {
-    // Enough for count ordinary lines; a longer last line is cut at its start.
-    constexpr qsizetype KeepBytes = 256 * 1024;
-    QByteArray tail;
-    bool truncated = false;
-    qint64 offset = 0;
-    for (;;) {
-        Result<LogChunk> chunk = logChunk(context, uuid, taskId, offset);
-        if (!chunk)
-            return chunk.error();
-        tail += chunk->bytes;
-        if (tail.size() > KeepBytes) {
-            tail.remove(0, tail.size() - KeepBytes);
-            truncated = true;
-        }
-        if (chunk->complete || chunk->bytes.isEmpty() || chunk->nextOffset <= offset)
-            break;
-        offset = chunk->nextOffset;
-    }
-    if (truncated) {
+    // Enough for count ordinary lines; a longer first line is cut at its start.
+    constexpr qint64 KeepBytes = 256 * 1024;
+    QUrlQuery query;
+    query.addQueryItem(u"task"_s, QString::number(taskId));
+    query.addQueryItem(u"tail"_s, QString::number(KeepBytes));
+    Result<ApiResponse> answer = context.sendAuthorized(
+        [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query); });
+    if (!answer)
+        return answer.error();
+    QByteArray tail = answer->body;
+    if (answer->header("DDL-Log-Offset").toLongLong() > 0) {
         const qsizetype newline = tail.indexOf('\n');
         if (newline >= 0 && newline + 1 < tail.size())
             tail.remove(0, newline + 1);

@@ -35,8 +35,7 @@ public:
                                      qint64 taskId,
                                      qint64 offset,
                                      qint64 limit = LogPageSize);
-    // The last count lines of a task's log. The API has no tail, so the log is read page by page
-    // from the start, keeping only its end in memory.
+    // The last count lines of a task's log, read with the API's tail so only its end travels.
     static Result<QStringList>
     logTail(CliContext &context, const QString &uuid, qint64 taskId, int count);
 };

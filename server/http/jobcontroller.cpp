@@ -81,7 +81,13 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
     Result<QString> state = m_context.outputs.taskState(job->id, *taskId);
     if (!state)
         return HttpReply::error(state.error());
-    Result<LogSlice> slice = m_context.logs.read(*taskId, *offset, *limit);
+    // tail=N starts N bytes before the end, so a client wanting the last lines reads only those.
+    Result<qint64> tail = RequestReader::queryInteger(request, QStringLiteral("tail"), -1);
+    if (!tail)
+        return HttpReply::error(tail.error());
+    const qint64 from = *tail >= 0 ? std::max<qint64>(0, m_context.logs.size(*taskId) - *tail)
+                                   : *offset;
+    Result<LogSlice> slice = m_context.logs.read(*taskId, from, *limit);
     if (!slice)
         return HttpReply::error(slice.error());
     const qint64 next = slice->offset + slice->bytes.size();
@@ -89,6 +95,7 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
                                  std::move(slice->bytes));
     response.setHeader("DDL-Log-Offset", QByteArray::number(slice->offset));
     response.setHeader("DDL-Next-Offset", QByteArray::number(next));
+    response.setHeader("DDL-Log-Size", QByteArray::number(slice->size));
     response.setHeader("DDL-Task-State", state->toLatin1());
     if (JobState::isFinal(*state) && next >= slice->size)
         response.setHeader("DDL-Log-Complete", "1");

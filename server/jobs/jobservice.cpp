@@ -96,7 +96,9 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"),
         {uuid, userId, spec->jobName, JobSpec::kindName(spec->kind), JobState::Waiting,
          QString::fromUtf8(QJsonDocument(spec->toJson()).toJson(QJsonDocument::Compact)),
-         *package, commit, dataset->isEmpty() ? QVariant() : QVariant(*dataset),
+         // An OpenPAI job may come without code (its command needs none): stored as ''.
+         package->isEmpty() ? QStringLiteral("") : *package, commit.isNull() ? QStringLiteral("") : commit,
+         dataset->isEmpty() ? QVariant() : QVariant(*dataset),
          spec->retryCount, QStringLiteral("waiting for a free worker"), nowMs()});
     if (!insert)
         return insert.error();

@@ -73,7 +73,8 @@ void RangeDownload::handleRange()
     request->deleteLater();
     if (!request->result()) {
         // 416: the part file already holds everything (or more): start it again.
-        if (request->result().error().code == QLatin1String("range_not_satisfiable")
+        const QString code = request->result().error().code;
+        if ((code == QLatin1String("range_not_satisfiable") || code == QLatin1String("http_416"))
             && m_part.size() > 0) {
             m_part.resize(0);
             requestNextRange();
@@ -86,6 +87,13 @@ void RangeDownload::handleRange()
     const qint64 offset = m_part.size();
     if (response.status == 206) {
         m_total = totalFromContentRange(response.header("Content-Range"));
+        if (m_total < 0) {
+            fail(Error::make(QStringLiteral("network"),
+                             QStringLiteral("the server sent part of %1 without saying its size "
+                                            "(no Content-Range); try again")
+                                 .arg(m_path)));
+            return;
+        }
     } else {
         // A server that ignores Range sends the whole file: start from zero.
         m_part.resize(0);
