@@ -16,15 +16,28 @@ Result<QJsonObject> JobApi::job(CliContext &context, const QString &uuid)
     return answer->json();
 }
 
-Result<LogChunk> JobApi::logChunk(
-    CliContext &context, const QString &uuid, qint64 taskId, qint64 offset, qint64 limit)
+// GET .../logs of one task with the given extra query items.
+static Result<ApiResponse> readLog(CliContext &context,
+                                   const QString &uuid,
+                                   qint64 taskId,
+                                   const QList<QPair<QString, QString>> &items)
 {
     QUrlQuery query;
     query.addQueryItem(u"task"_s, QString::number(taskId));
-    query.addQueryItem(u"offset"_s, QString::number(offset));
-    query.addQueryItem(u"limit"_s, QString::number(limit));
-    Result<ApiResponse> answer = context.sendAuthorized(
+    for (const auto &[name, value] : items)
+        query.addQueryItem(name, value);
+    return context.sendAuthorized(
         [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query); });
+}
+
+Result<LogChunk> JobApi::logChunk(
+    CliContext &context, const QString &uuid, qint64 taskId, qint64 offset, qint64 limit)
+{
+    Result<ApiResponse> answer =
+        readLog(context,
+                uuid,
+                taskId,
+                {{u"offset"_s, QString::number(offset)}, {u"limit"_s, QString::number(limit)}});
     if (!answer)
         return answer.error();
     LogChunk chunk;
@@ -45,11 +58,8 @@ JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId, int cou
 {
     // Enough for count ordinary lines; a longer first line is cut at its start.
     constexpr qint64 KeepBytes = 256 * 1024;
-    QUrlQuery query;
-    query.addQueryItem(u"task"_s, QString::number(taskId));
-    query.addQueryItem(u"tail"_s, QString::number(KeepBytes));
-    Result<ApiResponse> answer = context.sendAuthorized(
-        [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query); });
+    Result<ApiResponse> answer =
+        readLog(context, uuid, taskId, {{u"tail"_s, QString::number(KeepBytes)}});
     if (!answer)
         return answer.error();
     QByteArray tail = answer->body;

@@ -1,177 +1,35 @@
-// ddlcli against a small fake DDL server over TLS: how the server comes to be trusted, and how
-// sessions are stored, refreshed and reported as expired.
+// ddlcli (run in-process) against the real ddl-server binary started as a process on loopback:
+// how the server comes to be trusted, and how sessions are stored, refreshed and reported as
+// expired. Sessions are expired and revoked by editing the server's own SQLite store.
 #include "cliapplication.h"
 #include "configstore.h"
 #include "console.h"
 #include "credentialstore.h"
 
 #include <QBuffer>
+#include <QCryptographicHash>
+#include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
-#include <QHttpServer>
-#include <QHttpServerRequest>
-#include <QHttpServerResponse>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMutex>
-#include <QSemaphore>
-#include <QSslKey>
-#include <QSslServer>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QSslCertificate>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 
+#include <memory>
+
 using namespace Qt::Literals::StringLiterals;
 using namespace ddl::cli;
 
-// A self-signed certificate for 127.0.0.1, valid until 2126, made for these tests only.
-static const char CertificatePem[] = R"(-----BEGIN CERTIFICATE-----
-MIIBxDCCAWmgAwIBAgIUdv+XUhgW98YCsS7pgv20t5xaxn4wCgYIKoZIzj0EAwIw
-KDESMBAGA1UECgwJRERMIHRlc3RzMRIwEAYDVQQDDAkxMjcuMC4wLjEwIBcNMjYx
-MTIyMTgzNzA2WhgPMjEyNjEwMjkxODM3MDZaMCgxEjAQBgNVBAoMCURETCB0ZXN0
-czESMBAGA1UEAwwJMTI3LjAuMC4xMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE
-X2idEn8eMdu4hkosPnA4LsV9mGBMYfQ6r8pxdj8IDoWsYN/ck7wE56Tuu4/ikaAi
-fQCodHjnM4q3MLvv0kZDZKNvMG0wHQYDVR0OBBYEFIXDRJIP6zYdEUP9FftlbHsU
-QtG1MB8GA1UdIwQYMBaAFIXDRJIP6zYdEUP9FftlbHsUQtG1MA8GA1UdEwEB/wQF
-MAMBAf8wGgYDVR0RBBMwEYcEfwAAAYIJbG9jYWxob3N0MAoGCCqGSM49BAMCA0kA
-MEYCIQCewSVGUfR9Fr93IcP/5Vj88jUg1QtJL44XYUy5erBRcQIhAJOONc6Yg4iO
-gkxfcWLy3BYqfj0BcuagU2B1QLZNmg4V
------END CERTIFICATE-----
-)";
-static const char PrivateKeyPem[] = R"(-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgGRdUOFh8Ij517AgM
-8Ko9xsbesMyA4rOuCZrNEwu9sMuhRANCAARfaJ0Sfx4x27iGSiw+cDguxX2YYExh
-9DqvynF2PwgOhaxg39yTvATnpO67j+KRoCJ9AKh0eOczircwu+/SRkNk
------END PRIVATE KEY-----
-)";
-
-static QHttpServerResponse
-errorResponse(const QString &code, const QString &message, QHttpServerResponse::StatusCode status)
-{
-    return QHttpServerResponse(
-        QJsonObject{{"error"_L1, QJsonObject{{"code"_L1, code}, {"message"_L1, message}}}}, status);
-}
-
-// The parts of the API that sessions touch. Runs in its own thread, because ddlcli blocks its
-// thread while it waits for the TLS handshake of a certificate it fetches.
-class FakeServer : public QThread
-{
-public:
-    ~FakeServer() override
-    {
-        quit();
-        wait();
-    }
-
-    quint16 startAndWait()
-    {
-        start();
-        m_ready.acquire();
-        return m_port;
-    }
-
-    // Makes the server forget the current access token (as after a restart).
-    void revokeAccessToken()
-    {
-        QMutexLocker lock(&m_mutex);
-        m_access = u"revoked"_s;
-    }
-    void setRefreshAllowed(bool allowed)
-    {
-        QMutexLocker lock(&m_mutex);
-        m_refreshAllowed = allowed;
-    }
-    int refreshCount()
-    {
-        QMutexLocker lock(&m_mutex);
-        return m_refreshes;
-    }
-    QString accessToken()
-    {
-        QMutexLocker lock(&m_mutex);
-        return m_access;
-    }
-
-protected:
-    void run() override
-    {
-        QHttpServer http;
-        // bind() makes the QHttpServer the owner of the QSslServer.
-        auto *tcp = new QSslServer;
-        QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
-        ssl.setLocalCertificate(QSslCertificate(QByteArray(CertificatePem)));
-        ssl.setPrivateKey(QSslKey(QByteArray(PrivateKeyPem), QSsl::Ec));
-        tcp->setSslConfiguration(ssl);
-        if (!tcp->listen(QHostAddress::LocalHost, 0))
-            qFatal("cannot listen: %s", qPrintable(tcp->errorString()));
-        addRoutes(http);
-        http.bind(tcp);
-        m_port = tcp->serverPort();
-        m_ready.release();
-        exec();
-    }
-
-private:
-    QHttpServerResponse issueTokens()
-    {
-        ++m_issued;
-        m_access = u"ddla_"_s + QString::number(m_issued);
-        m_refresh = u"ddlr_"_s + QString::number(m_issued);
-        return QHttpServerResponse(QJsonObject{{"access_token"_L1, m_access},
-                                               {"refresh_token"_L1, m_refresh},
-                                               {"expires_in"_L1, 600}});
-    }
-
-    void addRoutes(QHttpServer &http)
-    {
-        using Method = QHttpServerRequest::Method;
-        using Status = QHttpServerResponse::StatusCode;
-        http.route(u"/v1/version"_s, Method::Get, [](const QHttpServerRequest &) {
-            return QHttpServerResponse(QJsonObject{{"server"_L1, u"9.9.9"_s}, {"api"_L1, 1}});
-        });
-        http.route(u"/v1/auth/register"_s, Method::Post, [](const QHttpServerRequest &request) {
-            const QJsonObject body = QJsonDocument::fromJson(request.body()).object();
-            if (body.value("email"_L1).toString() == u"taken@b.c"_s)
-                return errorResponse(u"conflict"_s, u"taken"_s, Status::Conflict);
-            return QHttpServerResponse(QJsonObject{{"email"_L1, body.value("email"_L1)}},
-                                       Status::Created);
-        });
-        http.route(u"/v1/auth/login"_s, Method::Post, [this](const QHttpServerRequest &request) {
-            const QJsonObject body = QJsonDocument::fromJson(request.body()).object();
-            QMutexLocker lock(&m_mutex);
-            if (body.value("password"_L1).toString() != u"password1"_s)
-                return errorResponse(u"unauthorized"_s, u"wrong password"_s, Status::Unauthorized);
-            return issueTokens();
-        });
-        http.route(u"/v1/auth/refresh"_s, Method::Post, [this](const QHttpServerRequest &request) {
-            const QJsonObject body = QJsonDocument::fromJson(request.body()).object();
-            QMutexLocker lock(&m_mutex);
-            ++m_refreshes;
-            if (!m_refreshAllowed || body.value("refresh_token"_L1).toString() != m_refresh) {
-                return errorResponse(u"session_expired"_s, u"log in again"_s, Status::Unauthorized);
-            }
-            return issueTokens();
-        });
-        http.route(u"/v1/jobs"_s, Method::Get, [this](const QHttpServerRequest &request) {
-            QMutexLocker lock(&m_mutex);
-            if (request.value("Authorization") != "Bearer " + m_access.toUtf8()) {
-                return errorResponse(
-                    u"session_expired"_s, u"token expired"_s, Status::Unauthorized);
-            }
-            return QHttpServerResponse(QJsonObject{{"jobs"_L1, QJsonArray()}, {"total"_L1, 0}});
-        });
-    }
-
-    QSemaphore m_ready;
-    quint16 m_port = 0;
-    QMutex m_mutex;
-    QString m_access;
-    QString m_refresh;
-    int m_issued = 0;
-    int m_refreshes = 0;
-    bool m_refreshAllowed = true;
-};
+static const auto StoreConnection = "tst_cli_session_store"_L1;
 
 struct CliRun
 {
@@ -180,12 +38,26 @@ struct CliRun
     QString err;
 };
 
+// How the server keeps a token: the lowercase hex SHA-256 of its text.
+static QString tokenHash(const QString &token)
+{
+    return QString::fromLatin1(
+        QCryptographicHash::hash(token.toUtf8(), QCryptographicHash::Sha256).toHex());
+}
+
+static QString readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
 class TestCliSession : public QObject
 {
     Q_OBJECT
 
 private slots:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void untrustedServerWithoutTerminal();
     void trustFingerprintPins();
@@ -195,7 +67,9 @@ private slots:
     void notLoggedIn();
     void loginStoresPrivateSession();
     void expiredAccessTokenIsRefreshed();
+    void refusedTokenIsRefreshedAndRetried_data();
     void refusedTokenIsRefreshedAndRetried();
+    void failedRefreshAsksForLogin_data();
     void failedRefreshAsksForLogin();
     void wrongPassword();
 
@@ -203,38 +77,92 @@ private:
     CliRun run(const QStringList &arguments, const QByteArray &input = {});
     QStringList trusted(const QStringList &arguments) const;
     void login();
+    Session storedSession() const;
+    QSqlQuery sql(const QString &statement, const QVariantList &values = {}) const;
+    qint64 accessExpiresInStore(const QString &accessToken) const;
+    bool refreshTokenInStore(const QString &refreshToken) const;
+    int endedSessions() const;
+    QString serverLog() const { return readFile(m_root.filePath(u"server.log"_s)); }
 
-    FakeServer m_server;
+    QTemporaryDir m_root;
+    QString m_dataDir;
+    std::unique_ptr<QProcess> m_server;
     QString m_url;
     QString m_fingerprint;
-    std::unique_ptr<QTemporaryDir> m_config;
-    QTemporaryDir m_files;
     QString m_caFile;
+    std::unique_ptr<QTemporaryDir> m_config;
 };
 
 void TestCliSession::initTestCase()
 {
     qunsetenv("DDL_SERVER");
     qunsetenv("DDL_CA_CERT");
-    const quint16 port = m_server.startAndWait();
-    m_url = u"https://127.0.0.1:"_s + QString::number(port);
-    const QSslCertificate certificate{QByteArray(CertificatePem)};
-    QVERIFY(!certificate.isNull());
-    const QByteArray hex = certificate.digest(QCryptographicHash::Sha256).toHex().toUpper();
+    QVERIFY(m_root.isValid());
+    m_dataDir = m_root.filePath(u"server"_s);
+
+    m_server = std::make_unique<QProcess>();
+    m_server->setProcessChannelMode(QProcess::MergedChannels);
+    m_server->setStandardOutputFile(m_root.filePath(u"server.log"_s));
+    m_server->start(QDir(qEnvironmentVariable("DDL_BIN_DIR")).filePath(u"ddl-server"_s),
+                    {u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:0"_s});
+    QVERIFY2(m_server->waitForStarted(5000), qPrintable(m_server->errorString()));
+    static const QRegularExpression listening(u"listening on (https://127\\.0\\.0\\.1:\\d+)"_s);
+    QElapsedTimer timer;
+    timer.start();
+    while (m_url.isEmpty() && timer.elapsed() < 15000 && m_server->state() == QProcess::Running) {
+        m_url = listening.match(serverLog()).captured(1);
+        if (m_url.isEmpty())
+            QThread::msleep(20);
+    }
+    QVERIFY2(!m_url.isEmpty(), qPrintable(u"ddl-server did not start:\n"_s + serverLog()));
+
+    // The self-signed certificate the server made for itself, as the user would fetch it.
+    m_caFile = QDir(m_dataDir).filePath(u"tls/server.crt"_s);
+    const QList<QSslCertificate> certificates = QSslCertificate::fromPath(m_caFile);
+    QCOMPARE(certificates.size(), 1);
+    const QByteArray hex =
+        certificates.first().digest(QCryptographicHash::Sha256).toHex().toUpper();
     QStringList pairs;
     for (int i = 0; i < hex.size(); i += 2)
         pairs << QString::fromLatin1(hex.mid(i, 2));
     m_fingerprint = u"SHA256:"_s + pairs.join(u':');
-    m_caFile = m_files.filePath(u"server.crt"_s);
-    QFile file(m_caFile);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(CertificatePem);
+
+    // A second connection to the server's store (WAL mode lets it write while the server runs).
+    QSqlDatabase store = QSqlDatabase::addDatabase(u"QSQLITE"_s, StoreConnection);
+    store.setDatabaseName(QDir(m_dataDir).filePath(u"ddl.sqlite"_s));
+    store.setConnectOptions(u"QSQLITE_BUSY_TIMEOUT=5000"_s);
+    QVERIFY2(store.open(), qPrintable(store.lastError().text()));
+    // Counts the session rows that end. The server deletes a session only when its refresh token
+    // is spent, so this counts the refreshes it granted.
+    sql(u"CREATE TABLE test_ended_sessions (id INTEGER)"_s);
+    sql(u"CREATE TRIGGER test_count_ended_sessions AFTER DELETE ON sessions BEGIN "
+        "INSERT INTO test_ended_sessions VALUES (OLD.id); END"_s);
+    if (QTest::currentTestFailed())
+        return;
+
+    // The account that the session tests log in with.
+    m_config = std::make_unique<QTemporaryDir>();
+    const CliRun registered = run(trusted({u"register"_s}), "a@b.c\npassword1\npassword1\n");
+    QVERIFY2(registered.exitCode == 0, qPrintable(registered.err));
+}
+
+void TestCliSession::cleanupTestCase()
+{
+    if (QSqlDatabase::contains(StoreConnection)) {
+        QSqlDatabase::database(StoreConnection, false).close();
+        QSqlDatabase::removeDatabase(StoreConnection);
+    }
+    if (m_server && m_server->state() != QProcess::NotRunning) {
+        m_server->terminate();
+        if (!m_server->waitForFinished(5000))
+            m_server->kill();
+        m_server->waitForFinished(2000);
+    }
 }
 
 void TestCliSession::init()
 {
     m_config = std::make_unique<QTemporaryDir>();
-    m_server.setRefreshAllowed(true);
 }
 
 CliRun TestCliSession::run(const QStringList &arguments, const QByteArray &input)
@@ -266,6 +194,53 @@ void TestCliSession::login()
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
 }
 
+Session TestCliSession::storedSession() const
+{
+    CredentialStore credentials(m_config->path());
+    if (!credentials.load().ok())
+        return {};
+    return credentials.session(m_url).value_or(Session{});
+}
+
+// Runs one statement on the server's store; a failure fails the test.
+QSqlQuery TestCliSession::sql(const QString &statement, const QVariantList &values) const
+{
+    QSqlQuery query(QSqlDatabase::database(StoreConnection));
+    if (!query.prepare(statement)) {
+        QTest::qFail(
+            qPrintable(statement + u": "_s + query.lastError().text()), __FILE__, __LINE__);
+        return query;
+    }
+    for (const QVariant &value : values)
+        query.addBindValue(value);
+    if (!query.exec()) {
+        QTest::qFail(
+            qPrintable(statement + u": "_s + query.lastError().text()), __FILE__, __LINE__);
+    }
+    return query;
+}
+
+// When the server lets the access token expire (ms since epoch), or -1 if it does not know it.
+qint64 TestCliSession::accessExpiresInStore(const QString &accessToken) const
+{
+    QSqlQuery query = sql(u"SELECT access_expires FROM sessions WHERE access_hash = ?"_s,
+                          {tokenHash(accessToken)});
+    return query.next() ? query.value(0).toLongLong() : -1;
+}
+
+bool TestCliSession::refreshTokenInStore(const QString &refreshToken) const
+{
+    QSqlQuery query =
+        sql(u"SELECT 1 FROM sessions WHERE refresh_hash = ?"_s, {tokenHash(refreshToken)});
+    return query.next();
+}
+
+int TestCliSession::endedSessions() const
+{
+    QSqlQuery query = sql(u"SELECT COUNT(*) FROM test_ended_sessions"_s);
+    return query.next() ? query.value(0).toInt() : -1;
+}
+
 void TestCliSession::untrustedServerWithoutTerminal()
 {
     const CliRun result = run({u"version"_s, u"--server"_s, m_url});
@@ -291,7 +266,8 @@ void TestCliSession::trustFingerprintPins()
     const CliRun first =
         run({u"version"_s, u"--server"_s, m_url, u"--trust-fingerprint"_s, m_fingerprint});
     QVERIFY2(first.exitCode == 0, qPrintable(first.err));
-    QCOMPARE(first.out, u"client: " DDL_VERSION "\nserver: 9.9.9 (api 1, "_s + m_url + u")\n"_s);
+    QCOMPARE(first.out,
+             u"client: " DDL_VERSION "\nserver: " DDL_VERSION " (api 1, "_s + m_url + u")\n"_s);
 
     ConfigStore config(m_config->path());
     QVERIFY(config.load().ok());
@@ -303,7 +279,7 @@ void TestCliSession::trustFingerprintPins()
     QVERIFY2(second.exitCode == 0, qPrintable(second.err));
     const QJsonObject version = QJsonDocument::fromJson(second.out.toUtf8()).object();
     QCOMPARE(version.value("client"_L1).toString(), QStringLiteral(DDL_VERSION));
-    QCOMPARE(version.value("server"_L1).toString(), u"9.9.9"_s);
+    QCOMPARE(version.value("server"_L1).toString(), QStringLiteral(DDL_VERSION));
     QCOMPARE(version.value("api"_L1).toInt(), 1);
 }
 
@@ -311,7 +287,7 @@ void TestCliSession::caCertificateTrusts()
 {
     const CliRun result = run(trusted({u"version"_s}));
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
-    QVERIFY(result.out.contains(u"server: 9.9.9"_s));
+    QVERIFY(result.out.contains(u"server: " DDL_VERSION " (api 1, "_s));
 
     const CliRun missing =
         run({u"version"_s, u"--server"_s, m_url, u"--ca-cert=/nonexistent.pem"_s});
@@ -330,6 +306,7 @@ void TestCliSession::registerPipesAnswers()
              "Please re-enter your password: \n"
              "Registered new@b.c on "_s +
                  m_url + u"; run ddlcli login to sign in.\n"_s);
+    QVERIFY(sql(u"SELECT 1 FROM users WHERE email = 'new@b.c'"_s).next());
 
     // The server and its CA file are remembered for the commands that follow.
     ConfigStore config(m_config->path());
@@ -337,27 +314,30 @@ void TestCliSession::registerPipesAnswers()
     QCOMPARE(config.defaultServer(), m_url);
     QCOMPARE(config.caCertificate(m_url), QFileInfo(m_caFile).absoluteFilePath());
 
-    const CliRun taken = run(trusted({u"register"_s}), "taken@b.c\npassword1\npassword1\n");
+    const CliRun taken = run(trusted({u"register"_s}), "new@b.c\npassword1\npassword1\n");
     QCOMPARE(taken.exitCode, 1);
-    QCOMPARE(taken.err, u"ddlcli: error: taken@b.c is already registered; run ddlcli login\n"_s);
+    QCOMPARE(taken.err, u"ddlcli: error: new@b.c is already registered; run ddlcli login\n"_s);
 }
 
 void TestCliSession::registerRefusesDifferentPasswords()
 {
-    const CliRun different = run(trusted({u"register"_s}), "a@b.c\npassword1\npassword2\n");
+    const CliRun different = run(trusted({u"register"_s}), "other@b.c\npassword1\npassword2\n");
     QCOMPARE(different.exitCode, 2);
     QCOMPARE(different.err,
              u"ddlcli: error: the two passwords differ; nothing was registered, try again\n"_s);
 
-    const CliRun shortPassword = run(trusted({u"register"_s}), "a@b.c\nshort\nshort\n");
+    const CliRun shortPassword = run(trusted({u"register"_s}), "other@b.c\nshort\nshort\n");
     QCOMPARE(shortPassword.exitCode, 2);
     QCOMPARE(shortPassword.err,
              u"ddlcli: error: the password must be at least 8 characters long\n"_s);
 
-    const CliRun ended = run(trusted({u"register"_s}), "a@b.c\n");
+    const CliRun ended = run(trusted({u"register"_s}), "other@b.c\n");
     QCOMPARE(ended.exitCode, 1);
     QVERIFY2(ended.err.startsWith(u"ddlcli: error: no answer to \"Please enter your password:\""_s),
              qPrintable(ended.err));
+
+    // Nothing reached the server.
+    QVERIFY(!sql(u"SELECT 1 FROM users WHERE email = 'other@b.c'"_s).next());
 }
 
 void TestCliSession::notLoggedIn()
@@ -382,7 +362,10 @@ void TestCliSession::loginStoresPrivateSession()
     const std::optional<Session> session = credentials.session(m_url);
     QVERIFY(session);
     QCOMPARE(session->email, u"a@b.c"_s);
-    QCOMPARE(session->accessToken, m_server.accessToken());
+    // The tokens kept are the ones the server stored for this session.
+    QVERIFY(session->accessToken.startsWith(u"ddla_"_s));
+    QVERIFY(accessExpiresInStore(session->accessToken) > QDateTime::currentMSecsSinceEpoch());
+    QVERIFY(refreshTokenInStore(session->refreshToken));
     QVERIFY(!session->accessExpired(QDateTime::currentDateTimeUtc()));
 #ifdef Q_OS_UNIX
     const auto ownerGroupOther = QFileDevice::Permissions(0x7077);
@@ -399,40 +382,77 @@ void TestCliSession::loginStoresPrivateSession()
 void TestCliSession::expiredAccessTokenIsRefreshed()
 {
     login();
+    const Session before = storedSession();
+    QVERIFY(!before.accessToken.isEmpty());
+    // The access token's time is up, on the server and in the client's credentials.
+    const qint64 past = QDateTime::currentMSecsSinceEpoch() - 5000;
+    QCOMPARE(sql(u"UPDATE sessions SET access_expires = ? WHERE access_hash = ?"_s,
+                 {past, tokenHash(before.accessToken)})
+                 .numRowsAffected(),
+             1);
     CredentialStore credentials(m_config->path());
     QVERIFY(credentials.load().ok());
     Session session = *credentials.session(m_url);
-    session.accessExpiresAt = QDateTime::currentDateTimeUtc().addSecs(-5);
+    session.accessExpiresAt = QDateTime::fromMSecsSinceEpoch(past, Qt::UTC);
     credentials.setSession(m_url, session);
     QVERIFY(credentials.save().ok());
 
-    const int refreshes = m_server.refreshCount();
+    const int refreshes = endedSessions();
     const CliRun result = run(trusted({u"list"_s, u"--output"_s, u"json"_s}));
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
     QCOMPARE(result.out, u"{\"jobs\":[],\"total\":0}\n"_s);
-    QCOMPARE(m_server.refreshCount(), refreshes + 1);
+    QCOMPARE(endedSessions(), refreshes + 1);
 
-    CredentialStore reloaded(m_config->path());
-    QVERIFY(reloaded.load().ok());
-    QCOMPARE(reloaded.session(m_url)->accessToken, m_server.accessToken());
-    QVERIFY(!reloaded.session(m_url)->accessExpired(QDateTime::currentDateTimeUtc()));
+    // The refresh token was spent; the new session is the one the server now knows.
+    const Session after = storedSession();
+    QVERIFY(!refreshTokenInStore(before.refreshToken));
+    QVERIFY(refreshTokenInStore(after.refreshToken));
+    QVERIFY(after.accessToken != before.accessToken);
+    QVERIFY(accessExpiresInStore(after.accessToken) > QDateTime::currentMSecsSinceEpoch());
+    QVERIFY(!after.accessExpired(QDateTime::currentDateTimeUtc()));
+}
+
+void TestCliSession::refusedTokenIsRefreshedAndRetried_data()
+{
+    // The client still believes its access token good; the server refuses it.
+    QTest::addColumn<QString>("change");
+    QTest::newRow("revoked") << u"UPDATE sessions SET access_hash = 'revoked-' || id "
+                                "WHERE access_hash = ?"_s;
+    QTest::newRow("expired on the server")
+        << u"UPDATE sessions SET access_expires = 0 WHERE access_hash = ?"_s;
 }
 
 void TestCliSession::refusedTokenIsRefreshedAndRetried()
 {
+    QFETCH(QString, change);
     login();
-    m_server.revokeAccessToken();
-    const int refreshes = m_server.refreshCount();
+    const Session before = storedSession();
+    QCOMPARE(sql(change, {tokenHash(before.accessToken)}).numRowsAffected(), 1);
+
+    const int refreshes = endedSessions();
     const CliRun result = run(trusted({u"list"_s}));
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
-    QCOMPARE(m_server.refreshCount(), refreshes + 1);
+    QCOMPARE(result.out, u"No jobs yet.\n"_s);
+    QCOMPARE(endedSessions(), refreshes + 1);
+    const Session after = storedSession();
+    QVERIFY(after.accessToken != before.accessToken);
+    QVERIFY(accessExpiresInStore(after.accessToken) > QDateTime::currentMSecsSinceEpoch());
+    QVERIFY(refreshTokenInStore(after.refreshToken));
+}
+
+void TestCliSession::failedRefreshAsksForLogin_data()
+{
+    QTest::addColumn<QString>("change");
+    QTest::newRow("expired") << u"UPDATE sessions SET access_expires = 0, refresh_expires = 0 "
+                                "WHERE access_hash = ?"_s;
+    QTest::newRow("revoked") << u"DELETE FROM sessions WHERE access_hash = ?"_s;
 }
 
 void TestCliSession::failedRefreshAsksForLogin()
 {
+    QFETCH(QString, change);
     login();
-    m_server.revokeAccessToken();
-    m_server.setRefreshAllowed(false);
+    QCOMPARE(sql(change, {tokenHash(storedSession().accessToken)}).numRowsAffected(), 1);
     const CliRun result = run(trusted({u"list"_s}));
     QCOMPARE(result.exitCode, 1);
     QCOMPARE(result.err, u"ddlcli: error: your session has expired; run ddlcli login again\n"_s);
@@ -443,6 +463,7 @@ void TestCliSession::wrongPassword()
     const CliRun result = run(trusted({u"login"_s}), "a@b.c\nwrong-password\n");
     QCOMPARE(result.exitCode, 1);
     QCOMPARE(result.err, u"ddlcli: error: wrong email address or password for a@b.c\n"_s);
+    QVERIFY(storedSession().accessToken.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestCliSession)
