@@ -2,6 +2,7 @@
 
 #include "httpreply.h"
 #include "requestreader.h"
+#include "store/sql.h"
 
 namespace ddl::server {
 
@@ -33,11 +34,18 @@ void AuthController::registerRoutes(QHttpServer &server)
                      Result<QJsonObject> body = RequestReader::jsonBody(request);
                      if (!body)
                          return HttpReply::error(body.error());
+                     const QString email = body->value(QStringLiteral("email")).toString().trimmed();
+                     const QString address = request.remoteAddress().toString();
+                     if (Status allowed = m_throttle.check(email, address, nowMs()); !allowed)
+                         return HttpReply::error(allowed.error());
                      Result<SessionTokens> tokens = m_context.auth.login(
-                         body->value(QStringLiteral("email")).toString().trimmed(),
-                         body->value(QStringLiteral("password")).toString());
-                     if (!tokens)
+                         email, body->value(QStringLiteral("password")).toString());
+                     if (!tokens) {
+                         if (tokens.error().code == QLatin1String("unauthorized"))
+                             m_throttle.recordFailure(email, address, nowMs());
                          return HttpReply::error(tokens.error());
+                     }
+                     m_throttle.recordSuccess(email);
                      return HttpReply::json(tokensJson(*tokens));
                  });
     server.route(QStringLiteral("/v1/auth/refresh"), Method::Post,

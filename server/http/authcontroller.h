@@ -1,12 +1,13 @@
 #pragma once
 
 #include "app/servercontext.h"
+#include "auth/loginthrottle.h"
 
 #include <QHttpServer>
 
 namespace ddl::server {
 
-// /v1/auth: register, login, refresh.
+// /v1/auth: register, login (throttled against guessing), refresh.
 class AuthController
 {
 public:
@@ -17,6 +18,7 @@ public:
 
 private:
     ServerContext &m_context;
+    LoginThrottle m_throttle;
 };
 
 } // namespace ddl::server

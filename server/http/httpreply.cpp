@@ -25,6 +25,7 @@ QHttpServerResponse::StatusCode HttpReply::statusFor(const QString &code)
         {QStringLiteral("payload_too_large"), Status::PayloadTooLarge},
         {QStringLiteral("range_not_satisfiable"), Status::RequestRangeNotSatisfiable},
         {QStringLiteral("digest_mismatch"), Status::UnprocessableEntity},
+        {QStringLiteral("rate_limited"), Status::TooManyRequests},
     };
     return statuses.value(code, Status::InternalServerError);
 }

@@ -27,6 +27,7 @@ public:
     bool startWorker(const QStringList &extraArgs = {});
     void stopWorker();
     QString serverUrl() const { return m_url; }
+    QString enrollToken() const { return m_enrollToken; }
     QString caCert() const;
     QString path(const QString &relative) const;
     QString serverLog() const;

@@ -3,6 +3,7 @@
 #include "clusterharness.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -22,6 +23,7 @@ private slots:
     void badTaskYamlIsRefused();
     void failingMainEndsFailedWithTraceback();
     void cancelStopsARunningJob();
+    void secretsNeverReachTheLogs();
 
 private:
     QString submit(const QString &user, const QString &repo, CliRun *run = nullptr);
@@ -212,6 +214,40 @@ void TestE2eJobLoop::cancelStopsARunningJob()
                                                {QStringLiteral("-f"), QStringLiteral("^sleep 300$")})
                                  != 0,
                              15000);
+}
+
+// Every token the run made, as found in the files that hold them.
+static QStringList tokensIn(const QString &folder)
+{
+    static const QRegularExpression token(QStringLiteral("ddl[aerw]_[A-Za-z0-9_-]{20,}"));
+    QStringList found;
+    QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString path = it.next();
+        if (!path.endsWith(QLatin1String(".json")))
+            continue;
+        QFile file(path);
+        if (!file.open(QIODevice::ReadOnly))
+            continue;
+        auto matches = token.globalMatch(QString::fromUtf8(file.readAll()));
+        while (matches.hasNext())
+            found << matches.next().captured();
+    }
+    return found;
+}
+
+void TestE2eJobLoop::secretsNeverReachTheLogs()
+{
+    const QStringList tokens = tokensIn(m_cluster.path(QStringLiteral("users")))
+                               + tokensIn(m_cluster.path(QStringLiteral("worker")))
+                               + QStringList{m_cluster.enrollToken()};
+    QVERIFY(tokens.size() >= 4); // access, refresh, worker, enrollment
+    const QString logs = m_cluster.serverLog() + m_cluster.workerLog();
+    QVERIFY(!logs.isEmpty());
+    for (const QString &secret : tokens + QStringList{QStringLiteral("alice-password"),
+                                                      QStringLiteral("bob-password1")}) {
+        QVERIFY2(!logs.contains(secret), qPrintable(secret.left(8) + QStringLiteral("...")));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestE2eJobLoop)
