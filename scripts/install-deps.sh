@@ -6,7 +6,7 @@ packages=(
     build-essential cmake ninja-build pkg-config git ca-certificates curl
     qt6-base-dev qt6-httpserver-dev libqt6sql6-sqlite
     libgit2-dev libyaml-cpp-dev libarchive-dev libzstd-dev libsodium-dev libssl-dev
-    python3 python3-numpy python3-venv python3-pip
+    python3 python3-numpy python3-venv python3-pip bubblewrap
 )
 
 sudo=""

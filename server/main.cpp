@@ -45,7 +45,7 @@ int main(int argc, char *argv[])
                                        QStringLiteral("file"));
     const QCommandLineOption timeoutOption(QStringLiteral("worker-timeout"),
                                            QStringLiteral("Seconds without a heartbeat before a "
-                                                          "worker is lost (default 30)."),
+                                                          "worker is lost (default 20)."),
                                            QStringLiteral("seconds"));
     parser.addOptions({configOption, dataDirOption, listenOption, certOption, keyOption,
                        timeoutOption});

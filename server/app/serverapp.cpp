@@ -36,7 +36,8 @@ Status ServerApp::start()
     if (!db)
         return db.error();
     m_context = std::make_unique<ServerContext>(*db, m_config.dataDir, m_config.maxBlobBytes);
-    for (Status prepared : {m_context->blobs.prepare(), m_context->logs.prepare()}) {
+    for (Status prepared : {m_context->blobs.prepare(), m_context->logs.prepare(),
+                            m_context->scheduler.load()}) {
         if (!prepared)
             return prepared;
     }
@@ -105,6 +106,9 @@ void ServerApp::registerRoutes()
 void ServerApp::handleHousekeeping()
 {
     m_context->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
+    // Limits change from `ddl-server user limits` in another process; reasons age.
+    m_context->scheduler.reloadLimits();
+    m_context->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
     if (m_housekeepingRounds++ % 300 == 0)
         m_context->uploads.expireAbandoned();

@@ -17,7 +17,7 @@ struct ServerConfig
     quint16 listenPort = 8443;
     QString tlsCert;
     QString tlsKey;
-    int workerTimeoutSeconds = 30;
+    int workerTimeoutSeconds = 20;
     qint64 maxBlobBytes = 64LL * 1024 * 1024 * 1024;
 
     // Parses the YAML keys data_dir, listen, tls_cert, tls_key, worker_timeout_seconds,

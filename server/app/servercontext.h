@@ -22,11 +22,11 @@ struct ServerContext
         , logs(dataDir)
         , auth(db)
         , uploads(db, blobs, maxBlobBytes)
-        , progress(db)
-        , jobs(db, uploads)
-        , outputs(db)
-        , workers(db, uploads, progress)
         , scheduler(db)
+        , progress(db, scheduler)
+        , jobs(db, uploads, scheduler)
+        , outputs(db)
+        , workers(db, uploads, progress, scheduler)
     {}
 
     QSqlDatabase db;
@@ -34,11 +34,11 @@ struct ServerContext
     LogStorage logs;
     AuthService auth;
     UploadService uploads;
+    Scheduler scheduler;
     JobProgress progress;
     JobService jobs;
     JobOutputs outputs;
     WorkerService workers;
-    Scheduler scheduler;
 };
 
 } // namespace ddl::server

@@ -95,14 +95,8 @@ QHttpServerResponse WorkerController::lease(const QHttpServerRequest &request)
     Result<WorkerRef> worker = m_auth.worker(request);
     if (!worker)
         return HttpReply::error(worker.error());
-    Result<QJsonObject> body = RequestReader::jsonBody(request);
-    if (!body)
-        return HttpReply::error(body.error());
-    const FreeResources free{int(body->value(QStringLiteral("free_slots")).toInteger()),
-                             int(body->value(QStringLiteral("free_gpus")).toInteger()),
-                             int(body->value(QStringLiteral("free_cpus")).toInteger()),
-                             body->value(QStringLiteral("free_memory_mb")).toInteger()};
-    Result<QJsonArray> tasks = m_context.scheduler.lease(worker->id, free);
+    // The server placed the tasks already (whole jobs at once); the worker collects its own.
+    Result<QJsonArray> tasks = m_context.scheduler.lease(worker->id);
     if (!tasks)
         return HttpReply::error(tasks.error());
     return HttpReply::json({{QStringLiteral("tasks"), *tasks}});

@@ -1,6 +1,7 @@
 #include "jobprogress.h"
 
 #include "jobstate.h"
+#include "scheduler/scheduler.h"
 #include "store/sql.h"
 
 #include <QJsonDocument>
@@ -11,8 +12,9 @@ Q_LOGGING_CATEGORY(lcJobs, "ddl.server.jobs")
 
 namespace ddl::server {
 
-JobProgress::JobProgress(const QSqlDatabase &db)
+JobProgress::JobProgress(const QSqlDatabase &db, Scheduler &scheduler)
     : m_db(db)
+    , m_scheduler(scheduler)
 {}
 
 Status JobProgress::taskStarted(qint64 taskId)
@@ -53,11 +55,17 @@ Status JobProgress::taskEnded(qint64 taskId, const TaskOutcome &outcome)
                                    {taskId});
     if (!job)
         return job.error();
-    if (job->next()) {
-        if (Status evaluated = evaluateJob(job->value(0).toLongLong()); !evaluated)
-            return evaluated;
-    }
-    return transaction.commit();
+    const qint64 jobId = job->next() ? job->value(0).toLongLong() : 0;
+    Result<bool> retried = jobId ? evaluateJob(jobId) : Result<bool>(false);
+    if (!retried)
+        return retried.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed;
+    // The task's resources are free again, and a new attempt waits for its placement.
+    m_scheduler.taskEnded(taskId);
+    if (*retried)
+        m_scheduler.enqueue(jobId);
+    return Ok{};
 }
 
 // Stops what is left of an attempt: waiting tasks at once, running ones at their next heartbeat.
@@ -76,7 +84,7 @@ Status JobProgress::endAttempt(qint64 jobId, int attempt)
     return Ok{};
 }
 
-Status JobProgress::evaluateJob(qint64 jobId)
+Result<bool> JobProgress::evaluateJob(qint64 jobId)
 {
     Result<QSqlQuery> job = runSql(m_db,
                                    QStringLiteral("SELECT state, attempt, retry_count, spec FROM "
@@ -85,7 +93,7 @@ Status JobProgress::evaluateJob(qint64 jobId)
     if (!job)
         return job.error();
     if (!job->next() || JobState::isFinal(job->value(0).toString()))
-        return Ok{};
+        return false;
     const int attempt = job->value(1).toInt();
     const int retryCount = job->value(2).toInt();
     const QJsonObject spec = QJsonDocument::fromJson(job->value(3).toByteArray()).object();
@@ -120,7 +128,7 @@ Status JobProgress::evaluateJob(qint64 jobId)
     const qint64 now = nowMs();
     if (!failure.isEmpty()) {
         if (Status ended = endAttempt(jobId, attempt); !ended)
-            return ended;
+            return ended.error();
         if (attempt <= retryCount) {
             qCInfo(lcJobs) << "job" << jobId << "attempt" << attempt << "failed; retrying";
             Result<QSqlQuery> retry = runSql(
@@ -137,24 +145,24 @@ Status JobProgress::evaluateJob(qint64 jobId)
                 {JobState::Waiting, attempt + 1,
                  QStringLiteral("retry %1 of %2 after %3").arg(attempt).arg(retryCount).arg(failure),
                  jobId});
-            return update ? Status(Ok{}) : Status(update.error());
+            return update ? Result<bool>(true) : Result<bool>(update.error());
         }
         Result<QSqlQuery> update = runSql(m_db,
                                           QStringLiteral("UPDATE jobs SET state = ?, reason = ?, "
                                                          "finished_at = ? WHERE id = ?"),
                                           {JobState::Failed, failure, now, jobId});
-        return update ? Status(Ok{}) : Status(update.error());
+        return update ? Result<bool>(false) : Result<bool>(update.error());
     }
     if (succeeded == total || (killAllOn > 0 && succeeded >= killAllOn)) {
         if (Status ended = endAttempt(jobId, attempt); !ended)
-            return ended;
+            return ended.error();
         Result<QSqlQuery> update = runSql(m_db,
                                           QStringLiteral("UPDATE jobs SET state = ?, reason = '', "
                                                          "finished_at = ? WHERE id = ?"),
                                           {JobState::Succeeded, now, jobId});
-        return update ? Status(Ok{}) : Status(update.error());
+        return update ? Result<bool>(false) : Result<bool>(update.error());
     }
-    return Ok{};
+    return false;
 }
 
 } // namespace ddl::server

@@ -18,19 +18,23 @@ struct TaskOutcome
 // Moves jobs forward as their tasks start and end, with OpenPAI's semantics: a failed task fails
 // the attempt, which is retried while retryCount allows (each retry an attempt with new tasks);
 // the job succeeds when all tasks did, or killAllOnCompletedTaskNumber of them.
+class Scheduler;
+
 class JobProgress
 {
 public:
-    explicit JobProgress(const QSqlDatabase &db);
+    JobProgress(const QSqlDatabase &db, Scheduler &scheduler);
 
     Status taskStarted(qint64 taskId);
     Status taskEnded(qint64 taskId, const TaskOutcome &outcome);
 
 private:
-    Status evaluateJob(qint64 jobId);
+    // Decides the job's fate after a task ended; true when it starts a new attempt.
+    Result<bool> evaluateJob(qint64 jobId);
     Status endAttempt(qint64 jobId, int attempt);
 
     QSqlDatabase m_db;
+    Scheduler &m_scheduler;
 };
 
 } // namespace ddl::server

@@ -4,6 +4,7 @@
 #include "core/sha256.h"
 #include "jobspec/jobspecparser.h"
 #include "jobstate.h"
+#include "scheduler/scheduler.h"
 #include "store/sql.h"
 
 #include <QJsonArray>
@@ -24,9 +25,10 @@ static Error jobNotFound(const QString &uuid)
                        QStringLiteral("job_uuid"));
 }
 
-JobService::JobService(const QSqlDatabase &db, UploadService &uploads)
+JobService::JobService(const QSqlDatabase &db, UploadService &uploads, Scheduler &scheduler)
     : m_db(db)
     , m_uploads(uploads)
+    , m_scheduler(scheduler)
 {}
 
 // Reads {"sha256": ...} naming a blob the user must own; an absent or null member is allowed
@@ -61,13 +63,21 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
 {
     for (auto it = request.begin(); it != request.end(); ++it) {
         if (it.key() != QLatin1String("spec") && it.key() != QLatin1String("package")
-            && it.key() != QLatin1String("dataset")) {
+            && it.key() != QLatin1String("dataset") && it.key() != QLatin1String("priority")) {
             return Error::make(QStringLiteral("bad_request"),
-                               QStringLiteral("unknown field %1; a submission has spec, package "
-                                              "and dataset")
+                               QStringLiteral("unknown field %1; a submission has spec, package, "
+                                              "dataset and priority")
                                    .arg(it.key()),
                                it.key());
         }
+    }
+    const QJsonValue priorityValue = request.value(QStringLiteral("priority"));
+    const int priority = priorityValue.toInt(0);
+    if (!priorityValue.isUndefined() && (!priorityValue.isDouble() || priority != priorityValue.toDouble()
+                                         || priority < -100 || priority > 100)) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("priority must be a whole number from -100 to 100"),
+                           QStringLiteral("priority"));
     }
     Result<JobSpec> spec = JobSpecParser::parseWire(request.value(QStringLiteral("spec")).toObject());
     if (!spec)
@@ -92,14 +102,14 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     Result<QSqlQuery> insert = runSql(
         m_db,
         QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
-                       "commit_id, dataset_sha256, attempt, retry_count, reason, created_at) "
-                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)"),
+                       "commit_id, dataset_sha256, attempt, retry_count, reason, created_at, "
+                       "priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)"),
         {uuid, userId, spec->jobName, JobSpec::kindName(spec->kind), JobState::Waiting,
          QString::fromUtf8(QJsonDocument(spec->toJson()).toJson(QJsonDocument::Compact)),
          // An OpenPAI job may come without code (its command needs none): stored as ''.
          package->isEmpty() ? QStringLiteral("") : *package, commit.isNull() ? QStringLiteral("") : commit,
          dataset->isEmpty() ? QVariant() : QVariant(*dataset),
-         spec->retryCount, QStringLiteral("waiting for a free worker"), nowMs()});
+         spec->retryCount, QStringLiteral("waiting for the scheduler"), nowMs(), priority});
     if (!insert)
         return insert.error();
     const qint64 jobId = insert->lastInsertId().toLongLong();
@@ -119,6 +129,7 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     // The 201 goes out only after this commit: an accepted job survives a crash.
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
+    m_scheduler.enqueue(jobId);
     return render(jobId, true);
 }
 
@@ -209,6 +220,7 @@ Result<QJsonObject> JobService::cancel(qint64 userId, const QString &uuid)
     }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
+    m_scheduler.dequeue(job->id);
     return render(job->id, true);
 }
 
@@ -218,7 +230,7 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         m_db,
         QStringLiteral("SELECT uuid, name, kind, state, spec, commit_id, attempt, retry_count, "
                        "reason, created_at, started_at, finished_at, package_sha256, "
-                       "dataset_sha256 FROM jobs WHERE id = ?"),
+                       "dataset_sha256, priority FROM jobs WHERE id = ?"),
         {jobId});
     if (!query)
         return query.error();
@@ -240,6 +252,7 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         {QStringLiteral("package_sha256"), query->value(12).toString()},
         {QStringLiteral("dataset_sha256"),
          query->value(13).isNull() ? QJsonValue() : QJsonValue(query->value(13).toString())},
+        {QStringLiteral("priority"), query->value(14).toInt()},
     };
     if (!withTasks)
         return job;

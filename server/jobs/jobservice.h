@@ -7,6 +7,7 @@
 
 namespace ddl::server {
 
+class Scheduler;
 class UploadService;
 
 // What a user may ask of a listing.
@@ -31,7 +32,7 @@ struct JobRef
 class JobService
 {
 public:
-    JobService(const QSqlDatabase &db, UploadService &uploads);
+    JobService(const QSqlDatabase &db, UploadService &uploads, Scheduler &scheduler);
 
     Result<QJsonObject> submit(qint64 userId, const QJsonObject &request);
     Result<QJsonObject> list(qint64 userId, const JobListQuery &query);
@@ -45,6 +46,7 @@ public:
 private:
     QSqlDatabase m_db;
     UploadService &m_uploads;
+    Scheduler &m_scheduler;
 };
 
 } // namespace ddl::server

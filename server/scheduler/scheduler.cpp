@@ -3,20 +3,28 @@
 #include "jobs/jobstate.h"
 #include "store/sql.h"
 
-#include <QHash>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
+#include <QSqlError>
+#include <set>
 
 Q_LOGGING_CATEGORY(lcScheduler, "ddl.server.scheduler")
 
 namespace ddl::server {
 
-Scheduler::Scheduler(const QSqlDatabase &db)
-    : m_db(db)
-{}
+Scheduler::Scheduler(const QSqlDatabase &db, QObject *parent)
+    : QObject(parent)
+    , m_db(db)
+{
+    m_passTimer.setSingleShot(true);
+    connect(&m_passTimer, &QTimer::timeout, this, [this] {
+        if (Result<int> placed = schedule(); !placed)
+            qCWarning(lcScheduler).noquote() << "scheduling pass failed:" << placed.error().message;
+    });
+}
 
-// The role of a spec by name, as the lease needs it.
+// The role of a spec by name.
 static QJsonObject roleOf(const QJsonObject &spec, const QString &name)
 {
     for (const QJsonValue &role : spec.value(QStringLiteral("taskRoles")).toArray()) {
@@ -26,14 +34,322 @@ static QJsonObject roleOf(const QJsonObject &spec, const QString &name)
     return {};
 }
 
-// A port for the task's peers to reach it on: spread over a range by task id, so that tasks
-// running at once on one worker do not collide.
-static int portFor(qint64 taskId)
+static TaskDemand demandOf(qint64 taskId, const QJsonObject &role)
 {
-    return 20000 + int(taskId % 40000);
+    return TaskDemand{taskId, role.value(QStringLiteral("gpuNumber")).toInt(),
+                      role.value(QStringLiteral("cpuNumber")).toInt(1),
+                      role.value(QStringLiteral("memoryMB")).toInteger()};
 }
 
-// OpenPAI's environment for one task (its table of PAI_* variables).
+static QString joinIndices(const QList<int> &indices)
+{
+    QStringList parts;
+    for (const int index : indices)
+        parts << QString::number(index);
+    return parts.join(u',');
+}
+
+static QList<int> splitIndices(const QString &text)
+{
+    QList<int> indices;
+    for (const QString &part : text.split(u',', Qt::SkipEmptyParts))
+        indices << part.toInt();
+    return indices;
+}
+
+Status Scheduler::load()
+{
+    Result<QSqlQuery> workers = runSql(m_db,
+                                       QStringLiteral("SELECT id, address, gpus, cpus, memory_mb, "
+                                                      "slots, state FROM workers"));
+    if (!workers)
+        return workers.error();
+    while (workers->next()) {
+        WorkerNode node;
+        node.id = workers->value(0).toLongLong();
+        node.address = workers->value(1).toString();
+        node.totalGpus = workers->value(2).toInt();
+        node.totalCpus = workers->value(3).toInt();
+        node.totalMemoryMb = workers->value(4).toLongLong();
+        node.totalSlots = workers->value(5).toInt();
+        node.online = workers->value(6).toString() == QLatin1String("ONLINE");
+        m_placer.addWorker(node);
+    }
+    Result<QSqlQuery> running = runSql(
+        m_db,
+        QStringLiteral("SELECT t.id, t.job_id, j.user_id, t.worker_id, t.port, t.gpu_indices, "
+                       "t.role, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.state = "
+                       "? AND t.worker_id IS NOT NULL"),
+        {JobState::Running});
+    if (!running)
+        return running.error();
+    while (running->next()) {
+        const QJsonObject spec = QJsonDocument::fromJson(running->value(7).toByteArray()).object();
+        const TaskDemand demand = demandOf(running->value(0).toLongLong(),
+                                           roleOf(spec, running->value(6).toString()));
+        Allocation allocation{Placement{demand.taskId, running->value(3).toLongLong(),
+                                        splitIndices(running->value(5).toString()),
+                                        running->value(4).toInt(), demand.cpus, demand.memoryMb},
+                              running->value(1).toLongLong(), running->value(2).toLongLong()};
+        m_placer.take(allocation.placement);
+        account(allocation, +1);
+        m_allocations.insert(demand.taskId, allocation);
+    }
+    Result<QSqlQuery> waiting = runSql(m_db, QStringLiteral("SELECT id FROM jobs WHERE state = ?"),
+                                       {JobState::Waiting});
+    if (!waiting)
+        return waiting.error();
+    QList<qint64> jobs;
+    while (waiting->next())
+        jobs << waiting->value(0).toLongLong();
+    for (const qint64 jobId : std::as_const(jobs))
+        enqueue(jobId);
+    reloadLimits();
+    qCInfo(lcScheduler) << "loaded" << m_placer.workers().size() << "workers,"
+                        << m_allocations.size() << "running tasks," << m_queue.size()
+                        << "waiting jobs";
+    return Ok{};
+}
+
+void Scheduler::enqueue(qint64 jobId)
+{
+    Result<QSqlQuery> job = runSql(m_db,
+                                   QStringLiteral("SELECT user_id, priority, spec, attempt, reason "
+                                                  "FROM jobs WHERE id = ? AND state IN (?, ?)"),
+                                   {jobId, JobState::Waiting, JobState::Running});
+    if (!job || !job->next())
+        return;
+    QueuedJob queued;
+    queued.jobId = jobId;
+    queued.userId = job->value(0).toLongLong();
+    queued.priority = job->value(1).toInt();
+    queued.reason = job->value(4).toString();
+    const QJsonObject spec = QJsonDocument::fromJson(job->value(2).toByteArray()).object();
+    Result<QSqlQuery> tasks = runSql(m_db,
+                                     QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
+                                                    "AND attempt = ? AND state = ?"),
+                                     {jobId, job->value(3), JobState::Waiting});
+    while (tasks && tasks->next()) {
+        queued.tasks << demandOf(tasks->value(0).toLongLong(),
+                                 roleOf(spec, tasks->value(1).toString()));
+        queued.gpus += queued.tasks.last().gpus;
+    }
+    if (queued.tasks.isEmpty())
+        return;
+    m_queue.insert(jobId, queued);
+    requestPass();
+}
+
+void Scheduler::dequeue(qint64 jobId)
+{
+    m_queue.remove(jobId);
+}
+
+void Scheduler::account(const Allocation &allocation, int sign)
+{
+    Usage &usage = m_usage[allocation.userId];
+    usage.gpus += sign * int(allocation.placement.gpuIndices.size());
+    usage.tasks += sign;
+    int &jobTasks = usage.jobs[allocation.jobId];
+    jobTasks += sign;
+    if (jobTasks <= 0)
+        usage.jobs.remove(allocation.jobId);
+}
+
+void Scheduler::taskEnded(qint64 taskId)
+{
+    const auto it = m_allocations.find(taskId);
+    if (it == m_allocations.end())
+        return;
+    m_placer.release(it->placement);
+    account(*it, -1);
+    m_allocations.erase(it);
+    requestPass();
+}
+
+void Scheduler::workerSeen(const WorkerNode &declared)
+{
+    m_placer.updateWorker(declared);
+    requestPass();
+}
+
+void Scheduler::workerLost(qint64 workerId)
+{
+    if (WorkerNode *node = m_placer.worker(workerId)) {
+        WorkerNode offline = *node;
+        offline.online = false;
+        m_placer.updateWorker(offline);
+    }
+}
+
+void Scheduler::reloadLimits()
+{
+    Result<QSqlQuery> limits = runSql(m_db,
+                                      QStringLiteral("SELECT id, max_gpus, max_running_jobs FROM "
+                                                     "users WHERE max_gpus IS NOT NULL OR "
+                                                     "max_running_jobs IS NOT NULL"));
+    if (!limits)
+        return;
+    m_limits.clear();
+    while (limits->next()) {
+        m_limits.insert(limits->value(0).toLongLong(),
+                        UserLimits{limits->value(1).isNull() ? -1 : limits->value(1).toInt(),
+                                   limits->value(2).isNull() ? -1 : limits->value(2).toInt()});
+    }
+}
+
+void Scheduler::requestPass()
+{
+    if (!m_passTimer.isActive())
+        m_passTimer.start(0);
+}
+
+QString Scheduler::limitReason(const QueuedJob &job) const
+{
+    const auto limits = m_limits.constFind(job.userId);
+    if (limits == m_limits.cend())
+        return {};
+    const Usage usage = m_usage.value(job.userId);
+    if (limits->maxGpus >= 0 && usage.gpus + job.gpus > limits->maxGpus) {
+        return QStringLiteral("user limit of %1 GPUs reached (%2 in use, this job needs %3)")
+            .arg(limits->maxGpus)
+            .arg(usage.gpus)
+            .arg(job.gpus);
+    }
+    if (limits->maxRunningJobs >= 0 && usage.jobs.size() >= limits->maxRunningJobs)
+        return QStringLiteral("user limit of %1 running jobs reached").arg(limits->maxRunningJobs);
+    return {};
+}
+
+Result<int> Scheduler::schedule()
+{
+    if (m_queue.isEmpty())
+        return 0;
+    // Each user's jobs by priority, then age; users take turns by priority of their next job,
+    // then by what they run already (fair share), then by the age of that job.
+    QHash<qint64, QList<QueuedJob *>> byUser;
+    for (QueuedJob &job : m_queue)
+        byUser[job.userId].append(&job);
+    using Turn = std::tuple<int, int, int, qint64, qint64>; // -priority, gpus, tasks, job, user
+    std::set<Turn> turns;
+    QHash<qint64, int> next;
+    const auto turnOf = [this](const QueuedJob *job) {
+        const Usage &usage = m_usage[job->userId];
+        return Turn{-job->priority, usage.gpus, usage.tasks, job->jobId, job->userId};
+    };
+    for (auto it = byUser.begin(); it != byUser.end(); ++it) {
+        std::sort(it->begin(), it->end(), [](const QueuedJob *a, const QueuedJob *b) {
+            return std::tie(b->priority, a->jobId) < std::tie(a->priority, b->jobId);
+        });
+        turns.insert(turnOf(it->first()));
+    }
+
+    QList<Allocation> placed;
+    QList<const QueuedJob *> changedReasons;
+    QList<qint64> placedJobs;
+    GangPlacer::Summary cluster = m_placer.summary();
+    bool clusterStale = false;
+    int waitingAhead = 0;
+    while (!turns.empty()) {
+        const Turn turn = *turns.begin();
+        turns.erase(turns.begin());
+        const qint64 userId = std::get<4>(turn);
+        QList<QueuedJob *> &jobs = byUser[userId];
+        QueuedJob *job = jobs.at(next[userId]++);
+
+        QString reason = limitReason(*job);
+        if (reason.isEmpty()) {
+            const QList<Placement> placements = m_placer.hasFreeSlot() ? m_placer.place(job->tasks)
+                                                                        : QList<Placement>();
+            if (!placements.isEmpty()) {
+                for (const Placement &placement : placements) {
+                    Allocation allocation{placement, job->jobId, job->userId};
+                    account(allocation, +1);
+                    m_allocations.insert(placement.taskId, allocation);
+                    placed << allocation;
+                }
+                placedJobs << job->jobId;
+                clusterStale = true;
+            } else {
+                if (clusterStale) {
+                    cluster = m_placer.summary();
+                    clusterStale = false;
+                }
+                reason = GangPlacer::explain(job->tasks, cluster);
+            }
+        }
+        if (!reason.isEmpty()) {
+            if (waitingAhead > 0)
+                reason += QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
+            ++waitingAhead;
+            if (reason != job->reason) {
+                job->reason = reason;
+                changedReasons << job;
+            }
+        }
+        if (next[userId] < jobs.size())
+            turns.insert(turnOf(jobs.at(next[userId])));
+    }
+
+    if (Status stored = persist(placed, changedReasons); !stored) {
+        // The store refused: forget these placements so that the next pass tries again.
+        for (const Allocation &allocation : std::as_const(placed)) {
+            m_placer.release(allocation.placement);
+            account(allocation, -1);
+            m_allocations.remove(allocation.placement.taskId);
+        }
+        return stored.error();
+    }
+    for (const qint64 jobId : std::as_const(placedJobs))
+        m_queue.remove(jobId);
+    if (!placed.isEmpty())
+        qCInfo(lcScheduler) << "placed" << placed.size() << "tasks of" << placedJobs.size()
+                            << "jobs;" << m_queue.size() << "jobs wait";
+    return int(placed.size());
+}
+
+Status Scheduler::persist(const QList<Allocation> &placed, const QList<const QueuedJob *> &reasons)
+{
+    if (placed.isEmpty() && reasons.isEmpty())
+        return Ok{};
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    const qint64 now = nowMs();
+    // One prepared statement for every placement of the pass.
+    QSqlQuery assign(m_db);
+    if (!assign.prepare(QStringLiteral("UPDATE tasks SET state = ?, worker_id = ?, port = ?, "
+                                       "gpu_indices = COALESCE(?, ''), leased_at = ?, delivered = 0 WHERE id = ? "
+                                       "AND state = ?")))
+        return Error::make(QStringLiteral("internal"), assign.lastError().text());
+    for (const Allocation &allocation : placed) {
+        const Placement &placement = allocation.placement;
+        const QVariantList values{JobState::Running,   placement.workerId,
+                                  placement.port,      joinIndices(placement.gpuIndices),
+                                  now,                 placement.taskId,
+                                  JobState::Waiting};
+        for (int i = 0; i < values.size(); ++i)
+            assign.bindValue(i, values.at(i));
+        if (!assign.exec()) {
+            return Error::make(QStringLiteral("internal"),
+                               QStringLiteral("store error placing task %1: %2")
+                                   .arg(placement.taskId)
+                                   .arg(assign.lastError().text()));
+        }
+    }
+    for (const QueuedJob *job : reasons) {
+        if (Result<QSqlQuery> update = runSql(m_db,
+                                              QStringLiteral("UPDATE jobs SET reason = ? WHERE id "
+                                                             "= ? AND state = ?"),
+                                              {job->reason, job->jobId, JobState::Waiting});
+            !update)
+            return update.error();
+    }
+    return transaction.commit();
+}
+
+// OpenPAI's environment for one task (its table of PAI_* variables), with the host lists of the
+// whole gang: "address:port" of every task, by role number.
 static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int attempt,
                                   const QJsonObject &spec, const QString &userEmail,
                                   const QString &role, int roleIndex)
@@ -68,17 +384,16 @@ static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int atte
         {QStringLiteral("PAI_CURRENT_TASK_ROLE_GPU_COUNT"),
          QString::number(current.value(QStringLiteral("gpuNumber")).toInt())},
     };
-    // Host lists of the tasks placed so far, "address:port" per task, by role number.
     Result<QSqlQuery> hosts = runSql(db,
-                                     QStringLiteral("SELECT t.role, t.id, w.address FROM tasks t "
+                                     QStringLiteral("SELECT t.role, t.port, w.address FROM tasks t "
                                                     "JOIN workers w ON w.id = t.worker_id WHERE "
                                                     "t.job_id = ? AND t.attempt = ? ORDER BY "
-                                                    "t.role, t.role_index"),
+                                                    "t.role_index"),
                                      {jobId, attempt});
     QHash<QString, QStringList> lists;
     while (hosts && hosts->next()) {
         lists[hosts->value(0).toString()]
-            << hosts->value(2).toString() + u':' + QString::number(portFor(hosts->value(1).toLongLong()));
+            << hosts->value(2).toString() + u':' + QString::number(hosts->value(1).toInt());
     }
     for (int i = 0; i < roleNames.size(); ++i) {
         env.insert(QStringLiteral("PAI_TASK_ROLE_%1_HOST_LIST").arg(i),
@@ -87,95 +402,77 @@ static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int atte
     return env;
 }
 
-Result<QJsonArray> Scheduler::lease(qint64 workerId, const FreeResources &free)
+Result<QJsonArray> Scheduler::lease(qint64 workerId)
 {
+    // A pass that is due runs first, so a worker asking right after a submit gets its work now.
+    if (m_passTimer.isActive()) {
+        m_passTimer.stop();
+        if (Result<int> placed = schedule(); !placed)
+            return placed.error();
+    }
+    Result<QSqlQuery> assigned = runSql(
+        m_db,
+        QStringLiteral("SELECT t.id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
+                       "t.gpu_indices, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
+                       "j.dataset_sha256, u.email, w.address FROM tasks t JOIN jobs j ON j.id = "
+                       "t.job_id JOIN users u ON u.id = j.user_id JOIN workers w ON w.id = "
+                       "t.worker_id WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 "
+                       "ORDER BY t.id"),
+        {workerId, JobState::Running});
+    if (!assigned)
+        return assigned.error();
+    QList<QVariantList> rows;
+    while (assigned->next()) {
+        QVariantList row;
+        for (int column = 0; column < 15; ++column)
+            row << assigned->value(column);
+        rows << row;
+    }
+    assigned->finish();
     QJsonArray leases;
-    if (free.slotCount <= 0)
+    if (rows.isEmpty())
         return leases;
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun.error();
-    Result<QSqlQuery> waiting = runSql(
-        m_db,
-        QStringLiteral("SELECT t.id, t.job_id, t.attempt, t.role, t.role_index, j.uuid, j.name, "
-                       "j.kind, j.spec, j.package_sha256, j.dataset_sha256, u.email FROM tasks t "
-                       "JOIN jobs j ON j.id = t.job_id AND j.attempt = t.attempt JOIN users u ON "
-                       "u.id = j.user_id WHERE t.state = ? AND j.state IN (?, ?) ORDER BY t.job_id, "
-                       "t.task_index LIMIT 200"),
-        {JobState::Waiting, JobState::Waiting, JobState::Running});
-    if (!waiting)
-        return waiting.error();
-    Result<QSqlQuery> worker = runSql(m_db, QStringLiteral("SELECT address FROM workers WHERE id = ?"),
-                                      {workerId});
-    if (!worker)
-        return worker.error();
-    const QString address = worker->next() ? worker->value(0).toString() : QString();
-
-    // Read the candidates out before writing: the statement must not see its own updates.
-    QList<QVariantList> candidates;
-    while (waiting->next()) {
-        QVariantList row;
-        for (int column = 0; column < 12; ++column)
-            row << waiting->value(column);
-        candidates << row;
-    }
-    waiting->finish();
-
-    FreeResources left = free;
-    QHash<qint64, QJsonObject> specs;
-    for (const QVariantList &candidate : std::as_const(candidates)) {
-        if (left.slotCount <= 0)
-            break;
-        const auto column = [&candidate](int i) { return candidate.at(i); };
-        const qint64 taskId = column(0).toLongLong();
-        const qint64 jobId = column(1).toLongLong();
-        if (!specs.contains(jobId))
-            specs.insert(jobId, QJsonDocument::fromJson(column(8).toByteArray()).object());
-        const QJsonObject &spec = specs[jobId];
-        const QString role = column(3).toString();
+    for (const QVariantList &row : std::as_const(rows)) {
+        const qint64 taskId = row.at(0).toLongLong();
+        const QJsonObject spec = QJsonDocument::fromJson(row.at(10).toByteArray()).object();
+        const QString role = row.at(3).toString();
         const QJsonObject roleSpec = roleOf(spec, role);
-        const int gpus = roleSpec.value(QStringLiteral("gpuNumber")).toInt();
-        const int cpus = roleSpec.value(QStringLiteral("cpuNumber")).toInt();
-        const qint64 memory = roleSpec.value(QStringLiteral("memoryMB")).toInteger();
-        if (gpus > left.gpus || cpus > left.cpus || memory > left.memoryMb)
-            continue;
-        Result<QSqlQuery> take = runSql(m_db,
-                                        QStringLiteral("UPDATE tasks SET state = ?, worker_id = ?, "
-                                                       "port = ?, leased_at = ? WHERE id = ? AND "
-                                                       "state = ?"),
-                                        {JobState::Running, workerId, portFor(taskId), nowMs(),
-                                         taskId, JobState::Waiting});
-        if (!take)
-            return take.error();
-        left.slotCount -= 1;
-        left.gpus -= gpus;
-        left.cpus -= cpus;
-        left.memoryMb -= memory;
-        const int attempt = column(2).toInt();
-        const int roleIndex = column(4).toInt();
-        QJsonObject env = paiEnvironment(m_db, jobId, attempt, spec, column(11).toString(),
-                                         role, roleIndex);
-        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_IP"), address);
-        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_PORT"), QString::number(portFor(taskId)));
+        const QList<int> gpus = splitIndices(row.at(6).toString());
+        QJsonObject env = paiEnvironment(m_db, row.at(1).toLongLong(), row.at(2).toInt(), spec,
+                                         row.at(13).toString(), role, row.at(4).toInt());
+        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_IP"), row.at(14).toString());
+        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_PORT"), QString::number(row.at(5).toInt()));
+        QJsonArray gpuIndices;
+        for (const int index : gpus)
+            gpuIndices.append(index);
         leases.append(QJsonObject{
             {QStringLiteral("task_id"), taskId},
-            {QStringLiteral("job_uuid"), column(5).toString()},
-            {QStringLiteral("job_name"), column(6).toString()},
-            {QStringLiteral("kind"), column(7).toString()},
-            {QStringLiteral("attempt"), attempt},
+            {QStringLiteral("job_uuid"), row.at(7).toString()},
+            {QStringLiteral("job_name"), row.at(8).toString()},
+            {QStringLiteral("kind"), row.at(9).toString()},
+            {QStringLiteral("attempt"), row.at(2).toInt()},
             {QStringLiteral("role"), role},
-            {QStringLiteral("role_index"), roleIndex},
+            {QStringLiteral("role_index"), row.at(4).toInt()},
             {QStringLiteral("command"), roleSpec.value(QStringLiteral("command")).toString()},
-            {QStringLiteral("gpus"), gpus},
-            {QStringLiteral("cpus"), cpus},
-            {QStringLiteral("memory_mb"), memory},
-            {QStringLiteral("package_sha256"), column(9).toString()},
+            {QStringLiteral("gpus"), int(gpus.size())},
+            {QStringLiteral("gpu_indices"), gpuIndices},
+            {QStringLiteral("cpus"), roleSpec.value(QStringLiteral("cpuNumber")).toInt()},
+            {QStringLiteral("memory_mb"), roleSpec.value(QStringLiteral("memoryMB")).toInteger()},
+            {QStringLiteral("port"), row.at(5).toInt()},
+            {QStringLiteral("package_sha256"), row.at(11).toString()},
             {QStringLiteral("dataset_sha256"),
-             column(10).isNull() ? QJsonValue() : QJsonValue(column(10).toString())},
+             row.at(12).isNull() ? QJsonValue() : QJsonValue(row.at(12).toString())},
             {QStringLiteral("env"), env},
         });
-        qCInfo(lcScheduler) << "task" << taskId << "of job" << column(5).toString()
-                            << "leased to worker" << workerId;
+        if (Result<QSqlQuery> delivered = runSql(m_db,
+                                                 QStringLiteral("UPDATE tasks SET delivered = 1, "
+                                                                "leased_at = ? WHERE id = ?"),
+                                                 {nowMs(), taskId});
+            !delivered)
+            return delivered.error();
     }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();

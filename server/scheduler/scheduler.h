@@ -1,33 +1,88 @@
 #pragma once
 
 #include "core/result.h"
+#include "gangplacer.h"
 
+#include <QHash>
 #include <QJsonArray>
+#include <QObject>
 #include <QSqlDatabase>
+#include <QTimer>
 
 namespace ddl::server {
 
-// What a worker has free when it asks for work.
-struct FreeResources
+// A job waiting to be placed: the tasks of its current attempt and what orders it.
+struct QueuedJob
 {
-    int slotCount = 0;
+    qint64 jobId = 0;
+    qint64 userId = 0;
+    int priority = 0;
+    QList<TaskDemand> tasks;
     int gpus = 0;
-    int cpus = 0;
-    qint64 memoryMb = 0;
+    QString reason; // as last stored
 };
 
-// Hands waiting tasks to a worker that asks, oldest job first, as far as the worker's free
-// slots, GPUs, CPUs and memory allow. Each lease carries what the task needs to run: code and
-// data digests and the PAI_* environment of OpenPAI.
-class Scheduler
+// Limits the server's admin set on a user; -1 means none.
+struct UserLimits
 {
-public:
-    explicit Scheduler(const QSqlDatabase &db);
+    int maxGpus = -1;
+    int maxRunningJobs = -1;
+};
 
-    Result<QJsonArray> lease(qint64 workerId, const FreeResources &free);
+// Places whole jobs onto workers (gangs: all tasks of a job or none), in order of priority, then
+// fair share (the user running least goes first), then age; respects per-user limits; keeps a
+// reason on every job it cannot place. The cluster lives in memory (GangPlacer); placements are
+// written to the store in one transaction per pass, and workers collect them as leases.
+class Scheduler : public QObject
+{
+    Q_OBJECT
+public:
+    explicit Scheduler(const QSqlDatabase &db, QObject *parent = nullptr);
+
+    // Rebuilds the in-memory cluster and queue from the store (at start).
+    Status load();
+    // The job's current attempt has waiting tasks: queue it (submit, retry).
+    void enqueue(qint64 jobId);
+    void dequeue(qint64 jobId);
+    void taskEnded(qint64 taskId);
+    void workerSeen(const WorkerNode &declared);
+    void workerLost(qint64 workerId);
+    void reloadLimits();
+
+    // One scheduling pass; returns how many tasks it placed.
+    Result<int> schedule();
+    // Runs a pass soon, once however many times it is asked before then.
+    void requestPass();
+    // The tasks placed on this worker that it has not collected yet, marked collected.
+    Result<QJsonArray> lease(qint64 workerId);
+
+    int queuedJobs() const { return int(m_queue.size()); }
+    const GangPlacer &placer() const { return m_placer; }
 
 private:
+    struct Allocation
+    {
+        Placement placement;
+        qint64 jobId = 0;
+        qint64 userId = 0;
+    };
+    struct Usage
+    {
+        int gpus = 0;
+        int tasks = 0;
+        QHash<qint64, int> jobs; // running tasks per job
+    };
+    void account(const Allocation &allocation, int sign);
+    QString limitReason(const QueuedJob &job) const;
+    Status persist(const QList<Allocation> &placed, const QList<const QueuedJob *> &reasons);
+
     QSqlDatabase m_db;
+    GangPlacer m_placer;
+    QHash<qint64, QueuedJob> m_queue;
+    QHash<qint64, Allocation> m_allocations; // by task id
+    QHash<qint64, Usage> m_usage;            // by user id
+    QHash<qint64, UserLimits> m_limits;      // by user id
+    QTimer m_passTimer;
 };
 
 } // namespace ddl::server

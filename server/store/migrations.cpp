@@ -50,6 +50,16 @@ const std::vector<QStringList> &schemaMigrations()
                            "path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT NOT NULL "
                            "REFERENCES blobs(sha256), PRIMARY KEY (job_id, path))"),
         },
+        // 2: the scheduler places whole jobs: GPUs by index, delivery of leases, per-user
+        // limits set by the admin, job priority.
+        {
+            QStringLiteral("ALTER TABLE tasks ADD COLUMN gpu_indices TEXT NOT NULL DEFAULT ''"),
+            QStringLiteral("ALTER TABLE tasks ADD COLUMN delivered INTEGER NOT NULL DEFAULT 1"),
+            QStringLiteral("ALTER TABLE users ADD COLUMN max_gpus INTEGER"),
+            QStringLiteral("ALTER TABLE users ADD COLUMN max_running_jobs INTEGER"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("CREATE INDEX tasks_worker ON tasks (worker_id, state, delivered)"),
+        },
     };
     return migrations;
 }

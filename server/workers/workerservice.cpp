@@ -4,6 +4,7 @@
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "jobs/jobstate.h"
+#include "scheduler/scheduler.h"
 #include "store/sql.h"
 
 #include <QLoggingCategory>
@@ -16,11 +17,27 @@ namespace ddl::server {
 // A task the server leased moments ago may not be in the worker's heartbeat yet.
 static constexpr qint64 LeaseGraceMs = 15000;
 
-WorkerService::WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress)
+WorkerService::WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress,
+                             Scheduler &scheduler)
     : m_db(db)
     , m_uploads(uploads)
     , m_progress(progress)
+    , m_scheduler(scheduler)
 {}
+
+// What a worker declared, as the scheduler needs it.
+static WorkerNode declaredNode(qint64 id, const QString &address, const QJsonObject &resources)
+{
+    WorkerNode node;
+    node.id = id;
+    node.address = address;
+    node.totalCpus = int(resources.value(QStringLiteral("cpus")).toInteger());
+    node.totalMemoryMb = resources.value(QStringLiteral("memory_mb")).toInteger();
+    node.totalGpus = int(resources.value(QStringLiteral("gpus")).toInteger());
+    node.totalSlots = int(resources.value(QStringLiteral("slots")).toInteger());
+    node.online = true;
+    return node;
+}
 
 Result<QString> WorkerService::createEnrollToken()
 {
@@ -79,6 +96,7 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
         return insert.error();
     const qint64 id = insert->lastInsertId().toLongLong();
     qCInfo(lcWorkers) << "worker" << id << name << "enrolled from" << address;
+    m_scheduler.workerSeen(declaredNode(id, address, request));
     return QJsonObject{{QStringLiteral("worker_id"), id},
                        {QStringLiteral("worker_token"), workerToken}};
 }
@@ -113,6 +131,27 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
         }
     }
     update << worker.id;
+    Result<QSqlQuery> before = runSql(m_db,
+                                      QStringLiteral("SELECT state, address, cpus, memory_mb, gpus, "
+                                                     "slots FROM workers WHERE id = ?"),
+                                      {worker.id});
+    if (!before || !before->next())
+        return before ? Error::make(QStringLiteral("unauthorized"), QStringLiteral("unknown worker"))
+                      : before.error();
+    QJsonObject declared{{QStringLiteral("cpus"), before->value(2).toLongLong()},
+                         {QStringLiteral("memory_mb"), before->value(3).toLongLong()},
+                         {QStringLiteral("gpus"), before->value(4).toLongLong()},
+                         {QStringLiteral("slots"), before->value(5).toLongLong()}};
+    bool changed = before->value(0).toString() != QLatin1String("ONLINE");
+    for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
+        const QString key = QLatin1String(field);
+        if (request.contains(key) && request.value(key).toInteger() != declared.value(key).toInteger()) {
+            declared.insert(key, request.value(key).toInteger());
+            changed = true;
+        }
+    }
+    const QString address = before->value(1).toString();
+    before->finish();
     if (Result<QSqlQuery> touched = runSql(m_db,
                                            QStringLiteral("UPDATE workers SET state = 'ONLINE', "
                                                           "last_seen = ?")
@@ -120,6 +159,9 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
                                            update);
         !touched)
         return touched.error();
+    // A worker back from silence, or with other resources, is news for the scheduler.
+    if (changed)
+        m_scheduler.workerSeen(declaredNode(worker.id, address, declared));
 
     // Tasks this worker holds: ones to cancel, and ones it no longer runs (it restarted).
     Result<QSqlQuery> held = runSql(m_db,
@@ -281,6 +323,7 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
     for (const qint64 workerId : std::as_const(workers)) {
         (void) runSql(m_db, QStringLiteral("UPDATE workers SET state = 'LOST' WHERE id = ?"),
                       {workerId});
+        m_scheduler.workerLost(workerId);
         Result<QSqlQuery> tasks = runSql(m_db,
                                          QStringLiteral("SELECT id FROM tasks WHERE worker_id = ? "
                                                         "AND state = ?"),

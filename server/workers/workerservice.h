@@ -9,6 +9,7 @@
 
 namespace ddl::server {
 
+class Scheduler;
 class UploadService;
 
 // A worker enrolled with the server, as resolved from its bearer token.
@@ -23,7 +24,8 @@ struct WorkerRef
 class WorkerService
 {
 public:
-    WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress);
+    WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress,
+                  Scheduler &scheduler);
 
     // For `ddl-server token create`: a new enrollment token, shown once.
     Result<QString> createEnrollToken();
@@ -46,6 +48,7 @@ private:
     QSqlDatabase m_db;
     UploadService &m_uploads;
     JobProgress &m_progress;
+    Scheduler &m_scheduler;
 };
 
 } // namespace ddl::server

@@ -32,6 +32,11 @@ void BlobUpload::start()
         }
         m_sha256 = *digest;
     }
+    createUpload();
+}
+
+void BlobUpload::createUpload()
+{
     m_request = m_client->postJson(QStringLiteral("/v1/uploads"),
                                    QJsonObject{{QStringLiteral("size"), m_size},
                                                {QStringLiteral("sha256"), m_sha256}});
@@ -96,6 +101,14 @@ void BlobUpload::handleChunkAnswer()
     ApiRequest *request = std::exchange(m_request, nullptr);
     request->deleteLater();
     if (!request->result()) {
+        // Another upload of the same bytes by the same owner shares this one on the server and
+        // moved it on, or finished it: ask the server again where things stand.
+        const QString code = request->result().error().code;
+        if ((code == QLatin1String("not_found") || code == QLatin1String("offset_mismatch"))
+            && m_restarts++ < MaxRestarts) {
+            createUpload();
+            return;
+        }
         fail(request->result().error());
         return;
     }

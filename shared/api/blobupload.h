@@ -36,6 +36,7 @@ signals:
     void finished();
 
 private:
+    void createUpload();
     void handleCreated();
     void sendNextChunk();
     void handleChunkAnswer();
@@ -49,6 +50,8 @@ private:
     qint64 m_size = 0;
     qint64 m_offset = 0;
     qint64 m_skipped = 0;
+    static constexpr int MaxRestarts = 5;
+    int m_restarts = 0;
     ApiRequest *m_request = nullptr;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;

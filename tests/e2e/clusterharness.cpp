@@ -14,6 +14,15 @@ ClusterHarness::ClusterHarness() = default;
 
 ClusterHarness::~ClusterHarness()
 {
+    for (const auto &worker : m_namedWorkers) {
+        if (worker->state() != QProcess::NotRunning)
+            worker->terminate();
+    }
+    for (const auto &worker : m_namedWorkers) {
+        if (worker->state() != QProcess::NotRunning && !worker->waitForFinished(5000))
+            worker->kill();
+        worker->waitForFinished(2000);
+    }
     for (auto *process : {m_worker.get(), m_server.get()}) {
         if (process && process->state() != QProcess::NotRunning) {
             process->terminate();
@@ -93,6 +102,30 @@ bool ClusterHarness::startWorker(const QStringList &extraArgs)
                                 QStringLiteral("--work-dir"), path(QStringLiteral("worker"))}
                         + extraArgs);
     return m_worker->waitForStarted(5000);
+}
+
+bool ClusterHarness::startNamedWorker(const QString &name, const QStringList &extraArgs,
+                                      const QProcessEnvironment &environment)
+{
+    auto worker = std::make_unique<QProcess>();
+    worker->setProcessChannelMode(QProcess::MergedChannels);
+    worker->setStandardOutputFile(path(name + QStringLiteral(".log")), QIODevice::Append);
+    if (!environment.isEmpty())
+        worker->setProcessEnvironment(environment);
+    worker->start(binary(QStringLiteral("ddl-worker")),
+                  QStringList{QStringLiteral("--server"), m_url, QStringLiteral("--token"),
+                              m_enrollToken, QStringLiteral("--ca-cert"), caCert(),
+                              QStringLiteral("--work-dir"), path(QStringLiteral("workers/") + name),
+                              QStringLiteral("--name"), name}
+                      + extraArgs);
+    const bool started = worker->waitForStarted(5000);
+    m_namedWorkers.push_back(std::move(worker));
+    return started;
+}
+
+QString ClusterHarness::workerLog(const QString &name) const
+{
+    return readAll(path(name + QStringLiteral(".log")));
 }
 
 void ClusterHarness::stopWorker()
@@ -185,9 +218,14 @@ static bool copyTree(const QString &from, const QString &to)
 
 QString ClusterHarness::makeExampleRepo(const QString &name)
 {
+    return makeExampleRepo(name, QStringLiteral("iris-numpy"));
+}
+
+QString ClusterHarness::makeExampleRepo(const QString &name, const QString &exampleFolder)
+{
     const QString repo = path(QStringLiteral("repos/") + name);
     const QString example = QDir(qEnvironmentVariable("DDL_SOURCE_DIR"))
-                                .filePath(QStringLiteral("examples/iris-numpy"));
+                                .filePath(QStringLiteral("examples/") + exampleFolder);
     if (!copyTree(example, repo))
         return {};
     if (!git(repo, {QStringLiteral("init"), QStringLiteral("-q")})

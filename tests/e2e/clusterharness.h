@@ -5,6 +5,7 @@
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
 #include <memory>
+#include <vector>
 
 // What one ddlcli run did.
 struct CliRun
@@ -33,6 +34,12 @@ public:
     QString serverLog() const;
     QString workerLog() const;
 
+    // More workers beside the one of startWorker, each with a name, a work dir (workers/<name>)
+    // and a log (<name>.log) of its own. An empty environment means the test's own.
+    bool startNamedWorker(const QString &name, const QStringList &extraArgs = {},
+                          const QProcessEnvironment &environment = {});
+    QString workerLog(const QString &name) const;
+
     // Runs ddlcli as user (a config folder per user) in workDir with stdinText piped in.
     CliRun cli(const QString &user, const QStringList &args, const QString &workDir = {},
                const QByteArray &stdinText = {}, int timeoutMs = 120000);
@@ -40,6 +47,8 @@ public:
 
     // A git repository made from the example project (examples/iris-numpy), committed.
     QString makeExampleRepo(const QString &name);
+    // The same from any folder under examples/.
+    QString makeExampleRepo(const QString &name, const QString &exampleFolder);
     static bool git(const QString &repo, const QStringList &args);
     static QString binary(const QString &name);
 
@@ -47,6 +56,7 @@ private:
     QTemporaryDir m_dir;
     std::unique_ptr<QProcess> m_server;
     std::unique_ptr<QProcess> m_worker;
+    std::vector<std::unique_ptr<QProcess>> m_namedWorkers;
     QString m_url;
     QString m_enrollToken;
 };

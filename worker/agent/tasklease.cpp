@@ -2,6 +2,8 @@
 
 #include "core/sha256.h"
 
+#include <QJsonArray>
+
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
@@ -41,6 +43,9 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     lease.roleIndex = object.value(u"role_index"_s).toInt(0);
     lease.command = object.value(u"command"_s).toString();
     lease.gpus = object.value(u"gpus"_s).toInt(0);
+    for (const QJsonValue &index : object.value(u"gpu_indices"_s).toArray())
+        lease.gpuIndices.append(index.toInt(-1));
+    lease.port = object.value(u"port"_s).toInt(0);
     lease.cpus = object.value(u"cpus"_s).toInt(0);
     lease.memoryMb = object.value(u"memory_mb"_s).toInteger(0);
     if (lease.gpus < 0 || lease.cpus < 0 || lease.memoryMb < 0)

@@ -24,6 +24,8 @@ struct TaskLease
     int gpus = 0;
     int cpus = 0;
     qint64 memoryMb = 0;
+    QList<int> gpuIndices; // the GPUs the server booked for the task; empty: the worker picks
+    int port = 0;          // the port the server gave the task (in its peers' host lists)
     QString packageSha256;
     QString datasetSha256; // empty: the job has no dataset
     QMap<QString, QString> env;

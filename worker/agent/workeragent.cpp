@@ -9,6 +9,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QStandardPaths>
 #include <QSysInfo>
 
 using namespace Qt::StringLiterals;
@@ -54,8 +55,50 @@ QString WorkerAgent::identityPath() const
     return m_config.workDir + u"/worker.json"_s;
 }
 
+Status WorkerAgent::prepareSandbox()
+{
+    m_sandboxPolicy.network = m_config.network;
+    m_sandboxPolicy.hiddenPaths = {m_config.workDir, QDir::homePath()};
+    if (!m_config.configFile.isEmpty())
+        m_sandboxPolicy.hiddenPaths << m_config.configFile;
+    if (!m_config.sandbox) {
+        m_sandbox = Sandbox();
+        qCWarning(lcWorkerAgent).noquote()
+            << "tasks run without a sandbox (--no-sandbox): they can read and write everything "
+               "this user can, its home and the worker's token included";
+        return Ok{};
+    }
+    const QString bubblewrap = m_config.bubblewrapPath.isEmpty()
+                                   ? Sandbox::defaultBubblewrapPath()
+                                   : m_config.bubblewrapPath;
+    Result<Sandbox> sandbox = Sandbox::probe(bubblewrap, m_sandboxPolicy);
+    if (!sandbox)
+        return sandbox.error();
+    m_sandbox = *sandbox;
+    // The interpreter of DDL tasks (and the base of their venvs) must be one the sandbox shows.
+    const QString python = QFileInfo(m_config.python).isAbsolute()
+                               ? m_config.python
+                               : QStandardPaths::findExecutable(m_config.python);
+    if (!python.isEmpty() && QFileInfo::exists(python) && !Sandbox::showsSystemPath(python)) {
+        return Error::make(
+            u"invalid_config"_s,
+            u"the Python interpreter %1 (%2) lies outside the system folders a sandboxed task "
+            u"sees (%3); pass --python with an interpreter installed there, such as "
+            u"/usr/bin/python3"_s.arg(python,
+                                      QFileInfo(python).canonicalFilePath(),
+                                      Sandbox::systemFolders().join(u", "_s)),
+            QString::fromLatin1(configkey::Python));
+    }
+    qCInfo(lcWorkerAgent).noquote() << u"tasks run in a sandbox: %1 (%2)"_s.arg(
+        m_sandbox.describe(m_sandboxPolicy), m_sandbox.program());
+    return Ok{};
+}
+
 Status WorkerAgent::start()
 {
+    const Status sandboxed = prepareSandbox();
+    if (!sandboxed)
+        return sandboxed;
     const bool newWorkDir = !QFileInfo::exists(m_config.workDir);
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
@@ -128,6 +171,7 @@ Status WorkerAgent::start()
 
     m_cache = new BlobCache(m_client, m_config.workDir + u"/cache"_s, this);
     m_venvs = new VenvManager(m_config.workDir + u"/venvs"_s, m_config.python, this);
+    m_venvs->setSandbox(m_sandbox, m_sandboxPolicy);
 
     if (m_identity) {
         qCInfo(lcWorkerAgent).noquote() << u"reusing the enrollment in %1 (worker %2)"_s.arg(
@@ -368,7 +412,12 @@ void WorkerAgent::startTask(const TaskLease &lease)
                        .arg(free.size()));
         return;
     }
-    const QList<int> gpus = free.first(lease.gpus);
+    // The server books GPUs by index so that none is given twice; follow it when it did.
+    QList<int> gpus = free.first(lease.gpus);
+    if (lease.gpuIndices.size() == lease.gpus
+        && std::all_of(lease.gpuIndices.cbegin(), lease.gpuIndices.cend(),
+                       [&free](int index) { return free.contains(index); }))
+        gpus = lease.gpuIndices;
     for (int index : gpus)
         m_busyGpus.insert(index);
 
@@ -380,6 +429,8 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.python = m_config.python;
     services.advertiseAddress = m_advertiseAddress;
     services.workerName = m_config.name;
+    services.sandbox = m_sandbox;
+    services.sandboxPolicy = m_sandboxPolicy;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
 

@@ -5,6 +5,7 @@
 #include "agent/workeridentity.h"
 #include "config/workerconfig.h"
 #include "core/result.h"
+#include "sandbox/sandbox.h"
 
 #include <QMap>
 #include <QObject>
@@ -35,8 +36,9 @@ public:
     explicit WorkerAgent(const WorkerConfig &config, QObject *parent = nullptr);
     ~WorkerAgent() override;
 
-    // Prepares the work folder, detects the machine's resources and begins enrolling. Fails
-    // (with a message to show) when the worker cannot run at all.
+    // Checks that tasks can be sandboxed (unless the config says --no-sandbox), prepares the
+    // work folder, detects the machine's resources and begins enrolling. Fails (with a message
+    // to show) when the worker cannot run at all.
     Status start();
     // Ends every task's process tree at once; the worker is about to exit.
     void shutdown();
@@ -68,6 +70,7 @@ private:
     void rejectTask(qint64 taskId, const QString &message);
     void handleTaskFinished(qint64 taskId, const QString &state);
 
+    Status prepareSandbox();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -76,6 +79,8 @@ private:
     HostResources m_resources;
     int m_slots = 1;
     QString m_advertiseAddress;
+    Sandbox m_sandbox;
+    SandboxPolicy m_sandboxPolicy;
     ApiClient *m_client = nullptr;
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;

@@ -38,6 +38,18 @@ Result<int> parseCount(const QString &text, const QString &origin, const char *k
     return value;
 }
 
+Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
+{
+    bool value = false;
+    if (!YAML::convert<bool>::decode(node, value)) {
+        return configError(origin,
+                           key,
+                           u"must be true or false, got '%1'"_s.arg(
+                               QString::fromStdString(node.as<std::string>(""))));
+    }
+    return value;
+}
+
 } // namespace
 
 Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QString &origin)
@@ -67,7 +79,9 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::Python,
                                         configkey::AdvertiseAddress,
                                         configkey::Gpus,
-                                        configkey::Slots};
+                                        configkey::Slots,
+                                        configkey::NoSandbox,
+                                        configkey::NoNetwork};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -117,6 +131,18 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return count.error();
         config.slotCount = *count;
     }
+    if (root[configkey::NoSandbox]) {
+        const Result<bool> off = parseSwitch(root[configkey::NoSandbox], origin, configkey::NoSandbox);
+        if (!off)
+            return off.error();
+        config.sandbox = !*off;
+    }
+    if (root[configkey::NoNetwork]) {
+        const Result<bool> off = parseSwitch(root[configkey::NoNetwork], origin, configkey::NoNetwork);
+        if (!off)
+            return off.error();
+        config.network = !*off;
+    }
     return config;
 }
 
@@ -159,6 +185,11 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Run at most N tasks at once (default: one per GPU, at "
          u"least one)."_s,
          u"n"_s},
+        {flagName(configkey::NoSandbox),
+         u"Run tasks without the bubblewrap sandbox: they can then read and write everything "
+         u"the worker's user can. Only for machines without bubblewrap."_s},
+        {flagName(configkey::NoNetwork),
+         u"Give sandboxed tasks no network (a network namespace of their own)."_s},
     });
 }
 
@@ -170,6 +201,7 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
         if (!fromFile)
             return fromFile.error();
         config = *fromFile;
+        config.configFile = QFileInfo(parser.value(u"config"_s)).absoluteFilePath();
     }
     const QString origin = u"command line"_s;
     auto flag = [&](const char *key) -> std::optional<QString> {
@@ -206,6 +238,10 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return count.error();
         config.slotCount = *count;
     }
+    if (parser.isSet(flagName(configkey::NoSandbox)))
+        config.sandbox = false;
+    if (parser.isSet(flagName(configkey::NoNetwork)))
+        config.network = false;
     config.applyDefaults();
     const Status valid = config.validate();
     if (!valid)
@@ -248,6 +284,12 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s, configkey::Gpus, u"must be >= 0"_s);
     if (slotCount < 0)
         return configError(u"config"_s, configkey::Slots, u"must be >= 0"_s);
+    if (!sandbox && !network) {
+        return Error::make(u"invalid_config"_s,
+                           u"--no-network needs the sandbox: it cannot be combined with "
+                           u"--no-sandbox"_s,
+                           QString::fromLatin1(configkey::NoNetwork));
+    }
     if (!caCertFile.isEmpty() && !QFileInfo(caCertFile).isFile()) {
         return Error::make(u"invalid_config"_s,
                            u"the CA certificate file %1 does not exist"_s.arg(caCertFile),

@@ -21,6 +21,8 @@ inline constexpr char Python[] = "python";
 inline constexpr char AdvertiseAddress[] = "advertise_address";
 inline constexpr char Gpus[] = "gpus";
 inline constexpr char Slots[] = "slots";
+inline constexpr char NoSandbox[] = "no_sandbox";
+inline constexpr char NoNetwork[] = "no_network";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -36,6 +38,9 @@ struct WorkerConfig
     QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP; empty: first non-loopback IPv4
     int gpus = -1;            // -1: detect with nvidia-smi; N >= 0: declare N GPUs
     int slotCount = 0;        // tasks at once; 0: one per GPU, at least one
+    bool sandbox = true;      // false (--no-sandbox): tasks run unconfined
+    bool network = true;      // false (--no-network): sandboxed tasks get no network
+    QString configFile;       // the worker.yaml read, if any (hidden from tasks: it holds a token)
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 2000;
@@ -43,6 +48,7 @@ struct WorkerConfig
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
     int enrollRetryMs = 5000;
+    QString bubblewrapPath; // empty: Sandbox::defaultBubblewrapPath()
 
     // Reads worker.yaml. Unknown keys and values of the wrong type are errors that name the key.
     static Result<WorkerConfig> fromYaml(const QByteArray &yaml, const QString &origin);

@@ -16,7 +16,9 @@ TaskPaths TaskPaths::forTask(const QString &tasksRoot, qint64 taskId)
     paths.taskDir = QDir(tasksRoot).filePath(QString::number(taskId));
     paths.codeDir = paths.taskDir + u"/code"_s;
     paths.outputDir = paths.taskDir + u"/output"_s;
+    paths.scratchDir = paths.taskDir + u"/scratch"_s;
     paths.datasetDir = paths.taskDir + u"/dataset"_s;
+    paths.runnerFile = paths.taskDir + u"/ddl_runner.py"_s;
     paths.logFile = paths.taskDir + u"/task.log"_s;
     return paths;
 }
@@ -41,7 +43,8 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease,
     insertIfAbsent(u"PAI_TASK_ROLE_INDEX"_s, QString::number(lease.roleIndex));
     insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_NAME"_s, lease.role);
     insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX"_s, QString::number(lease.roleIndex));
-    env.insert(u"PAI_CURRENT_CONTAINER_IP"_s, input.advertiseAddress);
+    // The server's address and port for the task are what its peers' host lists say.
+    insertIfAbsent(u"PAI_CURRENT_CONTAINER_IP"_s, input.advertiseAddress);
     env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(input.port));
     env.insert(u"DDL_TASK_ID"_s, QString::number(lease.taskId));
     env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
@@ -60,6 +63,28 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease,
         env.insert(u"PATH"_s, input.venvDir + u"/bin:"_s + env.value(u"PATH"_s));
     }
     return env;
+}
+
+SandboxSpec taskSandboxSpec(const TaskLease &lease,
+                            const TaskPaths &paths,
+                            const QString &venvDir,
+                            const SandboxPolicy &policy)
+{
+    SandboxSpec spec;
+    spec.policy = policy;
+    spec.readOnlyPaths << paths.codeDir << paths.datasetDir;
+    if (lease.kind == TaskLease::Kind::Ddl)
+        spec.readOnlyPaths << paths.runnerFile;
+    if (!venvDir.isEmpty())
+        spec.readOnlyPaths << venvDir;
+    spec.writablePaths << paths.outputDir << paths.scratchDir;
+    spec.scratchDir = paths.scratchDir;
+    spec.workingDir = paths.codeDir;
+    spec.gpuDevices = lease.gpus > 0;
+    if (lease.gpus == 0 && lease.memoryMb > 0)
+        spec.dataLimitBytes = (2 * lease.memoryMb + 1024) * 1024 * 1024;
+    spec.processLimit = TaskProcessAllowance;
+    return spec;
 }
 
 QByteArray ddlRunnerScript()
@@ -98,7 +123,7 @@ void TaskProcess::start(const LaunchSpec &spec)
     QString program;
     QStringList arguments;
     if (spec.kind == TaskLease::Kind::Ddl) {
-        const QString runnerPath = spec.paths.taskDir + u"/ddl_runner.py"_s;
+        const QString runnerPath = spec.paths.runnerFile;
         QFile runner(runnerPath);
         const QByteArray script = ddlRunnerScript();
         if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
@@ -117,8 +142,19 @@ void TaskProcess::start(const LaunchSpec &spec)
     }
     m_process.setWorkingDirectory(spec.paths.codeDir);
     m_process.setProcessEnvironment(spec.environment);
-    m_process.setProgram(program);
-    m_process.setArguments(arguments);
+    m_sandbox = spec.sandbox;
+    if (m_sandbox.isEnabled()) {
+        if (!spec.sandboxSpec.scratchDir.isEmpty() && !QDir().mkpath(spec.sandboxSpec.scratchDir)) {
+            m_done = true;
+            emit finished(-1,
+                          u"cannot create the scratch folder %1"_s.arg(spec.sandboxSpec.scratchDir));
+            return;
+        }
+        m_sandbox.setup(m_process, spec.sandboxSpec, program, arguments);
+    } else {
+        m_process.setProgram(program);
+        m_process.setArguments(arguments);
+    }
     m_process.start();
     // The task reads no input: it sees end-of-file rather than a pipe that never speaks.
     m_process.closeWriteChannel();
@@ -135,7 +171,11 @@ void TaskProcess::terminate(int graceMs)
 {
     if (m_process.state() == QProcess::NotRunning || m_pid <= 0)
         return;
-    processtree::terminateTree(m_pid);
+    // SIGTERM to bubblewrap itself would end the sandbox at once, without a grace period; the
+    // processes inside get it instead. Before bubblewrap has made the sandbox, the plain group
+    // signal ends the start.
+    if (!m_sandbox.isEnabled() || !m_sandbox.terminate(m_pid))
+        processtree::terminateTree(m_pid);
     m_killTimer.start(graceMs);
 }
 
@@ -167,6 +207,13 @@ void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
         processtree::killTree(m_pid);
     if (status == QProcess::CrashExit) {
         emit finished(-1, u"killed by a signal"_s);
+        return;
+    }
+    // bubblewrap reports a task that a signal ended as 128 + the signal's number.
+    if (m_sandbox.isEnabled() && exitCode > 128 && exitCode < 128 + 65) {
+        emit finished(exitCode,
+                      u"exit %1 (in the sandbox: killed by signal %2)"_s.arg(exitCode).arg(
+                          exitCode - 128));
         return;
     }
     emit finished(exitCode, u"exit %1"_s.arg(exitCode));

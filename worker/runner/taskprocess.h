@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/tasklease.h"
+#include "sandbox/sandbox.h"
 
 #include <QObject>
 #include <QProcess>
@@ -9,13 +10,16 @@
 
 namespace ddl::worker {
 
-// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output} and the dataset it reads.
+// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output,scratch} and the dataset it
+// reads.
 struct TaskPaths
 {
     QString taskDir;
     QString codeDir;
     QString outputDir;
+    QString scratchDir; // HOME and TMPDIR of a sandboxed task
     QString datasetDir;
+    QString runnerFile; // the Python runner of kind Ddl
     QString logFile;
 
     static TaskPaths forTask(const QString &tasksRoot, qint64 taskId);
@@ -23,7 +27,7 @@ struct TaskPaths
 
 // What a task's process needs to start: for kind Ddl the embedded Python runner imports the
 // package's main.py and calls main(dataset_dir, model_output_dir); for kind OpenPai the command
-// runs through /bin/sh -c. Both run in the code folder.
+// runs through /bin/sh -c. Both run in the code folder, inside the sandbox when one is given.
 struct LaunchSpec
 {
     TaskLease::Kind kind = TaskLease::Kind::Ddl;
@@ -31,7 +35,24 @@ struct LaunchSpec
     QString command; // OpenPai only
     TaskPaths paths;
     QProcessEnvironment environment;
+    Sandbox sandbox; // disabled: the task runs unconfined
+    SandboxSpec sandboxSpec;
 };
+
+// How many processes a sandboxed task may add to those the worker's user already runs
+// (RLIMIT_NPROC; see Sandbox::setup for what the kernel counts).
+inline constexpr qint64 TaskProcessAllowance = 4096;
+
+// What the sandbox shows a task: its code, dataset, runner and venv read-only; its output and
+// scratch folders writable, the scratch as HOME and TMPDIR; the system folders read-only; and
+// nothing else of the work folder or the owner's home. A task without GPUs gets RLIMIT_DATA of
+// twice its memoryMB plus 1 GiB per process (RLIMIT_AS would count the address space that
+// threads and malloc arenas only reserve; GPU tasks get none, as CUDA reserves far more address
+// space than memory).
+SandboxSpec taskSandboxSpec(const TaskLease &lease,
+                            const TaskPaths &paths,
+                            const QString &venvDir,
+                            const SandboxPolicy &policy);
 
 // What the worker adds to the environment of a task.
 struct TaskEnvironmentInput
@@ -55,7 +76,9 @@ taskEnvironment(const TaskLease &lease,
 QByteArray ddlRunnerScript();
 
 // One task's process tree. Output (stdout and stderr, merged in the order written) is emitted as
-// it arrives; the process leads its own session so that cancel ends everything it spawned.
+// it arrives; the process leads its own session so that cancel ends everything it spawned. A
+// sandboxed task's first process is bubblewrap, which dies with the worker and takes the task's
+// whole PID namespace with it.
 class TaskProcess : public QObject
 {
     Q_OBJECT
@@ -85,6 +108,7 @@ private:
     void handleGraceExpired();
 
     QProcess m_process;
+    Sandbox m_sandbox;
     QTimer m_killTimer;
     qint64 m_pid = 0;
     bool m_done = false;

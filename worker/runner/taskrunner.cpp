@@ -60,7 +60,7 @@ void TaskRunner::start()
     // A folder left by an earlier run of the worker under the same id is stale.
     if (QFileInfo::exists(m_paths.taskDir))
         QDir(m_paths.taskDir).removeRecursively();
-    if (!QDir().mkpath(m_paths.outputDir)) {
+    if (!QDir().mkpath(m_paths.outputDir) || !QDir().mkpath(m_paths.scratchDir)) {
         failPreparation(u"cannot create the task folder %1"_s.arg(m_paths.taskDir));
         return;
     }
@@ -169,7 +169,9 @@ void TaskRunner::prepareEnvironment()
 
 void TaskRunner::launch()
 {
-    const Result<quint16> port = allocateFreePort();
+    // The server's port is the one in the peers' host lists; a free one only when it gave none.
+    const Result<quint16> port = m_lease.port > 0 ? Result<quint16>(quint16(m_lease.port))
+                                                  : allocateFreePort();
     if (!port) {
         failPreparation(port.error().message);
         return;
@@ -181,10 +183,13 @@ void TaskRunner::launch()
     spec.paths = m_paths;
     spec.environment = taskEnvironment(
         m_lease, m_paths, {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir});
+    spec.sandbox = m_services.sandbox;
+    spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
     m_process = new TaskProcess(this);
     connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
     connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
     connect(m_process, &TaskProcess::finished, this, &TaskRunner::handleProcessFinished);
+    m_log->appendLine(u"sandbox: "_s + m_services.sandbox.describe(m_services.sandboxPolicy));
     if (m_lease.kind == TaskLease::Kind::Ddl)
         m_log->appendLine(
             u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(m_python));

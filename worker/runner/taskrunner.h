@@ -28,15 +28,17 @@ struct TaskServices
     QString python;           // interpreter when the package has no requirements.txt
     QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP
     QString workerName;
+    Sandbox sandbox; // disabled: --no-sandbox
+    SandboxPolicy sandboxPolicy;
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
 };
 
 // Runs one leased task from start to end: fetches its code and dataset through the cache,
 // extracts the code into WORK_DIR/tasks/<id>/code, prepares a venv when the package has a
-// requirements.txt, runs the process (reporting RUNNING when it starts) while its output streams
-// to the server, then uploads every file of output/ as an artifact and reports the final state:
-// SUCCEEDED for exit code 0, FAILED otherwise, STOPPED when it was cancelled.
+// requirements.txt, runs the process in the sandbox (reporting RUNNING when it starts) while its
+// output streams to the server, then uploads every file of output/ as an artifact and reports
+// the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED when it was cancelled.
 class TaskRunner : public QObject
 {
     Q_OBJECT

@@ -1,6 +1,7 @@
 #include "venvmanager.h"
 
 #include "core/sha256.h"
+#include "runner/taskprocess.h"
 #include "workerlogging.h"
 
 #include <QDir>
@@ -99,7 +100,12 @@ public:
     {
         if (QFileInfo::exists(m_dir))
             QDir(m_dir).removeRecursively(); // left half-made by an earlier run
-        QDir().mkpath(QFileInfo(m_dir).absolutePath());
+        QDir(scratchDir()).removeRecursively();
+        // Both exist before the sandbox binds them; venv fills an empty folder as well.
+        if (!QDir().mkpath(m_dir) || !QDir().mkpath(scratchDir())) {
+            fail(u"cannot create %1"_s.arg(m_dir));
+            return;
+        }
         broadcast("[ddl-worker] requirements.txt found: preparing a Python environment in " +
                   m_dir.toUtf8() + '\n');
         run(Step::CreateVenv,
@@ -123,12 +129,28 @@ private:
         }
     }
 
+    // pip's HOME and TMPDIR in the sandbox, removed when the build ends.
+    QString scratchDir() const { return m_dir + u".scratch"_s; }
+
     void run(Step step, const QString &program, const QStringList &arguments)
     {
         m_step = step;
         m_stepOutput.clear();
         broadcast("[ddl-worker] $ " + (program + u' ' + arguments.join(u' ')).toUtf8() + '\n');
-        m_process.start(program, arguments);
+        const Sandbox &sandbox = m_manager->m_sandbox;
+        if (sandbox.isEnabled()) {
+            SandboxSpec spec;
+            spec.policy = m_manager->m_sandboxPolicy;
+            spec.writablePaths << m_dir;
+            spec.scratchDir = scratchDir();
+            spec.workingDir = m_dir;
+            spec.processLimit = TaskProcessAllowance;
+            sandbox.setup(m_process, spec, program, arguments);
+        } else {
+            m_process.setProgram(program);
+            m_process.setArguments(arguments);
+        }
+        m_process.start();
     }
 
     QString pipLogPath() const { return m_dir + u"/.ddl-pip-install.log"_s; }
@@ -234,6 +256,7 @@ private:
         if (m_finished)
             return;
         m_finished = true;
+        QDir(scratchDir()).removeRecursively();
         const QList<Waiter> waiters = std::exchange(m_waiters, {});
         // The manager forgets this build first, so that a callback may ask for it again.
         m_manager->handleBuildFinished(m_hash);
@@ -260,6 +283,12 @@ VenvManager::VenvManager(const QString &root, const QString &basePython, QObject
     , m_root(root)
     , m_basePython(basePython)
 {
+}
+
+void VenvManager::setSandbox(const Sandbox &sandbox, const SandboxPolicy &policy)
+{
+    m_sandbox = sandbox;
+    m_sandboxPolicy = policy;
 }
 
 QString VenvManager::venvDir(const QString &requirementsHash) const

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "sandbox/sandbox.h"
 
 #include <QHash>
 #include <QObject>
@@ -16,6 +17,9 @@ class VenvBuild;
 // pip install -r) and shared by every task with the same requirements. When no package index can
 // be reached, it says so in the task's log and falls back to pip install --no-index, which
 // succeeds when the requirements are already satisfied (for instance by Debian packages).
+// pip runs code of the packages it builds (setup.py), so with a sandbox it runs inside one too:
+// only the venv folder is writable, and the network is the tasks' (none with --no-network, when
+// only the offline install can work).
 class VenvManager : public QObject
 {
     Q_OBJECT
@@ -29,6 +33,9 @@ public:
     // context is gone; the build itself goes on for the others waiting on it.
     void prepare(const QString &requirementsFile, QObject *context, OutputSink sink, Callback done);
 
+    // Builds run inside sandbox from now on (default: unconfined).
+    void setSandbox(const Sandbox &sandbox, const SandboxPolicy &policy);
+
     QString basePython() const { return m_basePython; }
     QString venvDir(const QString &requirementsHash) const;
     static QString pythonOf(const QString &venvDir);
@@ -39,6 +46,8 @@ private:
 
     QString m_root;
     QString m_basePython;
+    Sandbox m_sandbox;
+    SandboxPolicy m_sandboxPolicy;
     QHash<QString, VenvBuild *> m_builds;
 };
 

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "workernode.h"
+
+#include <QHash>
+#include <map>
+#include <tuple>
+
+namespace ddl::server {
+
+// Places all tasks of a job at once, or none of them (a gang), onto online workers by GPUs,
+// CPUs, memory and slots: largest task first, each onto the worker whose free GPUs fit it most
+// tightly, so that big holes stay for big tasks. Workers are indexed by what they have free, so a
+// placement looks at a few workers, not all of them.
+class GangPlacer
+{
+public:
+    static constexpr int FirstPort = 20000;
+    static constexpr int PortCount = 10000;
+
+    void addWorker(const WorkerNode &node);
+    void removeWorker(qint64 workerId);
+    // Replaces the declared capacity of a worker, keeping what its tasks use.
+    void updateWorker(const WorkerNode &declared);
+    WorkerNode *worker(qint64 workerId);
+    const QHash<qint64, WorkerNode> &workers() const { return m_workers; }
+
+    // All placements, or an empty list when the whole gang does not fit now.
+    QList<Placement> place(const QList<TaskDemand> &tasks);
+    // Takes resources for a placement made earlier (e.g. tasks running when the server starts).
+    void take(const Placement &placement);
+    void release(const Placement &placement);
+
+    // The largest workers, total and free, for explaining why a gang waits.
+    struct Summary
+    {
+        int online = 0;
+        int largestGpus = 0, largestFreeGpus = 0, largestCpus = 0, largestFreeCpus = 0;
+        qint64 largestMemory = 0, largestFreeMemory = 0;
+        int freeSlots = 0;
+    };
+    Summary summary() const;
+    bool hasFreeSlot() const { return !m_free.empty(); }
+    // Why a gang does not fit, in words a user can act on.
+    static QString explain(const QList<TaskDemand> &tasks, const Summary &cluster);
+
+private:
+    using Key = std::tuple<int, int, qint64, qint64>; // free GPUs, CPUs, memory, id
+    static Key keyOf(const WorkerNode &node);
+    void index(const WorkerNode &node);
+    void unindex(const WorkerNode &node);
+    Placement takeOn(WorkerNode &node, const TaskDemand &task);
+    static int allocatePort(WorkerNode &node);
+
+    QHash<qint64, WorkerNode> m_workers;
+    std::map<Key, qint64> m_free; // online workers with a free slot, by what they have free
+};
+
+} // namespace ddl::server

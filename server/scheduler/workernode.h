@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QList>
+#include <QSet>
+#include <QString>
+
+namespace ddl::server {
+
+// One worker as the scheduler sees it: what it declared, and what is still free of it.
+struct WorkerNode
+{
+    qint64 id = 0;
+    QString address;
+    int totalGpus = 0;
+    int totalCpus = 0;
+    qint64 totalMemoryMb = 0;
+    int totalSlots = 0;
+    bool online = true;
+
+    QList<bool> gpuBusy; // by GPU index
+    int freeCpus = 0;
+    qint64 freeMemoryMb = 0;
+    int freeSlots = 0;
+    QSet<int> usedPorts;
+    int nextPort = 0;
+
+    int freeGpus() const { return int(gpuBusy.count(false)); }
+};
+
+// What one task asks of a worker.
+struct TaskDemand
+{
+    qint64 taskId = 0;
+    int gpus = 0;
+    int cpus = 1;
+    qint64 memoryMb = 0;
+};
+
+// Where a task goes: the worker, the GPUs it gets by index, the port it listens on.
+struct Placement
+{
+    qint64 taskId = 0;
+    qint64 workerId = 0;
+    QList<int> gpuIndices;
+    int port = 0;
+    int cpus = 0;
+    qint64 memoryMb = 0;
+};
+
+} // namespace ddl::server

@@ -1,0 +1,143 @@
+#include "serverprocess.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
+#include <QRegularExpression>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QSqlRecord>
+#include <QThread>
+#include <QUuid>
+
+using namespace Qt::StringLiterals;
+
+ServerProcess::ServerProcess(const QString &dataDir)
+    : m_dataDir(dataDir)
+    , m_logPath(dataDir + u".log"_s)
+{
+}
+
+ServerProcess::~ServerProcess()
+{
+    stop();
+}
+
+QString ServerProcess::binary(const QString &name)
+{
+    return QDir(qEnvironmentVariable("DDL_BIN_DIR")).filePath(name);
+}
+
+QString ServerProcess::log() const
+{
+    QFile file(m_logPath);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+}
+
+QString ServerProcess::start(quint16 port)
+{
+    stop();
+    const QString program = binary(u"ddl-server"_s);
+    if (!QFileInfo(program).isExecutable())
+        return u"%1 is not built (DDL_BIN_DIR=%2)"_s.arg(program,
+                                                         qEnvironmentVariable("DDL_BIN_DIR"));
+    const qsizetype logStart = log().size();
+    m_process = std::make_unique<QProcess>();
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    m_process->setStandardOutputFile(m_logPath, QIODevice::Append);
+    // The worker tests stop for breakpoints and slow machines: no worker is lost meanwhile.
+    m_process->start(program,
+                     {u"--data-dir"_s,
+                      m_dataDir,
+                      u"--listen"_s,
+                      u"127.0.0.1:%1"_s.arg(port),
+                      u"--worker-timeout"_s,
+                      u"600"_s});
+    if (!m_process->waitForStarted(5000))
+        return u"cannot start %1: %2"_s.arg(program, m_process->errorString());
+    static const QRegularExpression listening(u"listening on (https://\\S+)"_s);
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 15000) {
+        const QRegularExpressionMatch match = listening.match(log().mid(logStart));
+        if (match.hasMatch()) {
+            m_url = QUrl(match.captured(1));
+            return {};
+        }
+        if (m_process->state() == QProcess::NotRunning)
+            break;
+        QThread::msleep(20);
+    }
+    return u"ddl-server did not start listening:\n"_s + log().mid(logStart);
+}
+
+void ServerProcess::stop()
+{
+    if (!m_process)
+        return;
+    if (m_process->state() != QProcess::NotRunning) {
+        m_process->terminate();
+        if (!m_process->waitForFinished(5000)) {
+            m_process->kill();
+            m_process->waitForFinished(2000);
+        }
+    }
+    m_process.reset();
+}
+
+QString ServerProcess::createEnrollToken(const QString &dataDir)
+{
+    QProcess token;
+    token.start(binary(u"ddl-server"_s), {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir});
+    if (!token.waitForFinished(15000) || token.exitStatus() != QProcess::NormalExit ||
+        token.exitCode() != 0) {
+        qWarning("ddl-server token create failed: %s", token.readAllStandardError().constData());
+        return {};
+    }
+    return QString::fromUtf8(token.readAllStandardOutput()).trimmed();
+}
+
+bool ServerProcess::copyDataDir(const QString &from, const QString &to)
+{
+    if (!QDir().mkpath(to))
+        return false;
+    const QDir source(from);
+    for (const QFileInfo &entry : source.entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot)) {
+        const QString target = QDir(to).filePath(entry.fileName());
+        if (entry.isDir() ? !copyDataDir(entry.filePath(), target)
+                          : !QFile::copy(entry.filePath(), target)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+QList<QVariantMap> ServerProcess::workers() const
+{
+    QList<QVariantMap> rows;
+    const QString connection = QUuid::createUuid().toString();
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, connection);
+        db.setDatabaseName(m_dataDir + u"/ddl.sqlite"_s);
+        db.setConnectOptions(u"QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"_s);
+        if (db.open()) {
+            QSqlQuery query(db);
+            if (query.exec(u"SELECT id, name, hostname, cpus, memory_mb, gpus, slots, last_seen "
+                           u"FROM workers ORDER BY id"_s)) {
+                while (query.next()) {
+                    QVariantMap row;
+                    const QSqlRecord record = query.record();
+                    for (int i = 0; i < record.count(); ++i)
+                        row.insert(record.fieldName(i), query.value(i));
+                    rows << row;
+                }
+            } else {
+                qWarning("cannot read the workers of %s", qPrintable(db.databaseName()));
+            }
+        }
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    return rows;
+}

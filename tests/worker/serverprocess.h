@@ -1,0 +1,47 @@
+#pragma once
+
+#include <QProcess>
+#include <QString>
+#include <QUrl>
+#include <QVariantMap>
+#include <memory>
+
+// The real ddl-server binary (from DDL_BIN_DIR) started as a process on 127.0.0.1 over TLS, with
+// its own data dir and SQLite file. The worker tests run the worker against it.
+class ServerProcess
+{
+public:
+    explicit ServerProcess(const QString &dataDir);
+    ~ServerProcess();
+
+    // Starts ddl-server on port (0: a free one) and waits until it listens. Returns what went
+    // wrong (with the server's log), or an empty string.
+    QString start(quint16 port = 0);
+    // Ends the process (SIGTERM, as an operator would) and waits for it.
+    void stop();
+
+    QString dataDir() const { return m_dataDir; }
+    QUrl url() const { return m_url; }
+    quint16 port() const { return quint16(m_url.port()); }
+    // The server's process id while it runs, else 0.
+    qint64 processId() const { return m_process ? m_process->processId() : 0; }
+    // The server's self-signed certificate, which clients trust as their CA.
+    QString caFile() const { return m_dataDir + QStringLiteral("/tls/server.crt"); }
+    QString log() const;
+
+    // `ddl-server token create --data-dir DIR`: works whether a server runs on DIR or not.
+    static QString createEnrollToken(const QString &dataDir);
+    // Copies a data dir of a stopped server, as a backup would.
+    static bool copyDataDir(const QString &from, const QString &to);
+    static QString binary(const QString &name);
+
+    // The server's own record of its workers (name, hostname, cpus, memory_mb, gpus, slots,
+    // last_seen), read from its SQLite file through a read-only connection.
+    QList<QVariantMap> workers() const;
+
+private:
+    QString m_dataDir;
+    QString m_logPath;
+    QUrl m_url;
+    std::unique_ptr<QProcess> m_process;
+};

@@ -1,0 +1,152 @@
+#include "serveruser.h"
+
+#include "api/blobupload.h"
+
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QUrlQuery>
+
+using namespace Qt::StringLiterals;
+
+ServerUser::ServerUser(const QUrl &url, const QString &caFile, const QString &scratchDir)
+    : m_scratchDir(scratchDir)
+{
+    ddl::ServerTrust trust;
+    ddl::Result<ddl::ServerTrust> fromFile = ddl::ServerTrust::fromCaFile(caFile);
+    if (fromFile)
+        trust = *fromFile;
+    else
+        qWarning("cannot trust %s: %s", qPrintable(caFile), qPrintable(fromFile.error().message));
+    m_client = std::make_unique<ddl::ApiClient>(url, trust);
+    QDir().mkpath(m_scratchDir);
+}
+
+ddl::Status ServerUser::registerAndLogin(const QString &email)
+{
+    const QJsonObject credentials{{u"email"_s, email}, {u"password"_s, u"correct horse battery"_s}};
+    ddl::Result<ddl::ApiResponse> registered =
+        m_client->postJsonSync(u"/v1/auth/register"_s, credentials);
+    if (!registered)
+        return registered.error();
+    ddl::Result<ddl::ApiResponse> login = m_client->postJsonSync(u"/v1/auth/login"_s, credentials);
+    if (!login)
+        return login.error();
+    m_client->setBearerToken(login->json().value(u"access_token"_s).toString());
+    return ddl::Ok{};
+}
+
+ddl::Result<QString> ServerUser::upload(const QByteArray &bytes)
+{
+    const QString path =
+        QDir(m_scratchDir)
+            .filePath(QString::fromLatin1(
+                QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+        return ddl::Error::make(u"io_error"_s, u"cannot write "_s + path);
+    file.close();
+    ddl::BlobUpload upload(m_client.get(), path);
+    upload.start();
+    return upload.waitForFinished();
+}
+
+ddl::Result<QString> ServerUser::submit(const QJsonObject &spec,
+                                        const QString &packageSha256,
+                                        const QString &datasetSha256)
+{
+    const QJsonObject body{
+        {u"spec"_s, spec},
+        {u"package"_s, QJsonObject{{u"sha256"_s, packageSha256}, {u"commit"_s, u"0123abcd"_s}}},
+        {u"dataset"_s,
+         datasetSha256.isEmpty() ? QJsonValue() : QJsonObject{{u"sha256"_s, datasetSha256}}}};
+    ddl::Result<ddl::ApiResponse> submitted = m_client->postJsonSync(u"/v1/jobs"_s, body);
+    if (!submitted)
+        return submitted.error();
+    return submitted->json().value(u"uuid"_s).toString();
+}
+
+ddl::Status ServerUser::cancel(const QString &uuid)
+{
+    ddl::Result<ddl::ApiResponse> cancelled =
+        m_client->postJsonSync(u"/v1/jobs/%1/cancel"_s.arg(uuid), {});
+    if (!cancelled)
+        return cancelled.error();
+    return ddl::Ok{};
+}
+
+QJsonObject ServerUser::job(const QString &uuid)
+{
+    ddl::Result<ddl::ApiResponse> answer = m_client->getSync(u"/v1/jobs/"_s + uuid);
+    if (!answer) {
+        qWarning("GET job %s: %s", qPrintable(uuid), qPrintable(answer.error().message));
+        return {};
+    }
+    return answer->json();
+}
+
+QJsonArray ServerUser::tasks(const QString &uuid)
+{
+    const QJsonObject current = job(uuid);
+    const int attempt = current.value(u"attempt"_s).toInt();
+    QJsonArray tasks;
+    for (const QJsonValue &task : current.value(u"tasks"_s).toArray()) {
+        if (task[u"attempt"_s].toInt() == attempt)
+            tasks.append(task);
+    }
+    return tasks;
+}
+
+QByteArray ServerUser::log(const QString &uuid, qint64 taskId)
+{
+    QByteArray log;
+    for (;;) {
+        QUrlQuery query;
+        query.addQueryItem(u"task"_s, QString::number(taskId));
+        query.addQueryItem(u"offset"_s, QString::number(log.size()));
+        ddl::Result<ddl::ApiResponse> answer =
+            m_client->getSync(u"/v1/jobs/%1/logs"_s.arg(uuid), query);
+        if (!answer) {
+            qWarning("GET log of task %lld: %s", taskId, qPrintable(answer.error().message));
+            return log;
+        }
+        log += answer->body;
+        if (answer->body.isEmpty() || log.size() >= answer->header("DDL-Log-Size").toLongLong())
+            return log;
+    }
+}
+
+QJsonArray ServerUser::artifacts(const QString &uuid)
+{
+    ddl::Result<ddl::ApiResponse> answer = m_client->getSync(u"/v1/jobs/%1/artifacts"_s.arg(uuid));
+    if (!answer) {
+        qWarning("GET artifacts of %s: %s", qPrintable(uuid), qPrintable(answer.error().message));
+        return {};
+    }
+    return answer->json().value(u"files"_s).toArray();
+}
+
+QByteArray ServerUser::artifact(const QString &uuid, const QString &path)
+{
+    QUrlQuery query;
+    query.addQueryItem(u"path"_s, path);
+    ddl::Result<ddl::ApiResponse> answer =
+        m_client->getSync(u"/v1/jobs/%1/artifacts/file"_s.arg(uuid), query);
+    return answer ? answer->body : QByteArray();
+}
+
+QJsonObject jobSpec(
+    const QString &kind, const QString &name, int taskNumber, int gpuNumber, const QString &command)
+{
+    QJsonObject role{{u"name"_s, u"worker"_s},
+                     {u"taskNumber"_s, taskNumber},
+                     {u"cpuNumber"_s, 1},
+                     {u"memoryMB"_s, 512},
+                     {u"gpuNumber"_s, gpuNumber}};
+    if (!command.isEmpty())
+        role.insert(u"command"_s, command);
+    QJsonObject spec{{u"kind"_s, kind}, {u"jobName"_s, name}, {u"taskRoles"_s, QJsonArray{role}}};
+    if (kind == u"openpai")
+        spec.insert(u"image"_s, u"python:3.11"_s); // required by the schema; workers run bare
+    return spec;
+}
