@@ -1,5 +1,6 @@
 #include "app/serverapp.h"
 #include "app/tokencommand.h"
+#include "app/userlimitscommand.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -24,7 +25,9 @@ int main(int argc, char *argv[])
     parser.setApplicationDescription(QStringLiteral(
         "DDL server: jobs, uploads and workers over HTTPS.\n"
         "  ddl-server --data-dir DIR [--listen HOST:PORT]   run the server\n"
-        "  ddl-server token create --data-dir DIR           print a worker enrollment token"));
+        "  ddl-server token create --data-dir DIR           print a worker enrollment token\n"
+        "  ddl-server user limits --data-dir DIR --email E [--max-gpus N] [--max-running-jobs N]\n"
+        "                                                   set a user's limits (-1: none)"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption configOption(QStringLiteral("config"),
@@ -47,9 +50,21 @@ int main(int argc, char *argv[])
                                            QStringLiteral("Seconds without a heartbeat before a "
                                                           "worker is lost (default 20)."),
                                            QStringLiteral("seconds"));
+    const QCommandLineOption emailOption(QStringLiteral("email"),
+                                         QStringLiteral("user limits: the user's email."),
+                                         QStringLiteral("email"));
+    const QCommandLineOption maxGpusOption(QStringLiteral("max-gpus"),
+                                           QStringLiteral("user limits: GPUs in use at once "
+                                                          "(-1: no limit)."),
+                                           QStringLiteral("n"));
+    const QCommandLineOption maxJobsOption(QStringLiteral("max-running-jobs"),
+                                           QStringLiteral("user limits: jobs running at once "
+                                                          "(-1: no limit)."),
+                                           QStringLiteral("n"));
     parser.addOptions({configOption, dataDirOption, listenOption, certOption, keyOption,
-                       timeoutOption});
-    parser.addPositionalArgument(QStringLiteral("command"), QStringLiteral("token create"));
+                       timeoutOption, emailOption, maxGpusOption, maxJobsOption});
+    parser.addPositionalArgument(QStringLiteral("command"),
+                                 QStringLiteral("token create | user limits"));
     parser.process(app);
 
     ServerConfig config;
@@ -82,8 +97,30 @@ int main(int argc, char *argv[])
         std::printf("%s\n", qUtf8Printable(*token));
         return 0;
     }
+    if (command == QStringList{QStringLiteral("user"), QStringLiteral("limits")}) {
+        UserLimitsChange change{parser.value(emailOption), std::nullopt, std::nullopt};
+        if (change.email.isEmpty())
+            return fail(QStringLiteral("user limits needs --email of the user"));
+        for (const auto &[option, target] :
+             {std::pair{&maxGpusOption, &change.maxGpus}, std::pair{&maxJobsOption, &change.maxRunningJobs}}) {
+            if (!parser.isSet(*option))
+                continue;
+            bool ok = false;
+            const int limit = parser.value(*option).toInt(&ok);
+            if (!ok || limit < -1)
+                return fail(QStringLiteral("--%1 must be a whole number >= 0, or -1 for no limit")
+                                .arg(option->names().constFirst()));
+            *target = limit;
+        }
+        ddl::Result<QString> limits = setUserLimits(config.dataDir, change);
+        if (!limits)
+            return fail(limits.error().message);
+        std::printf("%s\n", qUtf8Printable(*limits));
+        return 0;
+    }
     if (!command.isEmpty())
-        return fail(QStringLiteral("unknown command \"%1\"; the only command is: token create")
+        return fail(QStringLiteral("unknown command \"%1\"; the commands are: token create, "
+                                   "user limits")
                         .arg(command.join(u' ')));
 
     ServerApp server(config);

@@ -34,6 +34,11 @@ QList<OptionSpec> SubmitCommand::options() const
          {},
          false},
         {u"job_config"_s, u"FILE"_s, tr("an OpenPAI job JSON instead of a task.yaml"), {}, false},
+        {u"priority"_s,
+         u"N"_s,
+         tr("-100 to 100 (default 0): higher runs first; between users, fair share decides"),
+         {},
+         false},
         outputOption()};
 }
 
@@ -243,6 +248,14 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
 
     QJsonObject body{{"spec"_L1, spec.toJson()}};
+    if (arguments.isSet(u"priority"_s)) {
+        bool ok = false;
+        const int priority = arguments.value(u"priority"_s).toInt(&ok);
+        if (!ok || priority < -100 || priority > 100)
+            return Error::make(u"usage"_s, tr("--priority must be a whole number from -100 to 100"),
+                               u"priority"_s);
+        body.insert("priority"_L1, priority);
+    }
     body.insert("package"_L1,
                 payload.package ? QJsonValue(QJsonObject{{"sha256"_L1, payload.package->sha256},
                                                          {"commit"_L1, payload.package->commitId}})

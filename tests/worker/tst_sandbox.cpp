@@ -330,8 +330,7 @@ def main(dataset_dir, model_output_dir):
 void tst_Sandbox::outputAndScratchAreWritable()
 {
     REQUIRE_SANDBOX();
-    const QString privateName =
-        u"ddl-tst-sandbox-%1"_s.arg(QCoreApplication::applicationPid());
+    const QString privateName = u"ddl-tst-sandbox-%1"_s.arg(QCoreApplication::applicationPid());
     m_lease.env.insert(u"PRIVATE_NAME"_s, privateName);
     const Outcome outcome = runMain(R"(import json, os, tempfile
 def main(dataset_dir, model_output_dir):
@@ -386,9 +385,8 @@ def emit(args):
               "    report.emit([dataset_dir, model_output_dir])\n");
     LaunchSpec launch =
         launchSpec(openpai ? TaskLease::Kind::OpenPai : TaskLease::Kind::Ddl, policy());
-    launch.command =
-        u"%1 -c 'import sys, report; report.emit(sys.argv[1:])' \"$DDL_DATASET_DIR\" "
-        u"\"$DDL_OUTPUT_DIR\""_s.arg(defaultPythonInterpreter());
+    launch.command = u"%1 -c 'import sys, report; report.emit(sys.argv[1:])' \"$DDL_DATASET_DIR\" "
+                     u"\"$DDL_OUTPUT_DIR\""_s.arg(defaultPythonInterpreter());
     const Outcome outcome = run(launch);
     QVERIFY2(outcome.exitCode == 0, outcome.output.constData());
     const QJsonObject result = resultOf(outcome.output);
@@ -587,14 +585,14 @@ void tst_Sandbox::cancelEndsTheSandboxedTree()
 {
     REQUIRE_SANDBOX();
     QFETCH(bool, ignoresSigterm);
-    const QString token = QString::number(QCoreApplication::applicationPid()) +
-                          (ignoresSigterm ? u"1"_s : u"2"_s);
+    const QString token =
+        QString::number(QCoreApplication::applicationPid()) + (ignoresSigterm ? u"1"_s : u"2"_s);
     LaunchSpec launch = launchSpec(TaskLease::Kind::OpenPai, policy());
     // Children, one in a session of its own (out of the task's process group), then wait.
-    launch.command = (ignoresSigterm ? u"trap '' TERM; "_s
-                                     : u"trap 'echo got SIGTERM; exit 7' TERM; "_s) +
-                     u"sleep 300.%1 & sleep 300.%1 & setsid sleep 300.%1 & "
-                     u"echo ready; while true; do sleep 0.1; done"_s.arg(token);
+    launch.command =
+        (ignoresSigterm ? u"trap '' TERM; "_s : u"trap 'echo got SIGTERM; exit 7' TERM; "_s) +
+        u"sleep 300.%1 & sleep 300.%1 & setsid sleep 300.%1 & "
+        u"echo ready; while true; do sleep 0.1; done"_s.arg(token);
     TaskProcess process;
     QByteArray output;
     int exitCode = -100;
@@ -670,8 +668,9 @@ void tst_Sandbox::probeRefusesWithoutBubblewrap()
 
     // A bwrap that does not work (here: one that always fails) is refused as well.
     const QString broken = m_root->filePath(u"bwrap"_s);
-    writeFile(broken, "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
-                      "exit 1\n");
+    writeFile(broken,
+              "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\n"
+              "exit 1\n");
     QFile::setPermissions(broken, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     const ddl::Result<Sandbox> failing = Sandbox::probe(broken);
     QVERIFY(!failing);
@@ -724,8 +723,11 @@ void tst_Sandbox::configSwitches()
     auto parse = [this](const QStringList &flags) {
         QCommandLineParser parser;
         WorkerConfig::addOptions(parser);
-        const QStringList args = QStringList{u"ddl-worker"_s, u"--server"_s, u"https://x:1"_s,
-                                             u"--work-dir"_s, m_root->filePath(u"w"_s)} +
+        const QStringList args = QStringList{u"ddl-worker"_s,
+                                             u"--server"_s,
+                                             u"https://x:1"_s,
+                                             u"--work-dir"_s,
+                                             m_root->filePath(u"w"_s)} +
                                  flags;
         if (!parser.parse(args))
             return ddl::Result<WorkerConfig>(ddl::Error::make(u"test"_s, parser.errorText()));

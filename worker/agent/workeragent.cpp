@@ -68,9 +68,8 @@ Status WorkerAgent::prepareSandbox()
                "this user can, its home and the worker's token included";
         return Ok{};
     }
-    const QString bubblewrap = m_config.bubblewrapPath.isEmpty()
-                                   ? Sandbox::defaultBubblewrapPath()
-                                   : m_config.bubblewrapPath;
+    const QString bubblewrap = m_config.bubblewrapPath.isEmpty() ? Sandbox::defaultBubblewrapPath()
+                                                                 : m_config.bubblewrapPath;
     Result<Sandbox> sandbox = Sandbox::probe(bubblewrap, m_sandboxPolicy);
     if (!sandbox)
         return sandbox.error();

@@ -132,13 +132,15 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         config.slotCount = *count;
     }
     if (root[configkey::NoSandbox]) {
-        const Result<bool> off = parseSwitch(root[configkey::NoSandbox], origin, configkey::NoSandbox);
+        const Result<bool> off =
+            parseSwitch(root[configkey::NoSandbox], origin, configkey::NoSandbox);
         if (!off)
             return off.error();
         config.sandbox = !*off;
     }
     if (root[configkey::NoNetwork]) {
-        const Result<bool> off = parseSwitch(root[configkey::NoNetwork], origin, configkey::NoNetwork);
+        const Result<bool> off =
+            parseSwitch(root[configkey::NoNetwork], origin, configkey::NoNetwork);
         if (!off)
             return off.error();
         config.network = !*off;

@@ -146,8 +146,8 @@ void TaskProcess::start(const LaunchSpec &spec)
     if (m_sandbox.isEnabled()) {
         if (!spec.sandboxSpec.scratchDir.isEmpty() && !QDir().mkpath(spec.sandboxSpec.scratchDir)) {
             m_done = true;
-            emit finished(-1,
-                          u"cannot create the scratch folder %1"_s.arg(spec.sandboxSpec.scratchDir));
+            emit finished(
+                -1, u"cannot create the scratch folder %1"_s.arg(spec.sandboxSpec.scratchDir));
             return;
         }
         m_sandbox.setup(m_process, spec.sandboxSpec, program, arguments);
@@ -211,9 +211,9 @@ void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
     }
     // bubblewrap reports a task that a signal ended as 128 + the signal's number.
     if (m_sandbox.isEnabled() && exitCode > 128 && exitCode < 128 + 65) {
-        emit finished(exitCode,
-                      u"exit %1 (in the sandbox: killed by signal %2)"_s.arg(exitCode).arg(
-                          exitCode - 128));
+        emit finished(
+            exitCode,
+            u"exit %1 (in the sandbox: killed by signal %2)"_s.arg(exitCode).arg(exitCode - 128));
         return;
     }
     emit finished(exitCode, u"exit %1"_s.arg(exitCode));

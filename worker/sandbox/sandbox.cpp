@@ -20,8 +20,8 @@ QString Sandbox::refusal(const QString &reason)
 bool Sandbox::showsSystemPath(const QString &path)
 {
     const QFileInfo info(path);
-    const QString resolved = info.exists() ? info.canonicalFilePath()
-                                           : QDir::cleanPath(info.absoluteFilePath());
+    const QString resolved =
+        info.exists() ? info.canonicalFilePath() : QDir::cleanPath(info.absoluteFilePath());
     const QStringList folders = systemFolders();
     for (const QString &folder : folders) {
         const QString real = QFileInfo(folder).canonicalFilePath();

@@ -49,9 +49,10 @@ public:
 
     // /usr/bin/bwrap where it exists, else bwrap on PATH.
     static QString defaultBubblewrapPath();
-    // Runs bubblewrap once with the namespaces and mounts that tasks use
-    // (bwrap --ro-bind / / --unshare-pid --proc /proc ... true). The error says what failed,
-    // how to install bubblewrap, and that --no-sandbox runs tasks unconfined.
+    // Runs `true` once through bubblewrap with the namespaces, mounts and policy of a real task,
+    // so that a kernel or container refusing one of them stops the worker at start rather than
+    // failing every task. The error says what failed, how to install bubblewrap, and that
+    // --no-sandbox runs tasks unconfined.
     static Result<Sandbox> probe(const QString &bubblewrap, const SandboxPolicy &policy = {});
 
     // The system folders a task sees read-only: /usr, /etc, /lib*, /bin, /sbin, /opt where they
@@ -65,9 +66,8 @@ public:
     QString program() const { return m_program; }
 
     // The arguments of bubblewrap that run program with arguments as spec describes.
-    QStringList arguments(const SandboxSpec &spec,
-                          const QString &program,
-                          const QStringList &arguments) const;
+    QStringList
+    arguments(const SandboxSpec &spec, const QString &program, const QStringList &arguments) const;
     // Makes process run program inside the sandbox: sets its program and arguments and adds the
     // resource limits of spec to its child process modifier (after the one already set, such as
     // processtree::makeSessionLeader's).

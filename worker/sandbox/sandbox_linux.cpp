@@ -68,8 +68,7 @@ qint64 processesOfThisUser()
 {
     const uint uid = ::getuid();
     qint64 count = 0;
-    const QFileInfoList entries =
-        QDir(u"/proc"_s).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot);
+    const QFileInfoList entries = QDir(u"/proc"_s).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QFileInfo &entry : entries) {
         bool isPid = false;
         entry.fileName().toLongLong(&isPid);
@@ -146,14 +145,13 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
         process.kill();
         process.waitForFinished(2000);
         return Error::make(u"sandbox_unavailable"_s,
-                           refusal(u"bubblewrap (%1) did not finish a trial run within %2 s"_s.arg(
-                               sandbox.m_program)
+                           refusal(u"bubblewrap (%1) did not finish a trial run within %2 s"_s
+                                       .arg(sandbox.m_program)
                                        .arg(ProbeTimeoutMs / 1000)));
     }
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
         const QString said = QString::fromLocal8Bit(process.readAllStandardError()).trimmed();
-        QString reason = u"bubblewrap (%1) does not work here (exit %2%3)"_s.arg(
-            sandbox.m_program)
+        QString reason = u"bubblewrap (%1) does not work here (exit %2%3)"_s.arg(sandbox.m_program)
                              .arg(process.exitCode())
                              .arg(said.isEmpty() ? QString() : u": "_s + said);
         if (said.contains(u"namespace"_s, Qt::CaseInsensitive) ||
@@ -310,8 +308,8 @@ bool Sandbox::terminate(qint64 launcherPid) const
         if (::kill(-child, SIGTERM) == 0)
             signalled = true;
     }
-    qCDebug(lcWorkerProcess) << "SIGTERM to the sandbox of" << launcherPid << "sessions"
-                             << children << (signalled ? "sent" : "not found");
+    qCDebug(lcWorkerProcess) << "SIGTERM to the sandbox of" << launcherPid << "sessions" << children
+                             << (signalled ? "sent" : "not found");
     return signalled;
 }
 
