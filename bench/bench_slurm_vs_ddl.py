@@ -703,7 +703,7 @@ def main():
               "%.1f jobs/s; client saw all SUCCEEDED at %.3f s; submits took %.3f s" % (
                   ddl["package"], args.slots, ddl["wall"], args.jobs / ddl["wall"], ddl["wall_seen"], ddl["submit"]))
     else:
-        print("DDL: no figure (see above)")
+        print("DDL: skipped (--skip-ddl)" if args.skip_ddl else "DDL: no figure (see above)")
     for name in ("default", "htc"):
         if name not in slurm:
             continue
