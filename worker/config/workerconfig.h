@@ -43,10 +43,10 @@ struct WorkerConfig
     QString configFile;       // the worker.yaml read, if any (hidden from tasks: it holds a token)
 
     // Timings of the daemon; not configurable by users, shortened by tests.
-    int heartbeatIntervalMs = 2000;
+    int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
     int leaseIntervalMs = 250;
     int logFlushIntervalMs = 100;
-    int killGraceMs = 5000;
+    int killGraceMs = 3000; // SIGTERM, then SIGKILL: a cancel ends within 1 s + 3 s
     int enrollRetryMs = 5000;
     QString bubblewrapPath; // empty: Sandbox::defaultBubblewrapPath()
 
