@@ -53,8 +53,8 @@ void GangPlacer::updateWorker(const WorkerNode &declared)
     node->freeCpus += declared.totalCpus - node->totalCpus;
     node->freeMemoryMb += declared.totalMemoryMb - node->totalMemoryMb;
     node->freeSlots += declared.totalSlots - node->totalSlots;
-    while (node->gpuBusy.size() < declared.totalGpus)
-        node->gpuBusy.append(false);
+    // GPUs come and go by index; a GPU that disappears under a task is the task's loss.
+    node->gpuBusy.resize(declared.totalGpus, false);
     node->totalCpus = declared.totalCpus;
     node->totalMemoryMb = declared.totalMemoryMb;
     node->totalSlots = declared.totalSlots;
@@ -215,16 +215,16 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
         return describe(QStringLiteral("CPUs"), needCpus, largestCpus, true);
     if (needMemory > largestMemory)
         return describe(QStringLiteral("MB of memory"), needMemory, largestMemory, true);
+    if (tasks.size() > freeSlots) {
+        return QStringLiteral("needs %1 task slots at once; %2 are free").arg(tasks.size()).arg(
+            freeSlots);
+    }
     if (needGpus > largestFreeGpus)
         return describe(QStringLiteral("GPUs"), needGpus, largestFreeGpus, false);
     if (needCpus > largestFreeCpus)
         return describe(QStringLiteral("CPUs"), needCpus, largestFreeCpus, false);
     if (needMemory > largestFreeMemory)
         return describe(QStringLiteral("MB of memory"), needMemory, largestFreeMemory, false);
-    if (tasks.size() > freeSlots) {
-        return QStringLiteral("needs %1 task slots at once; %2 are free").arg(tasks.size()).arg(
-            freeSlots);
-    }
     return QStringLiteral("its %1 tasks must start together and do not all fit on the free "
                           "workers yet")
         .arg(tasks.size());

@@ -245,7 +245,7 @@ Result<int> Scheduler::schedule()
     }
 
     QList<Allocation> placed;
-    QList<const QueuedJob *> changedReasons;
+    QList<std::pair<QueuedJob *, QString>> changedReasons;
     QList<qint64> placedJobs;
     GangPlacer::Summary cluster = m_placer.summary();
     bool clusterStale = false;
@@ -282,16 +282,14 @@ Result<int> Scheduler::schedule()
             if (waitingAhead > 0)
                 reason += QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
             ++waitingAhead;
-            if (reason != job->reason) {
-                job->reason = reason;
-                changedReasons << job;
-            }
+            if (reason != job->reason)
+                changedReasons.append({job, reason});
         }
         if (next[userId] < jobs.size())
             turns.insert(turnOf(jobs.at(next[userId])));
     }
 
-    if (Status stored = persist(placed, changedReasons); !stored) {
+    if (Status stored = persist(placed, placedJobs, changedReasons); !stored) {
         // The store refused: forget these placements so that the next pass tries again.
         for (const Allocation &allocation : std::as_const(placed)) {
             m_placer.release(allocation.placement);
@@ -300,6 +298,9 @@ Result<int> Scheduler::schedule()
         }
         return stored.error();
     }
+    // Only now that the store holds them are the new reasons the ones to compare against.
+    for (const auto &[job, reason] : std::as_const(changedReasons))
+        job->reason = reason;
     for (const qint64 jobId : std::as_const(placedJobs))
         m_queue.remove(jobId);
     if (!placed.isEmpty())
@@ -308,7 +309,8 @@ Result<int> Scheduler::schedule()
     return int(placed.size());
 }
 
-Status Scheduler::persist(const QList<Allocation> &placed, const QList<const QueuedJob *> &reasons)
+Status Scheduler::persist(const QList<Allocation> &placed, const QList<qint64> &placedJobs,
+                          const QList<std::pair<QueuedJob *, QString>> &reasons)
 {
     if (placed.isEmpty() && reasons.isEmpty())
         return Ok{};
@@ -337,11 +339,17 @@ Status Scheduler::persist(const QList<Allocation> &placed, const QList<const Que
                                    .arg(assign.lastError().text()));
         }
     }
-    for (const QueuedJob *job : reasons) {
+    QList<std::pair<qint64, QString>> updates;
+    for (const auto &[job, reason] : reasons)
+        updates.append({job->jobId, reason});
+    // A placed job waits only for its tasks to start; its old reason no longer holds.
+    for (const qint64 jobId : placedJobs)
+        updates.append({jobId, QStringLiteral("placed; starting on its workers")});
+    for (const auto &[jobId, reason] : std::as_const(updates)) {
         if (Result<QSqlQuery> update = runSql(m_db,
                                               QStringLiteral("UPDATE jobs SET reason = ? WHERE id "
                                                              "= ? AND state = ?"),
-                                              {job->reason, job->jobId, JobState::Waiting});
+                                              {reason, jobId, JobState::Waiting});
             !update)
             return update.error();
     }

@@ -74,7 +74,8 @@ private:
     };
     void account(const Allocation &allocation, int sign);
     QString limitReason(const QueuedJob &job) const;
-    Status persist(const QList<Allocation> &placed, const QList<const QueuedJob *> &reasons);
+    Status persist(const QList<Allocation> &placed, const QList<qint64> &placedJobs,
+                   const QList<std::pair<QueuedJob *, QString>> &reasons);
 
     QSqlDatabase m_db;
     GangPlacer m_placer;

@@ -1,0 +1,452 @@
+// GangPlacer: placement of a whole gang (all tasks or none) by best fit on free GPUs, the
+// bookkeeping of GPUs by index, CPUs, memory, slots and ports, and the words of explain().
+// Pure and in memory: no store, no event loop.
+#include "scheduler/gangplacer.h"
+
+#include <QTest>
+#include <algorithm>
+
+using namespace ddl::server;
+
+namespace {
+
+// What a worker declares, in the order of WorkerNode's totals.
+struct Declared
+{
+    int gpus = 0;
+    int cpus = 8;
+    qint64 memoryMb = 32000;
+    int slotCount = 4;
+    bool online = true;
+};
+
+WorkerNode nodeOf(qint64 id, const Declared &declared)
+{
+    WorkerNode node;
+    node.id = id;
+    node.address = QStringLiteral("10.0.0.%1").arg(id);
+    node.totalGpus = declared.gpus;
+    node.totalCpus = declared.cpus;
+    node.totalMemoryMb = declared.memoryMb;
+    node.totalSlots = declared.slotCount;
+    node.online = declared.online;
+    return node;
+}
+
+// A placer with workers 1..n as declared.
+GangPlacer placerWith(const QList<Declared> &workers)
+{
+    GangPlacer placer;
+    for (int i = 0; i < workers.size(); ++i)
+        placer.addWorker(nodeOf(i + 1, workers.at(i)));
+    return placer;
+}
+
+// Tasks numbered 1..n.
+QList<TaskDemand> gang(const QList<TaskDemand> &tasks)
+{
+    QList<TaskDemand> numbered = tasks;
+    for (int i = 0; i < numbered.size(); ++i)
+        numbered[i].taskId = i + 1;
+    return numbered;
+}
+
+TaskDemand gpuTask(int gpus, int cpus = 1, qint64 memoryMb = 0)
+{
+    return TaskDemand{0, gpus, cpus, memoryMb};
+}
+
+// Everything of a worker that a placement may change.
+struct Snapshot
+{
+    QList<bool> gpuBusy;
+    int freeCpus = 0;
+    qint64 freeMemoryMb = 0;
+    int freeSlots = 0;
+    QSet<int> usedPorts;
+    bool operator==(const Snapshot &) const = default;
+};
+
+QHash<qint64, Snapshot> snapshot(const GangPlacer &placer)
+{
+    QHash<qint64, Snapshot> state;
+    for (const WorkerNode &node : placer.workers())
+        state.insert(node.id, Snapshot{node.gpuBusy, node.freeCpus, node.freeMemoryMb,
+                                       node.freeSlots, node.usedPorts});
+    return state;
+}
+
+// Checks that the free amounts of every worker are its totals less what the placements hold,
+// that no GPU index or port is held twice on a worker, and that held GPUs are marked busy.
+void verifyBooks(const GangPlacer &placer, const QList<Placement> &held)
+{
+    for (const WorkerNode &node : placer.workers()) {
+        int cpus = 0, taskCount = 0;
+        qint64 memory = 0;
+        QSet<int> gpus, ports;
+        for (const Placement &placement : held) {
+            if (placement.workerId != node.id)
+                continue;
+            cpus += placement.cpus;
+            memory += placement.memoryMb;
+            ++taskCount;
+            for (const int index : placement.gpuIndices) {
+                QVERIFY2(index >= 0 && index < node.totalGpus,
+                         qPrintable(QStringLiteral("GPU %1 of worker %2").arg(index).arg(node.id)));
+                QVERIFY2(!gpus.contains(index),
+                         qPrintable(QStringLiteral("GPU %1 of worker %2 booked twice")
+                                        .arg(index)
+                                        .arg(node.id)));
+                gpus.insert(index);
+                QVERIFY(node.gpuBusy.at(index));
+            }
+            QVERIFY2(!ports.contains(placement.port),
+                     qPrintable(QStringLiteral("port %1 of worker %2 given twice")
+                                    .arg(placement.port)
+                                    .arg(node.id)));
+            ports.insert(placement.port);
+            QVERIFY(placement.port >= GangPlacer::FirstPort
+                    && placement.port < GangPlacer::FirstPort + GangPlacer::PortCount);
+        }
+        QCOMPARE(node.freeGpus(), node.totalGpus - int(gpus.size()));
+        QCOMPARE(node.freeCpus, node.totalCpus - cpus);
+        QCOMPARE(node.freeMemoryMb, node.totalMemoryMb - memory);
+        QCOMPARE(node.freeSlots, node.totalSlots - taskCount);
+        QCOMPARE(node.usedPorts, ports);
+    }
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(QList<Declared>)
+Q_DECLARE_METATYPE(QList<TaskDemand>)
+
+class tst_GangPlacer : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void place_data();
+    void place();
+    void allOrNothing_data();
+    void allOrNothing();
+    void gpuIndicesNeverBookedTwice();
+    void releaseReturnsResources();
+    void portsDistinctPerWorker();
+    void takenPortIsNotGivenAgain();
+    void updateWorkerKeepsWhatTasksHold();
+    void updateWorkerWithFewerGpus();
+    void explain_data();
+    void explain();
+};
+
+void tst_GangPlacer::place_data()
+{
+    QTest::addColumn<QList<Declared>>("workers");
+    QTest::addColumn<QList<TaskDemand>>("tasks");
+    // The worker of each task, in task order; empty when the gang must not be placed.
+    QTest::addColumn<QList<qint64>>("expected");
+
+    QTest::newRow("single task fits") << QList<Declared>{{4}} << gang({gpuTask(1)})
+                                      << QList<qint64>{1};
+    QTest::newRow("single task too big")
+        << QList<Declared>{{2}} << gang({gpuTask(4)}) << QList<qint64>{};
+    QTest::newRow("cpu-only task fits on a gpu-less worker")
+        << QList<Declared>{{0}} << gang({gpuTask(0, 2, 1000)}) << QList<qint64>{1};
+    QTest::newRow("tightest fit: 1 GPU goes to the worker with 1 free, not 4")
+        << QList<Declared>{{4}, {1}} << gang({gpuTask(1)}) << QList<qint64>{2};
+    QTest::newRow("tightest fit: 2 GPUs between 1, 2 and 4 free")
+        << QList<Declared>{{4}, {1}, {2}} << gang({gpuTask(2)}) << QList<qint64>{3};
+    QTest::newRow("cpu-only task goes to the worker with fewest GPUs")
+        << QList<Declared>{{4}, {0}, {2}} << gang({gpuTask(0)}) << QList<qint64>{2};
+    QTest::newRow("among equal GPUs, fewest free CPUs")
+        << QList<Declared>{{2, 16}, {2, 4}} << gang({gpuTask(1, 2)}) << QList<qint64>{2};
+    QTest::newRow("CPUs rule out the tighter worker")
+        << QList<Declared>{{2, 2}, {4, 16}} << gang({gpuTask(1, 8)}) << QList<qint64>{2};
+    QTest::newRow("memory rules out the tighter worker")
+        << QList<Declared>{{1, 8, 1000}, {4, 8, 64000}} << gang({gpuTask(1, 1, 8000)})
+        << QList<qint64>{2};
+    QTest::newRow("gang split across two workers")
+        << QList<Declared>{{2}, {2}} << gang({gpuTask(2), gpuTask(2)}) << QList<qint64>{1, 2};
+    QTest::newRow("gang shares one worker while slots last")
+        << QList<Declared>{{4, 8, 32000, 2}} << gang({gpuTask(1), gpuTask(1)})
+        << QList<qint64>{1, 1};
+    QTest::newRow("gang larger than the slots of the only worker")
+        << QList<Declared>{{4, 8, 32000, 2}} << gang({gpuTask(1), gpuTask(1), gpuTask(1)})
+        << QList<qint64>{};
+    QTest::newRow("gang needs more GPUs than the cluster has free")
+        << QList<Declared>{{2}, {2}} << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
+        << QList<qint64>{};
+    QTest::newRow("largest task first makes the gang fit")
+        << QList<Declared>{{3}, {4}} << gang({gpuTask(1), gpuTask(3), gpuTask(3)})
+        << QList<qint64>{2, 1, 2};
+    QTest::newRow("offline worker never chosen")
+        << QList<Declared>{{4, 8, 32000, 4, false}, {1}} << gang({gpuTask(1)})
+        << QList<qint64>{2};
+    QTest::newRow("only an offline worker would fit")
+        << QList<Declared>{{4, 8, 32000, 4, false}, {1}} << gang({gpuTask(4)})
+        << QList<qint64>{};
+    QTest::newRow("worker with no slot never chosen")
+        << QList<Declared>{{4, 8, 32000, 0}, {1}} << gang({gpuTask(1)}) << QList<qint64>{2};
+    QTest::newRow("only a worker with no slot would fit")
+        << QList<Declared>{{4, 8, 32000, 0}} << gang({gpuTask(0)}) << QList<qint64>{};
+}
+
+void tst_GangPlacer::place()
+{
+    QFETCH(QList<Declared>, workers);
+    QFETCH(QList<TaskDemand>, tasks);
+    QFETCH(QList<qint64>, expected);
+
+    GangPlacer placer = placerWith(workers);
+    const auto before = snapshot(placer);
+    const QList<Placement> placements = placer.place(tasks);
+
+    if (expected.isEmpty()) {
+        QVERIFY(placements.isEmpty());
+        QCOMPARE(snapshot(placer), before);
+        return;
+    }
+    QCOMPARE(placements.size(), tasks.size());
+    for (const TaskDemand &task : tasks) {
+        const auto placement = std::find_if(placements.begin(), placements.end(),
+                                            [&](const Placement &p) {
+                                                return p.taskId == task.taskId;
+                                            });
+        QVERIFY2(placement != placements.end(),
+                 qPrintable(QStringLiteral("task %1 not placed").arg(task.taskId)));
+        QCOMPARE(placement->workerId, expected.at(task.taskId - 1));
+        QCOMPARE(placement->gpuIndices.size(), task.gpus);
+        QCOMPARE(placement->cpus, task.cpus);
+        QCOMPARE(placement->memoryMb, task.memoryMb);
+    }
+    verifyBooks(placer, placements);
+}
+
+void tst_GangPlacer::allOrNothing_data()
+{
+    QTest::addColumn<QList<Declared>>("workers");
+    // Placed first and kept, so that the workers are partly used when the gang comes.
+    QTest::addColumn<QList<TaskDemand>>("earlier");
+    QTest::addColumn<QList<TaskDemand>>("tasks");
+    // A gang that fits the state the failed one must leave behind.
+    QTest::addColumn<QList<TaskDemand>>("fitting");
+
+    QTest::newRow("last task lacks GPUs")
+        << QList<Declared>{{4}, {1}} << QList<TaskDemand>{}
+        << gang({gpuTask(4), gpuTask(1), gpuTask(1)}) << gang({gpuTask(4), gpuTask(1)});
+    QTest::newRow("last task lacks CPUs")
+        << QList<Declared>{{2, 4}, {2, 4}} << QList<TaskDemand>{}
+        << gang({gpuTask(1, 3), gpuTask(1, 3), gpuTask(0, 2)})
+        << gang({gpuTask(1, 3), gpuTask(1, 1), gpuTask(0, 1)});
+    QTest::newRow("last task lacks memory")
+        << QList<Declared>{{2, 8, 1000}, {2, 8, 1000}} << QList<TaskDemand>{}
+        << gang({gpuTask(1, 1, 800), gpuTask(1, 1, 800), gpuTask(0, 1, 300)})
+        << gang({gpuTask(1, 1, 800), gpuTask(1, 1, 800), gpuTask(0, 1, 200)});
+    QTest::newRow("last task lacks a slot")
+        << QList<Declared>{{4, 8, 32000, 1}, {4, 8, 32000, 1}} << QList<TaskDemand>{}
+        << gang({gpuTask(1), gpuTask(1), gpuTask(1)}) << gang({gpuTask(1), gpuTask(1)});
+    QTest::newRow("partly used workers")
+        << QList<Declared>{{4}, {4}} << gang({gpuTask(2), gpuTask(1)})
+        << gang({gpuTask(3), gpuTask(2), gpuTask(1)}) << gang({gpuTask(4), gpuTask(1)});
+}
+
+void tst_GangPlacer::allOrNothing()
+{
+    QFETCH(QList<Declared>, workers);
+    QFETCH(QList<TaskDemand>, earlier);
+    QFETCH(QList<TaskDemand>, tasks);
+    QFETCH(QList<TaskDemand>, fitting);
+
+    GangPlacer placer = placerWith(workers);
+    QList<Placement> held;
+    if (!earlier.isEmpty()) {
+        held = placer.place(earlier);
+        QCOMPARE(held.size(), earlier.size());
+    }
+    const auto before = snapshot(placer);
+    const auto summaryBefore = placer.summary();
+
+    QVERIFY(placer.place(tasks).isEmpty());
+    QCOMPARE(snapshot(placer), before);
+    QCOMPARE(placer.summary().freeSlots, summaryBefore.freeSlots);
+    QCOMPARE(placer.summary().largestFreeGpus, summaryBefore.largestFreeGpus);
+    verifyBooks(placer, held);
+
+    // The index of free workers survived the undo: a gang that fits is placed.
+    const QList<Placement> placed = placer.place(fitting);
+    QCOMPARE(placed.size(), fitting.size());
+    verifyBooks(placer, held + placed);
+}
+
+void tst_GangPlacer::gpuIndicesNeverBookedTwice()
+{
+    GangPlacer placer = placerWith({{8, 16, 64000, 8}, {4, 16, 64000, 8}});
+    QList<Placement> held;
+    for (const int gpus : {1, 3, 2, 2, 1, 2, 1}) {
+        const QList<Placement> placed = placer.place(gang({gpuTask(gpus)}));
+        QCOMPARE(placed.size(), 1);
+        held += placed;
+        verifyBooks(placer, held);
+    }
+    // 12 GPUs, all booked: another GPU task waits.
+    QCOMPARE(placer.summary().largestFreeGpus, 0);
+    QVERIFY(placer.place(gang({gpuTask(1)})).isEmpty());
+
+    // A released placement's GPUs are given again, and only those.
+    const Placement freed = held.takeAt(1);
+    placer.release(freed);
+    const QList<Placement> again = placer.place(gang({gpuTask(int(freed.gpuIndices.size()))}));
+    QCOMPARE(again.size(), 1);
+    QCOMPARE(again.first().workerId, freed.workerId);
+    QCOMPARE(again.first().gpuIndices, freed.gpuIndices);
+    held += again;
+    verifyBooks(placer, held);
+}
+
+void tst_GangPlacer::releaseReturnsResources()
+{
+    GangPlacer placer = placerWith({{4, 8, 16000, 4}, {2, 8, 16000, 2}});
+    const auto fresh = snapshot(placer);
+    const QList<Placement> first = placer.place(
+        gang({gpuTask(2, 4, 8000), gpuTask(2, 2, 4000), gpuTask(1, 1, 1000)}));
+    QCOMPARE(first.size(), 3);
+    const QList<Placement> second = placer.place(gang({gpuTask(1, 1, 1000)}));
+    QCOMPARE(second.size(), 1);
+    verifyBooks(placer, first + second);
+    QVERIFY(snapshot(placer) != fresh);
+
+    for (const Placement &placement : first)
+        placer.release(placement);
+    verifyBooks(placer, second);
+    placer.release(second.first());
+    QCOMPARE(snapshot(placer), fresh);
+    // Everything is free again: the whole cluster is usable by one gang.
+    QCOMPARE(placer.place(gang({gpuTask(4, 8, 16000), gpuTask(2, 8, 16000)})).size(), 2);
+}
+
+void tst_GangPlacer::portsDistinctPerWorker()
+{
+    GangPlacer placer = placerWith({{0, 64, 64000, 6}, {0, 64, 64000, 6}});
+    QList<Placement> held = placer.place(
+        gang({gpuTask(0), gpuTask(0), gpuTask(0), gpuTask(0), gpuTask(0), gpuTask(0)}));
+    QCOMPARE(held.size(), 6);
+    held += placer.place(gang({gpuTask(0), gpuTask(0), gpuTask(0)}));
+    QCOMPARE(held.size(), 9);
+    verifyBooks(placer, held);
+
+    // Ports freed and given again stay distinct from those in use.
+    placer.release(held.takeAt(0));
+    placer.release(held.takeAt(2));
+    held += placer.place(gang({gpuTask(0), gpuTask(0), gpuTask(0)}));
+    QCOMPARE(held.size(), 10);
+    verifyBooks(placer, held);
+}
+
+void tst_GangPlacer::takenPortIsNotGivenAgain()
+{
+    // A task running when the server started holds the first port; a new one gets another.
+    GangPlacer placer = placerWith({{4, 8, 16000, 4}});
+    const Placement running{41, 1, {0, 1}, GangPlacer::FirstPort, 2, 4000};
+    placer.take(running);
+    const QList<Placement> placed = placer.place(gang({gpuTask(2)}));
+    QCOMPARE(placed.size(), 1);
+    QCOMPARE(placed.first().gpuIndices, (QList<int>{2, 3}));
+    QVERIFY(placed.first().port != running.port);
+    verifyBooks(placer, {running, placed.first()});
+}
+
+void tst_GangPlacer::updateWorkerKeepsWhatTasksHold()
+{
+    GangPlacer placer = placerWith({{2, 8, 16000, 2}});
+    const QList<Placement> placed = placer.place(gang({gpuTask(2, 4, 8000)}));
+    QCOMPARE(placed.size(), 1);
+
+    placer.updateWorker(nodeOf(1, {4, 16, 32000, 3}));
+    verifyBooks(placer, placed);
+    QCOMPARE(placer.workers().value(1).freeGpus(), 2);
+    QCOMPARE(placer.place(gang({gpuTask(2)})).first().gpuIndices, (QList<int>{2, 3}));
+
+    // Offline, it is never chosen, and online again it is.
+    placer.updateWorker(nodeOf(1, {4, 16, 32000, 3, false}));
+    QVERIFY(placer.place(gang({gpuTask(0)})).isEmpty());
+    placer.updateWorker(nodeOf(1, {4, 16, 32000, 3, true}));
+    QCOMPARE(placer.place(gang({gpuTask(0)})).size(), 1);
+}
+
+void tst_GangPlacer::updateWorkerWithFewerGpus()
+{
+    // A worker that comes back declaring 2 of its 4 GPUs (one failed, or CUDA_VISIBLE_DEVICES
+    // changed) must not be given GPU indices 2 and 3 any more.
+    GangPlacer placer = placerWith({{4, 8, 16000, 4}});
+    placer.updateWorker(nodeOf(1, {2, 8, 16000, 4}));
+    QCOMPARE(placer.workers().value(1).freeGpus(), 2);
+    const QList<Placement> placed = placer.place(gang({gpuTask(4)}));
+    QVERIFY(placed.isEmpty());
+}
+
+void tst_GangPlacer::explain_data()
+{
+    QTest::addColumn<QList<Declared>>("workers");
+    QTest::addColumn<QList<TaskDemand>>("earlier");
+    QTest::addColumn<QList<TaskDemand>>("tasks");
+    QTest::addColumn<QString>("reason");
+
+    QTest::newRow("no worker") << QList<Declared>{} << QList<TaskDemand>{} << gang({gpuTask(1)})
+                               << QStringLiteral("no worker is online; start a ddl-worker");
+    QTest::newRow("only offline workers")
+        << QList<Declared>{{4, 8, 32000, 4, false}} << QList<TaskDemand>{} << gang({gpuTask(1)})
+        << QStringLiteral("no worker is online; start a ddl-worker");
+    QTest::newRow("GPUs: never")
+        << QList<Declared>{{2}, {2}} << QList<TaskDemand>{} << gang({gpuTask(4)})
+        << QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2, so it cannot "
+                          "run until a bigger one joins");
+    QTest::newRow("GPUs: not now")
+        << QList<Declared>{{4}} << gang({gpuTask(3)}) << gang({gpuTask(2)})
+        << QStringLiteral("needs 2 GPUs on one worker; the largest free is 1");
+    QTest::newRow("CPUs: never")
+        << QList<Declared>{{0, 8}} << QList<TaskDemand>{} << gang({gpuTask(0, 16)})
+        << QStringLiteral("needs 16 CPUs on one worker; the largest worker has 8, so it cannot "
+                          "run until a bigger one joins");
+    QTest::newRow("CPUs: not now")
+        << QList<Declared>{{0, 8}} << gang({gpuTask(0, 6)}) << gang({gpuTask(0, 4)})
+        << QStringLiteral("needs 4 CPUs on one worker; the largest free is 2");
+    QTest::newRow("memory: never")
+        << QList<Declared>{{0, 8, 32000}} << QList<TaskDemand>{} << gang({gpuTask(0, 1, 64000)})
+        << QStringLiteral("needs 64000 MB of memory on one worker; the largest worker has 32000, "
+                          "so it cannot run until a bigger one joins");
+    QTest::newRow("memory: not now")
+        << QList<Declared>{{0, 8, 32000}} << gang({gpuTask(0, 1, 30000)})
+        << gang({gpuTask(0, 1, 4000)})
+        << QStringLiteral("needs 4000 MB of memory on one worker; the largest free is 2000");
+    QTest::newRow("slots")
+        << QList<Declared>{{4, 8, 32000, 1}, {4, 8, 32000, 1}} << gang({gpuTask(0)})
+        << gang({gpuTask(1), gpuTask(1)})
+        << QStringLiteral("needs 2 task slots at once; 1 are free");
+    QTest::newRow("gang does not fit together")
+        << QList<Declared>{{2}, {2}} << QList<TaskDemand>{}
+        << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
+        << QStringLiteral("its 3 tasks must start together and do not all fit on the free "
+                          "workers yet");
+    // Every slot is taken while CPUs, memory and GPUs are left: the slots are what it waits for.
+    QTest::newRow("all slots busy")
+        << QList<Declared>{{4, 8, 32000, 1}} << gang({gpuTask(1)}) << gang({gpuTask(1)})
+        << QStringLiteral("needs 1 task slots at once; 0 are free");
+}
+
+void tst_GangPlacer::explain()
+{
+    QFETCH(QList<Declared>, workers);
+    QFETCH(QList<TaskDemand>, earlier);
+    QFETCH(QList<TaskDemand>, tasks);
+    QFETCH(QString, reason);
+
+    GangPlacer placer = placerWith(workers);
+    if (!earlier.isEmpty())
+        QCOMPARE(placer.place(earlier).size(), earlier.size());
+    QVERIFY(placer.place(tasks).isEmpty());
+    QCOMPARE(GangPlacer::explain(tasks, placer.summary()), reason);
+}
+
+QTEST_GUILESS_MAIN(tst_GangPlacer)
+#include "tst_gangplacer.moc"
