@@ -179,15 +179,18 @@ GangPlacer::Summary GangPlacer::summary() const
             cluster.largestFreeGpus = std::max(cluster.largestFreeGpus, node.freeGpus());
             cluster.largestFreeCpus = std::max(cluster.largestFreeCpus, node.freeCpus);
             cluster.largestFreeMemory = std::max(cluster.largestFreeMemory, node.freeMemoryMb);
+            if (node.freeGpus() > 0)
+                cluster.freeGpus.append(node.freeGpus());
         }
     }
+    std::sort(cluster.freeGpus.begin(), cluster.freeGpus.end(), std::greater<>());
     return cluster;
 }
 
 QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
     const auto &[online, largestGpus, largestFreeGpus, largestCpus, largestFreeCpus, largestMemory,
-                 largestFreeMemory, freeSlots]
+                 largestFreeMemory, freeSlots, freeGpus]
         = cluster;
     if (online == 0)
         return QStringLiteral("no worker is online; start a ddl-worker");
@@ -225,6 +228,42 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
         return describe(QStringLiteral("CPUs"), needCpus, largestFreeCpus, false);
     if (needMemory > largestFreeMemory)
         return describe(QStringLiteral("MB of memory"), needMemory, largestFreeMemory, false);
+    // Each task fits somewhere; do their GPUs fit all at once? (largest first, as placed)
+    QList<int> gpuDemands;
+    for (const TaskDemand &task : tasks) {
+        if (task.gpus > 0)
+            gpuDemands.append(task.gpus);
+    }
+    std::sort(gpuDemands.begin(), gpuDemands.end(), std::greater<>());
+    QList<int> left = freeGpus;
+    bool gpusFit = true;
+    for (const int demand : std::as_const(gpuDemands)) {
+        const auto it = std::find_if(left.begin(), left.end(), [demand](int free) {
+            return free >= demand;
+        });
+        if (it == left.end()) {
+            gpusFit = false;
+            break;
+        }
+        *it -= demand;
+    }
+    if (!gpusFit) {
+        QStringList shown;
+        for (int i = 0; i < std::min<qsizetype>(freeGpus.size(), 8); ++i)
+            shown << QString::number(freeGpus.at(i));
+        if (freeGpus.size() > 8)
+            shown << QStringLiteral("...");
+        return QStringLiteral("its %1 tasks need GPUs (%2) on their workers all at once; the free "
+                              "GPUs per worker are %3")
+            .arg(tasks.size())
+            .arg([&] {
+                QStringList parts;
+                for (const int demand : std::as_const(gpuDemands))
+                    parts << QString::number(demand);
+                return parts.join(QStringLiteral(" + "));
+            }())
+            .arg(shown.isEmpty() ? QStringLiteral("none") : shown.join(QStringLiteral(", ")));
+    }
     return QStringLiteral("its %1 tasks must start together and do not all fit on the free "
                           "workers yet")
         .arg(tasks.size());

@@ -38,6 +38,7 @@ public:
         int largestGpus = 0, largestFreeGpus = 0, largestCpus = 0, largestFreeCpus = 0;
         qint64 largestMemory = 0, largestFreeMemory = 0;
         int freeSlots = 0;
+        QList<int> freeGpus; // per worker with a free slot, most first
     };
     Summary summary() const;
     bool hasFreeSlot() const { return !m_free.empty(); }

@@ -59,14 +59,15 @@ QString ClusterHarness::workerLog() const
     return readAll(path(QStringLiteral("worker.log")));
 }
 
-bool ClusterHarness::startServer()
+bool ClusterHarness::startServer(const QStringList &extraArgs)
 {
     m_server = std::make_unique<QProcess>();
     m_server->setProcessChannelMode(QProcess::MergedChannels);
     m_server->setStandardOutputFile(path(QStringLiteral("server.log")));
     m_server->start(binary(QStringLiteral("ddl-server")),
-                    {QStringLiteral("--data-dir"), path(QStringLiteral("server")),
-                     QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")});
+                    QStringList{QStringLiteral("--data-dir"), path(QStringLiteral("server")),
+                                QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0")}
+                        + extraArgs);
     if (!m_server->waitForStarted(5000))
         return false;
     static const QRegularExpression listening(QStringLiteral("listening on (https://\\S+)"));
@@ -120,7 +121,41 @@ bool ClusterHarness::startNamedWorker(const QString &name, const QStringList &ex
                       + extraArgs);
     const bool started = worker->waitForStarted(5000);
     m_namedWorkers.push_back(std::move(worker));
+    m_namedWorkerNames.append(name);
     return started;
+}
+
+bool ClusterHarness::killNamedWorker(const QString &name)
+{
+    const qsizetype index = m_namedWorkerNames.lastIndexOf(name);
+    if (index < 0)
+        return false;
+    QProcess *worker = m_namedWorkers.at(size_t(index)).get();
+    if (worker->state() == QProcess::NotRunning)
+        return false;
+    worker->kill();
+    return worker->waitForFinished(5000);
+}
+
+CliRun ClusterHarness::setUserLimits(const QString &email, const QStringList &limits)
+{
+    QProcess process;
+    process.start(binary(QStringLiteral("ddl-server")),
+                  QStringList{QStringLiteral("user"), QStringLiteral("limits"),
+                              QStringLiteral("--data-dir"), path(QStringLiteral("server")),
+                              QStringLiteral("--email"), email}
+                      + limits);
+    CliRun run;
+    if (!process.waitForFinished(15000)) {
+        process.kill();
+        process.waitForFinished(2000);
+        run.err = QStringLiteral("ddl-server user limits timed out");
+        return run;
+    }
+    run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
 }
 
 QString ClusterHarness::workerLog(const QString &name) const
@@ -214,6 +249,24 @@ static bool copyTree(const QString &from, const QString &to)
         }
     }
     return true;
+}
+
+QString ClusterHarness::makeRepo(const QString &name, const QMap<QString, QByteArray> &files)
+{
+    const QString repo = path(QStringLiteral("repos/") + name);
+    if (!QDir().mkpath(repo))
+        return {};
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile file(QDir(repo).filePath(it.key()));
+        if (!QDir().mkpath(QFileInfo(file).absolutePath()) || !file.open(QIODevice::WriteOnly)
+            || file.write(it.value()) != it.value().size())
+            return {};
+    }
+    if (!git(repo, {QStringLiteral("init"), QStringLiteral("-q")})
+        || !git(repo, {QStringLiteral("add"), QStringLiteral("-A")})
+        || !git(repo, {QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("jobs")}))
+        return {};
+    return repo;
 }
 
 QString ClusterHarness::makeExampleRepo(const QString &name)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QTemporaryDir>
@@ -24,7 +25,8 @@ public:
     ClusterHarness();
     ~ClusterHarness();
 
-    bool startServer();
+    // Extra flags go to ddl-server after --data-dir and --listen (e.g. --worker-timeout 4).
+    bool startServer(const QStringList &extraArgs = {});
     bool startWorker(const QStringList &extraArgs = {});
     void stopWorker();
     QString serverUrl() const { return m_url; }
@@ -39,6 +41,12 @@ public:
     bool startNamedWorker(const QString &name, const QStringList &extraArgs = {},
                           const QProcessEnvironment &environment = {});
     QString workerLog(const QString &name) const;
+    // SIGKILLs the named worker (no goodbye to the server: its heartbeats simply stop).
+    bool killNamedWorker(const QString &name);
+
+    // `ddl-server user limits` on this server's data dir (e.g. {"--max-gpus", "1"}); the running
+    // server reads it at its next housekeeping round (~2 s). Returns the command's output.
+    CliRun setUserLimits(const QString &email, const QStringList &limits);
 
     // Runs ddlcli as user (a config folder per user) in workDir with stdinText piped in.
     CliRun cli(const QString &user, const QStringList &args, const QString &workDir = {},
@@ -49,6 +57,8 @@ public:
     QString makeExampleRepo(const QString &name);
     // The same from any folder under examples/.
     QString makeExampleRepo(const QString &name, const QString &exampleFolder);
+    // A git repository with just these files (name -> content), committed.
+    QString makeRepo(const QString &name, const QMap<QString, QByteArray> &files);
     static bool git(const QString &repo, const QStringList &args);
     static QString binary(const QString &name);
 
@@ -57,6 +67,7 @@ private:
     std::unique_ptr<QProcess> m_server;
     std::unique_ptr<QProcess> m_worker;
     std::vector<std::unique_ptr<QProcess>> m_namedWorkers;
+    QStringList m_namedWorkerNames; // by the index of m_namedWorkers
     QString m_url;
     QString m_enrollToken;
 };

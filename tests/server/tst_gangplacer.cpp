@@ -423,11 +423,11 @@ void tst_GangPlacer::explain_data()
         << QList<Declared>{{4, 8, 32000, 1}, {4, 8, 32000, 1}} << gang({gpuTask(0)})
         << gang({gpuTask(1), gpuTask(1)})
         << QStringLiteral("needs 2 task slots at once; 1 are free");
-    QTest::newRow("gang does not fit together")
+    QTest::newRow("gang's GPUs do not fit together")
         << QList<Declared>{{2}, {2}} << QList<TaskDemand>{}
         << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
-        << QStringLiteral("its 3 tasks must start together and do not all fit on the free "
-                          "workers yet");
+        << QStringLiteral("its 3 tasks need GPUs (2 + 2 + 2) on their workers all at once; the "
+                          "free GPUs per worker are 2, 2");
     // Every slot is taken while CPUs, memory and GPUs are left: the slots are what it waits for.
     QTest::newRow("all slots busy")
         << QList<Declared>{{4, 8, 32000, 1}} << gang({gpuTask(1)}) << gang({gpuTask(1)})
