@@ -205,7 +205,7 @@ void TestCliArguments::help()
     const CliRun submit = runCli({u"submit"_s, u"--help"_s});
     QCOMPARE(submit.exitCode, 0);
     QVERIFY(submit.out.startsWith(u"Usage: ddlcli submit [--task_config=FILE] "
-                                  "[--job_config=FILE] [--output=FORMAT]"_s));
+                                  "[--job_config=FILE] [--priority=N] [--output=FORMAT]"_s));
     QVERIFY(submit.out.contains(u"--server=URL"_s));
 
     const CliRun helpCommand = runCli({u"help"_s, u"logs"_s});

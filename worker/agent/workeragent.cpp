@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
+#include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
 #include "workerlogging.h"
@@ -149,6 +150,7 @@ Status WorkerAgent::start()
     }
 
     m_resources = detectHostResources(m_config.gpus);
+    m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
     m_slots =
         m_config.slotCount > 0 ? m_config.slotCount : std::max(1, int(m_resources.gpus.size()));
     m_advertiseAddress =
@@ -165,6 +167,14 @@ Status WorkerAgent::start()
                .arg(gpuNames.isEmpty() ? QString() : u" ["_s + gpuNames.join(u", ") + u']')
                .arg(m_slots)
                .arg(m_advertiseAddress);
+    if (m_cpuCores.cores().isEmpty()) {
+        qCInfo(lcWorkerAgent).noquote()
+            << "tasks are not pinned to CPU cores: no CPU affinity on this system";
+    } else {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"tasks are pinned to CPU cores among %1"_s.arg(
+                   cpuaffinity::format(m_cpuCores.cores()));
+    }
     qCInfo(lcWorkerAgent).noquote()
         << u"work folder %1, python %2"_s.arg(m_config.workDir, m_config.python);
 
@@ -194,6 +204,7 @@ void WorkerAgent::shutdown()
     const QList<TaskRunner *> runners = m_tasks.values();
     m_tasks.clear();
     m_busyGpus.clear();
+    m_cpuCores.clear();
     qDeleteAll(runners);
 }
 
@@ -419,6 +430,21 @@ void WorkerAgent::startTask(const TaskLease &lease)
         gpus = lease.gpuIndices;
     for (int index : gpus)
         m_busyGpus.insert(index);
+    // The server books CPUs by count; a worker that declared more than it has is over-committed,
+    // and its tasks then share the least used cores.
+    const qsizetype freeCores = m_cpuCores.freeCores().size();
+    const QList<int> cores = m_cpuCores.acquire(lease.cpus);
+    const bool sharedCores = std::any_of(cores.cbegin(), cores.cend(), [this](int core) {
+        return m_cpuCores.users(core) > 1;
+    });
+    if (!cores.isEmpty() && (sharedCores || cores.size() < lease.cpus)) {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"task %1 asks for %2 CPU(s) and %3 core(s) are free: it gets cores %4, shared"_s
+                   .arg(lease.taskId)
+                   .arg(lease.cpus)
+                   .arg(freeCores)
+                   .arg(cpuaffinity::format(cores));
+    }
 
     TaskServices services;
     services.client = m_client;
@@ -433,16 +459,18 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
 
-    auto *runner = new TaskRunner(lease, gpus, services, this);
+    auto *runner = new TaskRunner(lease, gpus, cores, services, this);
     m_tasks.insert(lease.taskId, runner);
     connect(runner, &TaskRunner::finished, this, &WorkerAgent::handleTaskFinished);
     qCInfo(lcWorkerAgent).noquote()
-        << u"task %1 leased: job %2, %3, role %4 #%5, %6 GPU(s)"_s.arg(lease.taskId)
+        << u"task %1 leased: job %2, %3, role %4 #%5, %6 GPU(s), CPU cores %7"_s
+               .arg(lease.taskId)
                .arg(lease.jobName.isEmpty() ? lease.jobUuid : lease.jobName,
                     TaskLease::kindName(lease.kind),
                     lease.role)
                .arg(lease.roleIndex)
-               .arg(lease.gpus);
+               .arg(lease.gpus)
+               .arg(cores.isEmpty() ? u"not pinned"_s : cpuaffinity::format(cores));
     emit taskStarted(lease.taskId);
     runner->start();
 }
@@ -462,6 +490,7 @@ void WorkerAgent::handleTaskFinished(qint64 taskId, const QString &state)
         return;
     for (int index : runner->gpuIndices())
         m_busyGpus.remove(index);
+    m_cpuCores.release(runner->cpuCores());
     runner->deleteLater();
     qCInfo(lcWorkerAgent).noquote() << "task" << taskId << "done:" << state;
     emit taskFinished(taskId, state);

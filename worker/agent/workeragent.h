@@ -1,5 +1,6 @@
 #pragma once
 
+#include "agent/cpucorepool.h"
 #include "agent/hostinfo.h"
 #include "agent/tasklease.h"
 #include "agent/workeridentity.h"
@@ -27,7 +28,7 @@ class VenvManager;
 // The worker daemon. It enrolls with the server (or reuses WORK_DIR/worker.json, enrolling again
 // when the server answers 401), heartbeats every 2 s with its resources and running tasks
 // (ending those the answer cancels), leases tasks every 250 ms while it has free slots, and runs
-// each through a TaskRunner with the GPUs it assigns. Everything is asynchronous: no nested event
+// each through a TaskRunner with the GPUs and CPU cores it assigns. Everything is asynchronous: no nested event
 // loops.
 class WorkerAgent : public QObject
 {
@@ -47,6 +48,8 @@ public:
     int slotCount() const { return m_slots; }
     QString workerId() const { return m_identity ? m_identity->workerId : QString(); }
     QList<qint64> taskIds() const { return m_tasks.keys(); }
+    // The CPU cores tasks are pinned to and how many running tasks hold each.
+    const CpuCorePool &cpuCores() const { return m_cpuCores; }
     QString identityPath() const;
 
 signals:
@@ -96,6 +99,7 @@ private:
     bool m_heartbeatFailing = false;
     QMap<qint64, TaskRunner *> m_tasks;
     QSet<int> m_busyGpus;
+    CpuCorePool m_cpuCores; // the cores of the worker's own affinity, given to tasks by lease.cpus
 };
 
 } // namespace ddl::worker

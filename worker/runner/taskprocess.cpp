@@ -1,5 +1,6 @@
 #include "taskprocess.h"
 
+#include "process/cpuaffinity.h"
 #include "process/processtree.h"
 #include "workerlogging.h"
 
@@ -141,7 +142,14 @@ void TaskProcess::start(const LaunchSpec &spec)
         arguments = {u"-c"_s, spec.command};
     }
     m_process.setWorkingDirectory(spec.paths.codeDir);
-    m_process.setProcessEnvironment(spec.environment);
+    QProcessEnvironment environment = spec.environment;
+    if (spec.cpuCores.isEmpty())
+        environment.remove(u"DDL_CPU_CORES"_s);
+    else
+        environment.insert(u"DDL_CPU_CORES"_s, cpuaffinity::format(spec.cpuCores));
+    m_process.setProcessEnvironment(environment);
+    // Before the sandbox's limits: bubblewrap itself runs on the task's cores.
+    cpuaffinity::pinChild(m_process, spec.cpuCores);
     m_sandbox = spec.sandbox;
     if (m_sandbox.isEnabled()) {
         if (!spec.sandboxSpec.scratchDir.isEmpty() && !QDir().mkpath(spec.sandboxSpec.scratchDir)) {

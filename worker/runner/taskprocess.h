@@ -37,6 +37,9 @@ struct LaunchSpec
     QProcessEnvironment environment;
     Sandbox sandbox; // disabled: the task runs unconfined
     SandboxSpec sandboxSpec;
+    // The CPU cores the task's first process is pinned to (and with it everything it starts),
+    // also given to it as DDL_CPU_CORES ("2,3"); empty: not pinned, and no DDL_CPU_CORES.
+    QList<int> cpuCores;
 };
 
 // How many processes a sandboxed task may add to those the worker's user already runs

@@ -5,6 +5,7 @@
 #include "api/blobupload.h"
 #include "cache/blobcache.h"
 #include "core/sha256.h"
+#include "process/cpuaffinity.h"
 #include "runner/logstreamer.h"
 #include "runner/venvmanager.h"
 #include "workerlogging.h"
@@ -37,11 +38,13 @@ bool isTransient(const Error &error)
 
 TaskRunner::TaskRunner(const TaskLease &lease,
                        const QList<int> &gpuIndices,
+                       const QList<int> &cpuCores,
                        const TaskServices &services,
                        QObject *parent)
     : QObject(parent)
     , m_lease(lease)
     , m_gpuIndices(gpuIndices)
+    , m_cpuCores(cpuCores)
     , m_services(services)
     , m_paths(TaskPaths::forTask(services.tasksRoot, lease.taskId))
     , m_python(services.python)
@@ -77,14 +80,18 @@ void TaskRunner::start()
             list << QString::number(index);
         return list.join(u',');
     }());
+    const QString cpus = m_cpuCores.isEmpty()
+                             ? u"CPUs not pinned"_s
+                             : u"CPU cores %1"_s.arg(cpuaffinity::format(m_cpuCores));
     m_log->appendLine(
-        u"task %1 of job %2 (%3, role %4 #%5, attempt %6) on worker %7, %8"_s.arg(m_lease.taskId)
+        u"task %1 of job %2 (%3, role %4 #%5, attempt %6) on worker %7, %8, %9"_s
+            .arg(m_lease.taskId)
             .arg(m_lease.jobName.isEmpty() ? m_lease.jobUuid : m_lease.jobName,
                  TaskLease::kindName(m_lease.kind),
                  m_lease.role)
             .arg(m_lease.roleIndex)
             .arg(m_lease.attempt)
-            .arg(m_services.workerName, gpus));
+            .arg(m_services.workerName, gpus, cpus));
     qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "preparing in" << m_paths.taskDir;
     fetchPackage();
 }
@@ -185,6 +192,7 @@ void TaskRunner::launch()
         m_lease, m_paths, {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir});
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
+    spec.cpuCores = m_cpuCores;
     m_process = new TaskProcess(this);
     connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
     connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);

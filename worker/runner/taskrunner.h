@@ -36,17 +36,20 @@ struct TaskServices
 
 // Runs one leased task from start to end: fetches its code and dataset through the cache,
 // extracts the code into WORK_DIR/tasks/<id>/code, prepares a venv when the package has a
-// requirements.txt, runs the process in the sandbox (reporting RUNNING when it starts) while its
-// output streams to the server, then uploads every file of output/ as an artifact and reports
-// the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED when it was cancelled.
+// requirements.txt, runs the process in the sandbox on its CPU cores (reporting RUNNING when it
+// starts) while its output streams to the server, then uploads every file of output/ as an
+// artifact and reports the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED
+// when it was cancelled.
 class TaskRunner : public QObject
 {
     Q_OBJECT
 public:
     enum class Phase { Preparing, Running, Finishing, Done };
 
+    // cpuCores: the cores the task is pinned to (CpuCorePool); empty: not pinned.
     TaskRunner(const TaskLease &lease,
                const QList<int> &gpuIndices,
+               const QList<int> &cpuCores,
                const TaskServices &services,
                QObject *parent = nullptr);
     ~TaskRunner() override;
@@ -58,6 +61,7 @@ public:
     qint64 taskId() const { return m_lease.taskId; }
     const TaskLease &lease() const { return m_lease; }
     const QList<int> &gpuIndices() const { return m_gpuIndices; }
+    const QList<int> &cpuCores() const { return m_cpuCores; }
     Phase phase() const { return m_phase; }
     const TaskPaths &paths() const { return m_paths; }
 
@@ -101,6 +105,7 @@ private:
 
     TaskLease m_lease;
     QList<int> m_gpuIndices;
+    QList<int> m_cpuCores;
     TaskServices m_services;
     TaskPaths m_paths;
     Phase m_phase = Phase::Preparing;
