@@ -217,6 +217,21 @@ QStringList Sandbox::arguments(const SandboxSpec &spec,
 
     args << u"--proc"_s << u"/proc"_s << u"--dev"_s << u"/dev"_s << u"--tmpfs"_s << u"/dev/shm"_s
          << u"--tmpfs"_s << u"/tmp"_s;
+    // The task's private /tmp is writable, so folders bwrap would make there to hold binds (a
+    // work folder under /tmp) would be too: give each its own tmpfs, made read-only below.
+    for (const QString &path : spec.readOnlyPaths + spec.writablePaths + QStringList{spec.scratchDir}) {
+        const QString clean = cleanAbsolute(path);
+        for (const QString &writableRoot : {u"/tmp/"_s, u"/dev/shm/"_s}) {
+            if (!clean.startsWith(writableRoot))
+                continue;
+            const QString holder = writableRoot
+                                   + clean.mid(writableRoot.size()).section(u'/', 0, 0);
+            if (!hiddenDirs.contains(holder) && holder != clean) {
+                args << u"--tmpfs"_s << holder;
+                hiddenDirs << holder;
+            }
+        }
+    }
     if (spec.gpuDevices) {
         // Every NVIDIA device node: which GPUs a task uses is CUDA_VISIBLE_DEVICES's business.
         const QStringList nodes = QDir(u"/dev"_s).entryList(
