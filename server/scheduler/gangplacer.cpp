@@ -104,22 +104,15 @@ Placement GangPlacer::takeOn(WorkerNode &node, const TaskDemand &task)
 
 void GangPlacer::take(const Placement &placement)
 {
-    WorkerNode *node = worker(placement.workerId);
-    if (!node)
-        return;
-    unindex(*node);
-    for (const int index : placement.gpuIndices) {
-        if (index >= 0 && index < node->gpuBusy.size())
-            node->gpuBusy[index] = true;
-    }
-    node->freeCpus -= placement.cpus;
-    node->freeMemoryMb -= placement.memoryMb;
-    node->freeSlots -= 1;
-    node->usedPorts.insert(placement.port);
-    index(*node);
+    book(placement, true);
 }
 
 void GangPlacer::release(const Placement &placement)
+{
+    book(placement, false);
+}
+
+void GangPlacer::book(const Placement &placement, bool taken)
 {
     WorkerNode *node = worker(placement.workerId);
     if (!node)
@@ -127,12 +120,16 @@ void GangPlacer::release(const Placement &placement)
     unindex(*node);
     for (const int index : placement.gpuIndices) {
         if (index >= 0 && index < node->gpuBusy.size())
-            node->gpuBusy[index] = false;
+            node->gpuBusy[index] = taken;
     }
-    node->freeCpus += placement.cpus;
-    node->freeMemoryMb += placement.memoryMb;
-    node->freeSlots += 1;
-    node->usedPorts.remove(placement.port);
+    const int sign = taken ? -1 : 1;
+    node->freeCpus += sign * placement.cpus;
+    node->freeMemoryMb += sign * placement.memoryMb;
+    node->freeSlots += sign;
+    if (taken)
+        node->usedPorts.insert(placement.port);
+    else
+        node->usedPorts.remove(placement.port);
     index(*node);
 }
 

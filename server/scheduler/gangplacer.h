@@ -51,6 +51,8 @@ private:
     void index(const WorkerNode &node);
     void unindex(const WorkerNode &node);
     Placement takeOn(WorkerNode &node, const TaskDemand &task);
+    // Takes (or gives back) what a placement holds on its worker.
+    void book(const Placement &placement, bool taken);
     static int allocatePort(WorkerNode &node);
 
     QHash<qint64, WorkerNode> m_workers;
