@@ -23,6 +23,7 @@ private slots:
     void badTaskYamlIsRefused();
     void failingMainEndsFailedWithTraceback();
     void cancelStopsARunningJob();
+    void openPaiJobWithoutCodeRuns();
     void secretsNeverReachTheLogs();
 
 private:
@@ -214,6 +215,31 @@ void TestE2eJobLoop::cancelStopsARunningJob()
                                                {QStringLiteral("-f"), QStringLiteral("^sleep 300$")})
                                  != 0,
                              15000);
+}
+
+void TestE2eJobLoop::openPaiJobWithoutCodeRuns()
+{
+    // Outside any git repository an OpenPAI job goes without a code package: its command needs
+    // none.
+    const QString folder = m_cluster.path(QStringLiteral("no-repo"));
+    QVERIFY(QDir().mkpath(folder));
+    QFile job(QDir(folder).filePath(QStringLiteral("job.json")));
+    QVERIFY(job.open(QIODevice::WriteOnly));
+    job.write(R"({"jobName": "no-code", "image": "none", "taskRoles": [{"name": "main",
+        "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0,
+        "command": "echo ran without code in $PAI_TASK_ROLE_NAME"}]})");
+    job.close();
+    const CliRun run = m_cluster.cli(QStringLiteral("alice"),
+                                     {QStringLiteral("submit"), QStringLiteral("--job_config=job.json")},
+                                     folder);
+    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
+                                             QRegularExpression::MultilineOption);
+    const QString uuid = uuidLine.match(run.out).captured(1);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(run.out + run.err));
+    QCOMPARE(waitForEnd(QStringLiteral("alice"), uuid), QStringLiteral("SUCCEEDED"));
+    const CliRun logs = m_cluster.cli(QStringLiteral("alice"),
+                                      {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid});
+    QVERIFY2(logs.out.contains(QLatin1String("ran without code in main")), qPrintable(logs.out));
 }
 
 // Every token the run made, as found in the files that hold them.

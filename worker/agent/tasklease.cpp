@@ -51,9 +51,12 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     if (lease.gpus < 0 || lease.cpus < 0 || lease.memoryMb < 0)
         return leaseError(u"gpus"_s, u"and cpus, memory_mb must be >= 0"_s);
 
+    // An OpenPAI job may come without code: its command needs none.
     lease.packageSha256 = object.value(u"package_sha256"_s).toString();
-    if (!isSha256Hex(lease.packageSha256))
+    if (!lease.packageSha256.isEmpty() && !isSha256Hex(lease.packageSha256))
         return leaseError(u"package_sha256"_s, u"must be a lowercase SHA-256 hex digest"_s);
+    if (lease.packageSha256.isEmpty() && lease.kind == Kind::Ddl)
+        return leaseError(u"package_sha256"_s, u"is required for a DDL job"_s);
     const QJsonValue dataset = object.value(u"dataset_sha256"_s);
     if (dataset.isString() && !dataset.toString().isEmpty()) {
         lease.datasetSha256 = dataset.toString();

@@ -98,6 +98,11 @@ void TaskRunner::start()
 
 void TaskRunner::fetchPackage()
 {
+    if (m_lease.packageSha256.isEmpty()) {
+        QDir().mkpath(m_paths.codeDir);
+        fetchDataset();
+        return;
+    }
     m_log->appendLine(u"fetching code package %1"_s.arg(m_lease.packageSha256));
     m_services.cache->fetchBlob(m_lease.packageSha256, this, [this](const Result<QString> &blob) {
         if (!stillPreparing())
