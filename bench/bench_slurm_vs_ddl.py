@@ -20,8 +20,15 @@ as root, it installs them with apt-get (--no-install prints the command instead 
 Where Slurm cannot run, it says why and still prints DDL's figure. Every daemon it started is ended
 on the way out, also on failure or Ctrl-C.
 
-Usage: bench/bench_slurm_vs_ddl.py [--jobs 200] [--slots 2] [--bin build/bin] [--poll 0.1]
-                                   [--skip-ddl] [--skip-slurm] [--no-install] [--keep]
+The jobs are submitted with "package": null first. The worker (as of this writing) refuses an
+OpenPAI lease without a code package, so when that happens the DDL run is repeated with one tiny
+uploaded tar (10 KiB, fetched once and then taken from the worker's cache) named by every job,
+and the note says so (--ddl-package null|tiny picks one).
+
+Usage: bench/bench_slurm_vs_ddl.py [--jobs 200] [--slots 2] [--bin build/bin]
+           [--ddl-server PATH] [--ddl-worker PATH] [--ddl-package auto|null|tiny]
+           [--poll 0.1] [--slurm-poll 0.25] [--timeout 3600]
+           [--skip-ddl] [--skip-slurm] [--no-install] [--keep] [--print-htc]
 """
 import argparse
 import datetime
@@ -91,10 +98,6 @@ def local_to_epoch(text):
     """A log timestamp in local time, 'YYYY-MM-DD hh:mm:ss.zzz' or with a 'T'."""
     text = text.replace("T", " ")
     return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f").timestamp()
-
-
-def fmt_s(seconds):
-    return "%.3f s" % seconds if seconds is not None else "n/a"
 
 
 class Daemons:
