@@ -20,10 +20,10 @@ as root, it installs them with apt-get (--no-install prints the command instead 
 Where Slurm cannot run, it says why and still prints DDL's figure. Every daemon it started is ended
 on the way out, also on failure or Ctrl-C.
 
-The jobs are submitted with "package": null first. The worker (as of this writing) refuses an
-OpenPAI lease without a code package, so when that happens the DDL run is repeated with one tiny
+The jobs are submitted with "package": null. A worker that refuses an OpenPAI lease without a
+code package (those before commit 8fdb4a9 did) makes the DDL run start again with one tiny
 uploaded tar (10 KiB, fetched once and then taken from the worker's cache) named by every job,
-and the note says so (--ddl-package null|tiny picks one).
+and the note under the figures says so (--ddl-package null|tiny picks one).
 
 Usage: bench/bench_slurm_vs_ddl.py [--jobs 200] [--slots 2] [--bin build/bin]
            [--ddl-server PATH] [--ddl-worker PATH] [--ddl-package auto|null|tiny]
