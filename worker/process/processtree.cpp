@@ -71,10 +71,27 @@ bool treeAlive(qint64 leaderPid)
 {
 #if defined(Q_OS_LINUX)
     // kill(-pgid, 0) also succeeds for zombies waiting to be reaped, so read /proc instead.
+    for (const ProcessEntry &entry : processTable()) {
+        if (entry.groupId == leaderPid && entry.state != 'Z' && entry.state != 'X')
+            return true;
+    }
+    return false;
+#elif defined(Q_OS_UNIX)
+    return leaderPid > 1 && ::kill(-pid_t(leaderPid), 0) == 0;
+#else
+    Q_UNUSED(leaderPid);
+    return false;
+#endif
+}
+
+QList<ProcessEntry> processTable()
+{
+    QList<ProcessEntry> table;
+#if defined(Q_OS_LINUX)
     const QStringList entries = QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString &entry : entries) {
         bool isPid = false;
-        entry.toLongLong(&isPid);
+        const qint64 pid = entry.toLongLong(&isPid);
         if (!isPid)
             continue;
         QFile stat(u"/proc/"_s + entry + u"/stat"_s);
@@ -86,18 +103,12 @@ bool treeAlive(qint64 leaderPid)
         if (close < 0)
             continue;
         const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-        if (fields.size() < 3)
+        if (fields.size() < 3 || fields.at(0).isEmpty())
             continue;
-        if (fields.at(2).toLongLong() == leaderPid && fields.at(0) != "Z" && fields.at(0) != "X")
-            return true;
+        table.append({pid, fields.at(0).at(0), fields.at(1).toLongLong(), fields.at(2).toLongLong()});
     }
-    return false;
-#elif defined(Q_OS_UNIX)
-    return leaderPid > 1 && ::kill(-pid_t(leaderPid), 0) == 0;
-#else
-    Q_UNUSED(leaderPid);
-    return false;
 #endif
+    return table;
 }
 
 } // namespace ddl::worker::processtree

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QList>
 #include <QtGlobal>
 
 class QProcess;
@@ -23,5 +24,17 @@ bool killTree(qint64 leaderPid);
 
 // True while any process of the group led by leaderPid is still alive (zombies do not count).
 bool treeAlive(qint64 leaderPid);
+
+// One line of the process table, as /proc/<pid>/stat tells it.
+struct ProcessEntry
+{
+    qint64 pid = 0;
+    char state = '?'; // R, S, D, Z (zombie), X (dead), ...
+    qint64 parentPid = 0;
+    qint64 groupId = 0;
+};
+
+// Every process visible in /proc (Linux); empty elsewhere.
+QList<ProcessEntry> processTable();
 
 } // namespace ddl::worker::processtree

@@ -2,6 +2,7 @@
 // package bubblewrap installs as /usr/bin/bwrap. It runs unprivileged through user namespaces.
 #include "sandbox.h"
 
+#include "process/processtree.h"
 #include "workerlogging.h"
 
 #include <QDir>
@@ -42,23 +43,9 @@ QString cleanAbsolute(const QString &path)
 QList<pid_t> childrenOf(qint64 pid)
 {
     QList<pid_t> children;
-    const QStringList entries = QDir(u"/proc"_s).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString &entry : entries) {
-        bool isPid = false;
-        const qint64 candidate = entry.toLongLong(&isPid);
-        if (!isPid)
-            continue;
-        QFile stat(u"/proc/"_s + entry + u"/stat"_s);
-        if (!stat.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray text = stat.readAll();
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
-        const qsizetype close = text.lastIndexOf(')');
-        if (close < 0)
-            continue;
-        const QList<QByteArray> fields = text.mid(close + 2).split(' ');
-        if (fields.size() >= 2 && fields.at(1).toLongLong() == pid)
-            children.append(pid_t(candidate));
+    for (const processtree::ProcessEntry &entry : processtree::processTable()) {
+        if (entry.parentPid == pid)
+            children.append(pid_t(entry.pid));
     }
     return children;
 }
