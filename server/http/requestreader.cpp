@@ -7,8 +7,30 @@ namespace ddl::server {
 
 Result<QJsonObject> RequestReader::jsonBody(const QHttpServerRequest &request)
 {
+    return parseJsonObject(request.body());
+}
+
+QString RequestReader::bearerToken(const QHttpServerRequest &request)
+{
+    return parseBearerToken(request.value("Authorization"));
+}
+
+Result<qint64> RequestReader::queryInteger(const QHttpServerRequest &request, const QString &name,
+                                           qint64 fallback)
+{
+    return parseInteger(request.query().queryItemValue(name), name, fallback);
+}
+
+Result<ByteRange> RequestReader::range(const QHttpServerRequest &request, qint64 size,
+                                       qint64 maxLength)
+{
+    return parseRange(request.value("Range"), size, maxLength);
+}
+
+Result<QJsonObject> RequestReader::parseJsonObject(const QByteArray &body)
+{
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(request.body(), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
         return Error::make(QStringLiteral("bad_request"),
                            QStringLiteral("the request body must be a JSON object (%1 at byte %2)")
@@ -18,18 +40,16 @@ Result<QJsonObject> RequestReader::jsonBody(const QHttpServerRequest &request)
     return document.object();
 }
 
-QString RequestReader::bearerToken(const QHttpServerRequest &request)
+QString RequestReader::parseBearerToken(const QByteArray &header)
 {
-    const QByteArray header = request.value("Authorization");
     if (!header.startsWith("Bearer "))
         return {};
     return QString::fromLatin1(header.mid(7).trimmed());
 }
 
-Result<qint64> RequestReader::queryInteger(const QHttpServerRequest &request, const QString &name,
+Result<qint64> RequestReader::parseInteger(const QString &text, const QString &name,
                                            qint64 fallback)
 {
-    const QString text = request.query().queryItemValue(name);
     if (text.isEmpty())
         return fallback;
     bool ok = false;
@@ -43,10 +63,10 @@ Result<qint64> RequestReader::queryInteger(const QHttpServerRequest &request, co
     return value;
 }
 
-Result<ByteRange> RequestReader::range(const QHttpServerRequest &request, qint64 size,
-                                       qint64 maxLength)
+Result<ByteRange> RequestReader::parseRange(const QByteArray &rawHeader, qint64 size,
+                                            qint64 maxLength)
 {
-    const QByteArray header = request.value("Range").trimmed();
+    const QByteArray header = rawHeader.trimmed();
     if (header.isEmpty())
         return ByteRange{0, std::min(size, maxLength), size, size > maxLength};
     const auto unsatisfiable = [&] {

@@ -17,7 +17,7 @@ struct ByteRange
 };
 
 // Reads what handlers need from a request: a JSON object body, the bearer token, query numbers,
-// a Range header.
+// a Range header. Each reader has a form over the raw bytes, which is what tests/fuzz feeds.
 class RequestReader
 {
 public:
@@ -27,6 +27,13 @@ public:
                                        qint64 fallback);
     // Parses "bytes=a-b" / "bytes=a-" against size; no header means the first maxLength bytes.
     static Result<ByteRange> range(const QHttpServerRequest &request, qint64 size, qint64 maxLength);
+
+    static Result<QJsonObject> parseJsonObject(const QByteArray &body);
+    // The token of an "Authorization: Bearer <token>" header value; empty when there is none.
+    static QString parseBearerToken(const QByteArray &header);
+    // text is a query item's value; empty text gives fallback.
+    static Result<qint64> parseInteger(const QString &text, const QString &name, qint64 fallback);
+    static Result<ByteRange> parseRange(const QByteArray &header, qint64 size, qint64 maxLength);
 };
 
 } // namespace ddl::server
