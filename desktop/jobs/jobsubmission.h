@@ -1,0 +1,81 @@
+#pragma once
+
+#include "jobspec/jobspec.h"
+#include "packaging/directoryarchiver.h"
+#include "packaging/packagebuilder.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTemporaryDir>
+#include <memory>
+#include <optional>
+
+namespace ddl {
+class ApiClient;
+class BlobUpload;
+}
+
+namespace ddl::desktop {
+
+// What the person chose to submit.
+struct SubmissionRequest
+{
+    JobSpec spec;
+    QString repositoryFolder; // empty: no code package (OpenPAI jobs only)
+    QString datasetFolder;    // empty: no dataset
+    int priority = 0;
+};
+
+// Submits one job as ddlcli does: package the code at HEAD and pack the dataset (off the GUI
+// thread), upload both through the resumable protocol (a blob the server has is skipped, an
+// interrupted one resumes), then POST /v1/jobs. Cancel stops at the next step; a new submission
+// of the same files resumes the uploads.
+class JobSubmission : public QObject
+{
+    Q_OBJECT
+public:
+    enum class Stage { Idle, Packaging, UploadingCode, UploadingDataset, Submitting, Done,
+                       Failed, Cancelled };
+    Q_ENUM(Stage)
+
+    JobSubmission(ApiClient *client, SubmissionRequest request, QObject *parent = nullptr);
+    ~JobSubmission() override;
+
+    void start();
+    void cancel();
+    Stage stage() const { return m_stage; }
+    QString jobUuid() const { return m_uuid; }
+    QString errorMessage() const { return m_error; }
+
+signals:
+    void stageChanged(ddl::desktop::JobSubmission::Stage stage);
+    // Bytes of the current upload.
+    void progress(qint64 done, qint64 total);
+    void submitted(const QString &uuid);
+    void failed(const QString &message);
+
+private:
+    struct Packed
+    {
+        std::optional<PackageInfo> package;
+        std::optional<ArchiveInfo> dataset;
+        Error error;
+    };
+    void setStage(Stage stage);
+    void handlePacked(const Packed &packed);
+    void upload(const QString &path, const QString &sha256, Stage stage,
+                std::function<void()> next);
+    void post();
+    void fail(const QString &message);
+
+    QPointer<ApiClient> m_client;
+    SubmissionRequest m_request;
+    Stage m_stage = Stage::Idle;
+    std::unique_ptr<QTemporaryDir> m_scratch;
+    Packed m_packed;
+    QPointer<BlobUpload> m_upload;
+    QString m_uuid;
+    QString m_error;
+};
+
+} // namespace ddl::desktop

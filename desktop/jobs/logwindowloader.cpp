@@ -1,0 +1,110 @@
+#include "logwindowloader.h"
+
+#include "api/apiclient.h"
+#include "core/requestcallback.h"
+
+#include <QUrlQuery>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+LogWindowLoader::LogWindowLoader(ApiClient *client, const QString &jobUuid, qint64 taskId,
+                                 QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_jobUuid(jobUuid)
+    , m_taskId(taskId)
+{
+    m_pollTimer.setInterval(PollMs);
+    connect(&m_pollTimer, &QTimer::timeout, this, &LogWindowLoader::poll);
+}
+
+void LogWindowLoader::loadAt(qint64 offset)
+{
+    request(std::max<qint64>(0, offset), WindowBytes, false, false);
+}
+
+void LogWindowLoader::loadTail()
+{
+    request(0, WindowBytes, true, false);
+}
+
+void LogWindowLoader::setFollow(bool follow)
+{
+    m_follow = follow;
+    if (follow) {
+        m_pollTimer.start();
+        poll();
+    } else {
+        m_pollTimer.stop();
+    }
+}
+
+void LogWindowLoader::poll()
+{
+    if (m_inFlight)
+        return;
+    if (m_complete && m_windowEnd >= m_logSize) {
+        m_pollTimer.stop();
+        return;
+    }
+    request(m_windowEnd, WindowBytes, false, true);
+}
+
+void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool append)
+{
+    if (!m_client)
+        return;
+    if (m_inFlight) {
+        // A jump replaces a poll still under way; the poll's answer would be for another place.
+        m_inFlight->abort();
+        m_inFlight = nullptr;
+    }
+    QUrlQuery query;
+    query.addQueryItem(u"task"_s, QString::number(m_taskId));
+    if (tail) {
+        query.addQueryItem(u"tail"_s, QString::number(limit));
+    } else {
+        query.addQueryItem(u"offset"_s, QString::number(offset));
+        query.addQueryItem(u"limit"_s, QString::number(limit));
+    }
+    ApiRequest *request = m_client->get(u"/v1/jobs/"_s + m_jobUuid + u"/logs"_s, query);
+    m_inFlight = request;
+    whenFinished(request, this, [this, request, offset, append](const Result<ApiResponse> &result) {
+        if (m_inFlight == request)
+            m_inFlight = nullptr;
+        if (!result) {
+            if (result.error().code != u"aborted"_s)
+                emit failed(result.error());
+            return;
+        }
+        const qint64 start = result->header("DDL-Log-Offset").toLongLong();
+        const qint64 next = result->header("DDL-Next-Offset").toLongLong();
+        m_logSize = result->header("DDL-Log-Size").toLongLong();
+        m_complete = result->header("DDL-Log-Complete") == "1";
+        QByteArray bytes = result->body;
+        if (append) {
+            if (start != m_windowEnd)
+                return; // a jump happened in between
+            m_windowEnd = next;
+            if (!bytes.isEmpty())
+                emit appended(bytes, m_logSize);
+            return;
+        }
+        qint64 windowStart = start;
+        // A window in the middle starts on a line of its own, never inside a character.
+        if (windowStart > 0 && offset > 0) {
+            const qsizetype newline = bytes.indexOf('\n');
+            if (newline >= 0 && newline + 1 < bytes.size()) {
+                bytes.remove(0, newline + 1);
+                windowStart += newline + 1;
+            }
+        }
+        m_windowStart = windowStart;
+        m_windowEnd = next;
+        emit windowLoaded(windowStart, bytes, m_logSize);
+    });
+}
+
+} // namespace ddl::desktop

@@ -1,0 +1,65 @@
+#pragma once
+
+#include "core/error.h"
+
+#include <QByteArray>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+namespace ddl {
+class ApiClient;
+class ApiRequest;
+}
+
+namespace ddl::desktop {
+
+// Reads one task's log a window at a time through the offset API (GET .../logs?offset&limit,
+// or tail), so a 1 GB log costs one window of memory. With follow on, it polls for what was
+// written after the window's end and hands it over as appended text.
+class LogWindowLoader : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr qint64 WindowBytes = 256 * 1024;
+
+    LogWindowLoader(ApiClient *client, const QString &jobUuid, qint64 taskId,
+                    QObject *parent = nullptr);
+
+    // The window starting at the first line at or after offset.
+    void loadAt(qint64 offset);
+    void loadTail();
+    void setFollow(bool follow);
+    bool follows() const { return m_follow; }
+
+    qint64 windowStart() const { return m_windowStart; }
+    qint64 windowEnd() const { return m_windowEnd; }
+    qint64 logSize() const { return m_logSize; }
+    bool isComplete() const { return m_complete; }
+    qint64 taskId() const { return m_taskId; }
+
+    static constexpr int PollMs = 700;
+
+signals:
+    // The view replaces its text with bytes (which start at start).
+    void windowLoaded(qint64 start, const QByteArray &bytes, qint64 logSize);
+    void appended(const QByteArray &bytes, qint64 logSize);
+    void failed(const ddl::Error &error);
+
+private:
+    void request(qint64 offset, qint64 limit, bool tail, bool append);
+    void poll();
+
+    QPointer<ApiClient> m_client;
+    QString m_jobUuid;
+    qint64 m_taskId;
+    qint64 m_windowStart = 0;
+    qint64 m_windowEnd = 0;
+    qint64 m_logSize = 0;
+    bool m_complete = false;
+    bool m_follow = false;
+    ApiRequest *m_inFlight = nullptr;
+    QTimer m_pollTimer;
+};
+
+} // namespace ddl::desktop

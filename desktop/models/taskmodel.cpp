@@ -1,0 +1,107 @@
+#include "taskmodel.h"
+
+#include "models/jobrecord.h"
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+TaskModel::TaskModel(QObject *parent)
+    : QAbstractTableModel(parent)
+{}
+
+static QList<qint64> idsOf(const QList<QJsonObject> &tasks)
+{
+    QList<qint64> ids;
+    for (const QJsonObject &task : tasks)
+        ids.append(task.value("id"_L1).toInteger());
+    return ids;
+}
+
+void TaskModel::setTasks(const QJsonArray &tasks)
+{
+    QList<QJsonObject> next;
+    for (const QJsonValue &task : tasks)
+        next.append(task.toObject());
+    if (idsOf(next) == idsOf(m_tasks)) {
+        for (int row = 0; row < next.size(); ++row) {
+            if (next.at(row) == m_tasks.at(row))
+                continue;
+            m_tasks[row] = next.at(row);
+            emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
+        }
+        return;
+    }
+    // A new attempt brings a new set of tasks: a different list.
+    beginResetModel();
+    m_tasks = next;
+    endResetModel();
+}
+
+qint64 TaskModel::taskId(int row) const
+{
+    return row >= 0 && row < m_tasks.size() ? m_tasks.at(row).value("id"_L1).toInteger() : -1;
+}
+
+QString TaskModel::label(int row) const
+{
+    if (row < 0 || row >= m_tasks.size())
+        return {};
+    const QJsonObject &task = m_tasks.at(row);
+    return tr("%1 #%2").arg(task.value("role"_L1).toString())
+        .arg(task.value("role_index"_L1).toInt());
+}
+
+int TaskModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_tasks.size());
+}
+
+int TaskModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant TaskModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QJsonObject &task = m_tasks.at(index.row());
+    const QString state = task.value("state"_L1).toString();
+    if (role == TaskIdRole)
+        return task.value("id"_L1).toInteger();
+    if (role == StateRole)
+        return state;
+    if (role == Qt::ForegroundRole && index.column() == StateColumn)
+        return JobStateStyle::color(state);
+    if (role != Qt::DisplayRole)
+        return {};
+    switch (index.column()) {
+    case RoleColumn: return task.value("role"_L1).toString();
+    case IndexColumn: return task.value("role_index"_L1).toInt();
+    case StateColumn: return JobStateStyle::displayName(state);
+    case WorkerColumn: return task.value("worker"_L1).toString();
+    case ExitCodeColumn:
+        return task.value("exit_code"_L1).isNull() ? QVariant()
+                                                   : QVariant(task.value("exit_code"_L1).toInt());
+    case AttemptColumn: return task.value("attempt"_L1).toInt();
+    }
+    return {};
+}
+
+QVariant TaskModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    switch (section) {
+    case RoleColumn: return tr("Role");
+    case IndexColumn: return tr("Index");
+    case StateColumn: return tr("State");
+    case WorkerColumn: return tr("Worker");
+    case ExitCodeColumn: return tr("Exit code");
+    case AttemptColumn: return tr("Attempt");
+    }
+    return {};
+}
+
+} // namespace ddl::desktop

@@ -1,0 +1,184 @@
+#include "jobdetailview.h"
+
+#include "api/apiclient.h"
+#include "core/errortext.h"
+#include "core/requestcallback.h"
+#include "jobs/metriccollector.h"
+#include "models/jobrecord.h"
+#include "models/metricstore.h"
+#include "models/taskmodel.h"
+#include "views/logview.h"
+#include "views/metricchartsview.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLocale>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *parent)
+    : QWidget(parent)
+    , m_client(client)
+    , m_uuid(uuid)
+    , m_tasks(new TaskModel(this))
+    , m_metrics(new MetricStore(this))
+{
+    m_titleLabel = new QLabel(this);
+    m_titleLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_stateLabel = new QLabel(this);
+    m_stateLabel->setObjectName(u"jobState"_s);
+    m_timelineLabel = new QLabel(this);
+    m_timelineLabel->setObjectName(u"timeline"_s);
+    m_reasonLabel = new QLabel(this);
+    m_reasonLabel->setWordWrap(true);
+    m_cancelButton = new QPushButton(tr("Cancel job"), this);
+    m_cancelButton->setObjectName(u"cancelButton"_s);
+    m_cloneButton = new QPushButton(tr("Clone into editor"), this);
+    m_cloneButton->setObjectName(u"cloneButton"_s);
+
+    m_taskTable = new QTableView(this);
+    m_taskTable->setObjectName(u"taskTable"_s);
+    m_taskTable->setModel(m_tasks);
+    m_taskTable->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_taskTable->verticalHeader()->hide();
+    m_taskTable->horizontalHeader()->setStretchLastSection(true);
+
+    m_logView = new LogView(client, uuid, m_tasks, this);
+    m_charts = new MetricChartsView(this);
+    m_charts->setStore(m_metrics);
+    m_tabs = new QTabWidget(this);
+    m_tabs->setObjectName(u"detailTabs"_s);
+    m_tabs->addTab(m_logView, tr("Logs"));
+    m_tabs->addTab(m_charts, tr("Metrics"));
+
+    auto *header = new QHBoxLayout;
+    auto *headerText = new QVBoxLayout;
+    headerText->addWidget(m_titleLabel);
+    headerText->addWidget(m_stateLabel);
+    headerText->addWidget(m_timelineLabel);
+    headerText->addWidget(m_reasonLabel);
+    header->addLayout(headerText, 1);
+    header->addWidget(m_cloneButton, 0, Qt::AlignTop);
+    header->addWidget(m_cancelButton, 0, Qt::AlignTop);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_taskTable);
+    splitter->addWidget(m_tabs);
+    splitter->setStretchFactor(1, 3);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(splitter, 1);
+
+    connect(m_cancelButton, &QPushButton::clicked, this, &JobDetailView::cancelJob);
+    connect(m_cloneButton, &QPushButton::clicked, this, [this] {
+        emit cloneRequested(m_job.value("spec"_L1).toObject());
+    });
+    connect(m_taskTable, &QTableView::clicked, this, [this](const QModelIndex &index) {
+        const qint64 taskId = m_tasks->taskId(index.row());
+        m_logView->showTask(taskId);
+        startMetrics(taskId);
+    });
+    m_pollTimer.setInterval(PollMs);
+    connect(&m_pollTimer, &QTimer::timeout, this, &JobDetailView::poll);
+    m_pollTimer.start();
+    poll();
+}
+
+void JobDetailView::setArtifactsWidget(QWidget *widget)
+{
+    m_tabs->addTab(widget, tr("Artifacts"));
+}
+
+void JobDetailView::poll()
+{
+    if (!m_client || m_polling)
+        return;
+    m_polling = true;
+    whenFinished(m_client->get(u"/v1/jobs/"_s + m_uuid), this,
+                 [this](const Result<ApiResponse> &result) {
+                     m_polling = false;
+                     if (!result) {
+                         emit failed(ErrorText::describe(result.error()));
+                         return;
+                     }
+                     handleJob(result->json());
+                 });
+}
+
+static QString timeText(const QDateTime &time)
+{
+    return QLocale().toString(time.toLocalTime(), QLocale::ShortFormat);
+}
+
+void JobDetailView::handleJob(const QJsonObject &job)
+{
+    const QString previous = state();
+    m_job = job;
+    const JobRecord record = JobRecord::fromJson(job);
+    m_titleLabel->setText(u"<b>"_s + record.name.toHtmlEscaped() + u"</b> <small>"_s + m_uuid
+                          + u"</small>"_s);
+    m_stateLabel->setText(tr("State: <span style=\"color:%1\"><b>%2</b></span>")
+                              .arg(JobStateStyle::color(record.state).name(),
+                                   JobStateStyle::displayName(record.state)));
+    QStringList steps{tr("Submitted %1").arg(timeText(record.createdAt))};
+    if (record.startedAt.isValid())
+        steps << tr("started %1").arg(timeText(record.startedAt));
+    if (record.finishedAt.isValid())
+        steps << tr("%1 %2").arg(JobStateStyle::displayName(record.state).toLower(),
+                                 timeText(record.finishedAt));
+    if (record.attempt > 1)
+        steps << tr("attempt %1 of %2").arg(record.attempt).arg(record.retryCount + 1);
+    const qint64 duration = record.durationSeconds(QDateTime::currentDateTimeUtc());
+    QString timeline = steps.join(u" → "_s);
+    if (duration >= 0)
+        timeline += u"  ("_s + JobStateStyle::formatDuration(duration) + u')';
+    m_timelineLabel->setText(timeline);
+    m_reasonLabel->setText(record.state == u"WAITING"_s ? record.reason : QString());
+    m_cancelButton->setEnabled(!record.isFinal());
+    m_tasks->setTasks(job.value("tasks"_L1).toArray());
+    if (!m_collector && m_tasks->rowCount() > 0)
+        startMetrics(m_tasks->taskId(0));
+    if (record.isFinal())
+        m_pollTimer.stop();
+    emit titleChanged(record.name);
+    emit jobLoaded(job);
+    if (previous != record.state)
+        emit stateChanged(m_uuid, record.state);
+}
+
+void JobDetailView::startMetrics(qint64 taskId)
+{
+    if (m_collector && m_collector->property("taskId").toLongLong() == taskId)
+        return;
+    delete m_collector;
+    m_metrics->clear();
+    m_collector = new MetricCollector(m_client, m_uuid, taskId, m_metrics, this);
+    m_collector->setProperty("taskId", taskId);
+    m_collector->start();
+}
+
+void JobDetailView::cancelJob()
+{
+    if (!m_client)
+        return;
+    m_cancelButton->setEnabled(false);
+    whenFinished(m_client->postJson(u"/v1/jobs/"_s + m_uuid + u"/cancel"_s, {}), this,
+                 [this](const Result<ApiResponse> &result) {
+                     if (!result) {
+                         emit failed(ErrorText::describe(result.error()));
+                         m_cancelButton->setEnabled(true);
+                         return;
+                     }
+                     handleJob(result->json());
+                 });
+}
+
+} // namespace ddl::desktop

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QPointer>
+#include <QTimer>
+#include <QWidget>
+
+class QLabel;
+class QPushButton;
+class QTabWidget;
+class QTableView;
+
+namespace ddl {
+class ApiClient;
+}
+
+namespace ddl::desktop {
+
+class LogView;
+class MetricChartsView;
+class MetricCollector;
+class MetricStore;
+class TaskModel;
+
+// One job: its state and timeline, its tasks, live logs, metric charts and artifacts, with the
+// actions cancel, clone and download. Polls the job while it is not finished.
+class JobDetailView : public QWidget
+{
+    Q_OBJECT
+public:
+    static constexpr int PollMs = 1500;
+
+    JobDetailView(ApiClient *client, const QString &uuid, QWidget *parent = nullptr);
+
+    QString uuid() const { return m_uuid; }
+    QString state() const { return m_job.value(QLatin1String("state")).toString(); }
+    QJsonObject job() const { return m_job; }
+    TaskModel *tasks() const { return m_tasks; }
+    LogView *logView() const { return m_logView; }
+    MetricStore *metrics() const { return m_metrics; }
+    MetricChartsView *charts() const { return m_charts; }
+    QTabWidget *tabs() const { return m_tabs; }
+    // The artifact browser goes in its tab; the detail view does not own the feature.
+    void setArtifactsWidget(QWidget *widget);
+
+signals:
+    void jobLoaded(const QJsonObject &job);
+    void stateChanged(const QString &uuid, const QString &state);
+    void cloneRequested(const QJsonObject &spec);
+    void titleChanged(const QString &title);
+    void failed(const QString &message);
+
+private:
+    void poll();
+    void handleJob(const QJsonObject &job);
+    void cancelJob();
+    void startMetrics(qint64 taskId);
+
+    QPointer<ApiClient> m_client;
+    QString m_uuid;
+    QJsonObject m_job;
+    QLabel *m_titleLabel;
+    QLabel *m_stateLabel;
+    QLabel *m_timelineLabel;
+    QLabel *m_reasonLabel;
+    QPushButton *m_cancelButton;
+    QPushButton *m_cloneButton;
+    TaskModel *m_tasks;
+    QTableView *m_taskTable;
+    QTabWidget *m_tabs;
+    LogView *m_logView;
+    MetricStore *m_metrics;
+    MetricChartsView *m_charts;
+    MetricCollector *m_collector = nullptr;
+    QTimer m_pollTimer;
+    bool m_polling = false;
+};
+
+} // namespace ddl::desktop

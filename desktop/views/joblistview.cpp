@@ -1,0 +1,131 @@
+#include "joblistview.h"
+
+#include "models/jobfilterproxy.h"
+#include "models/joblistmodel.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QPushButton>
+#include <QTableView>
+#include <QVBoxLayout>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+JobListView::JobListView(JobListModel *model, QWidget *parent)
+    : QWidget(parent)
+    , m_model(model)
+    , m_proxy(new JobFilterProxy(this))
+{
+    m_proxy->setSourceModel(model);
+
+    m_stateCombo = new QComboBox(this);
+    m_stateCombo->setObjectName(u"stateFilter"_s);
+    m_stateCombo->addItem(tr("All states"), QString());
+    for (const QString &state : {u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s,
+                                 u"STOPPED"_s})
+        m_stateCombo->addItem(JobStateStyle::displayName(state), state);
+    m_searchEdit = new QLineEdit(this);
+    m_searchEdit->setObjectName(u"searchEdit"_s);
+    m_searchEdit->setPlaceholderText(tr("Filter by name or uuid"));
+    m_searchEdit->setClearButtonEnabled(true);
+    m_countLabel = new QLabel(this);
+    auto *refresh = new QPushButton(tr("Refresh"), this);
+    auto *newJob = new QPushButton(tr("New job…"), this);
+    newJob->setObjectName(u"newJobButton"_s);
+
+    m_table = new QTableView(this);
+    m_table->setObjectName(u"jobTable"_s);
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(-1, Qt::AscendingOrder); // the server's order: newest first
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    m_table->setAlternatingRowColors(true);
+    m_table->verticalHeader()->hide();
+    // Fixed row heights: the view never measures 100,000 rows.
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setColumnWidth(JobListModel::NameColumn, 260);
+    m_table->setColumnWidth(JobListModel::StateColumn, 110);
+    m_table->setColumnWidth(JobListModel::SubmittedColumn, 150);
+
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(m_stateCombo);
+    bar->addWidget(m_searchEdit, 1);
+    bar->addWidget(m_countLabel);
+    bar->addWidget(refresh);
+    bar->addWidget(newJob);
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_table);
+
+    connect(m_stateCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_model->setStateFilter(m_stateCombo->currentData().toString());
+    });
+    connect(m_searchEdit, &QLineEdit::textChanged, m_proxy, &JobFilterProxy::setText);
+    connect(refresh, &QPushButton::clicked, m_model, &JobListModel::refresh);
+    connect(newJob, &QPushButton::clicked, this, &JobListView::newJobRequested);
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+        emit openRequested(index.data(JobListModel::UuidRole).toString());
+    });
+    connect(m_table, &QTableView::customContextMenuRequested, this,
+            &JobListView::showContextMenu);
+    connect(m_model, &JobListModel::pageLoaded, this, &JobListView::updateCount);
+    connect(m_model, &JobListModel::refreshed, this, &JobListView::updateCount);
+    connect(m_model, &JobListModel::modelReset, this, &JobListView::updateCount);
+    connect(&m_refreshTimer, &QTimer::timeout, m_model, &JobListModel::refresh);
+}
+
+void JobListView::setRefreshInterval(int ms)
+{
+    if (ms > 0)
+        m_refreshTimer.start(ms);
+    else
+        m_refreshTimer.stop();
+}
+
+QString JobListView::selectedUuid() const
+{
+    const QModelIndex current = m_table->currentIndex();
+    return current.isValid() ? current.data(JobListModel::UuidRole).toString() : QString();
+}
+
+void JobListView::updateCount()
+{
+    if (m_model->total() < 0)
+        m_countLabel->clear();
+    else
+        m_countLabel->setText(tr("%n job(s)", nullptr, int(m_model->total())));
+}
+
+void JobListView::showContextMenu(const QPoint &position)
+{
+    const QModelIndex index = m_table->indexAt(position);
+    if (!index.isValid())
+        return;
+    const QString uuid = index.data(JobListModel::UuidRole).toString();
+    const QString state = index.data(JobListModel::StateRole).toString();
+    QMenu menu(this);
+    menu.addAction(tr("Open"), this, [this, uuid] { emit openRequested(uuid); });
+    QAction *cancel = menu.addAction(tr("Cancel"), this, [this, uuid] {
+        emit cancelRequested(uuid);
+    });
+    cancel->setEnabled(state == u"WAITING"_s || state == u"RUNNING"_s);
+    menu.addAction(tr("Clone into the editor"), this, [this, uuid] { emit cloneRequested(uuid); });
+    menu.addAction(tr("Copy uuid"), this, [uuid] { QApplication::clipboard()->setText(uuid); });
+    menu.exec(m_table->viewport()->mapToGlobal(position));
+}
+
+} // namespace ddl::desktop

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QTableView;
+
+namespace ddl::desktop {
+
+class JobFilterProxy;
+class JobListModel;
+
+// The job list screen: state and text filters over a sortable table, refreshed in the
+// background, with the context actions open, cancel, clone and copy uuid.
+class JobListView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit JobListView(JobListModel *model, QWidget *parent = nullptr);
+
+    QTableView *table() const { return m_table; }
+    JobFilterProxy *proxy() const { return m_proxy; }
+    // Background refresh while the list is shown; 0 stops it.
+    void setRefreshInterval(int ms);
+    QString selectedUuid() const;
+
+signals:
+    void openRequested(const QString &uuid);
+    void cancelRequested(const QString &uuid);
+    void cloneRequested(const QString &uuid);
+    void newJobRequested();
+
+private:
+    void showContextMenu(const QPoint &position);
+    void updateCount();
+
+    JobListModel *m_model;
+    JobFilterProxy *m_proxy;
+    QTableView *m_table;
+    QComboBox *m_stateCombo;
+    QLineEdit *m_searchEdit;
+    QLabel *m_countLabel;
+    QTimer m_refreshTimer;
+};
+
+} // namespace ddl::desktop

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <QHash>
+#include <QJsonObject>
+#include <QMainWindow>
+#include <QPointer>
+
+class QStackedWidget;
+class QTabWidget;
+
+namespace ddl::desktop {
+
+class ConnectPage;
+class DesktopSettings;
+class JobDetailView;
+class JobListModel;
+class JobListView;
+class JobWatcher;
+class Session;
+class TokenStore;
+class TrayNotifier;
+
+// The application window: the connect page until a user is logged in, then the workspace of
+// tabs (jobs, editor, workers, datasets, and one tab per opened job).
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    explicit MainWindow(DesktopSettings &settings, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    Session *session() const { return m_session; }
+    ConnectPage *connectPage() const { return m_connectPage; }
+    JobListModel *jobModel() const { return m_jobModel; }
+    JobListView *jobListView() const { return m_jobListView; }
+    QTabWidget *workspace() const { return m_workspace; }
+    TrayNotifier *notifier() const { return m_notifier; }
+    JobWatcher *watcher() const { return m_watcher; }
+    bool isLoggedIn() const;
+
+    // Opens (or shows) the job's tab.
+    JobDetailView *openJob(const QString &uuid);
+    JobDetailView *jobView(const QString &uuid) const;
+    // Tries the session kept from the last run; stays on the connect page otherwise.
+    void restoreSession();
+    // Adds a tab to the workspace (editor, workers, datasets plug in here).
+    void addWorkspaceTab(QWidget *widget, const QString &title);
+
+signals:
+    void cloneRequested(const QJsonObject &spec);
+    void newJobRequested();
+
+private:
+    void handleLoggedIn(const QString &email);
+    void handleLoggedOut();
+    void cancelJob(const QString &uuid);
+    void cloneJob(const QString &uuid);
+    void createMenus();
+
+    DesktopSettings &m_settings;
+    TokenStore *m_tokens;
+    Session *m_session;
+    QStackedWidget *m_stack;
+    ConnectPage *m_connectPage;
+    QTabWidget *m_workspace;
+    JobListModel *m_jobModel;
+    JobListView *m_jobListView;
+    JobWatcher *m_watcher;
+    TrayNotifier *m_notifier;
+    QHash<QString, QPointer<JobDetailView>> m_jobViews;
+};
+
+} // namespace ddl::desktop

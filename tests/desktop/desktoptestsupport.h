@@ -1,0 +1,17 @@
+#pragma once
+
+#include <QString>
+
+class ClusterHarness;
+
+namespace ddl::desktop {
+class MainWindow;
+}
+
+// Drives the connect page of a MainWindow like a person: address, trust the fingerprint,
+// then register (or log in). Returns an empty string, or what went wrong.
+QString connectAndTrust(ddl::desktop::MainWindow &window, const QString &serverUrl);
+QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email,
+                          const QString &password);
+// The SHA-256 fingerprint of a certificate file as ddl shows it ("SHA256:AB:CD:...").
+QString fingerprintOf(const QString &certificateFile);

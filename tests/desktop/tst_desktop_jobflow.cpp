@@ -1,0 +1,159 @@
+// The whole desktop flow against a real ddl-server and ddl-worker on loopback: connect and pin
+// the fingerprint, a wrong login, register, submit the iris example, see it succeed in the job
+// list, its live logs and metric charts, the tray notification, and a restart that resumes the
+// session from the 0600 token file.
+#include "clusterharness.h"
+#include "desktoptestsupport.h"
+
+#include "app/workspacebuilder.h"
+#include "core/desktopsettings.h"
+#include "core/session.h"
+#include "jobs/jobsubmission.h"
+#include "jobs/logwindowloader.h"
+#include "jobspec/jobspecparser.h"
+#include "models/joblistmodel.h"
+#include "models/metricstore.h"
+#include "models/taskmodel.h"
+#include "views/jobdetailview.h"
+#include "views/logview.h"
+#include "views/mainwindow.h"
+#include "views/metricchartsview.h"
+#include "views/traynotifier.h"
+
+#include <QAbstractItemModelTester>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::Literals::StringLiterals;
+using namespace ddl::desktop;
+
+class TestDesktopJobFlow : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void wrongPasswordAndRegister();
+    void submitAndWatch();
+    void restartResumesSession();
+
+private:
+    ClusterHarness m_cluster;
+    QTemporaryDir m_config;
+    std::unique_ptr<DesktopSettings> m_settings;
+    std::unique_ptr<MainWindow> m_window;
+    QString m_uuid;
+};
+
+void TestDesktopJobFlow::initTestCase()
+{
+    QVERIFY(m_config.isValid());
+    QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
+    QVERIFY(m_cluster.startWorker());
+    m_settings = std::make_unique<DesktopSettings>(m_config.filePath(u"ddl-desktop.ini"_s));
+    m_settings->setUseKeychain(false); // no keychain service on CI: the 0600 file, for sure
+    m_window = std::make_unique<MainWindow>(*m_settings);
+    WorkspaceBuilder::build(*m_window);
+    m_window->show();
+}
+
+void TestDesktopJobFlow::wrongPasswordAndRegister()
+{
+    MainWindow &window = *m_window;
+    const QString problem = connectAndTrust(window, m_cluster.serverUrl());
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    // The fingerprint shown is the server's own certificate's, and it is now pinned.
+    const QString expected = fingerprintOf(m_cluster.caCert());
+    QVERIFY(!expected.isEmpty());
+    QVERIFY(window.findChild<QLabel *>(u"fingerprintLabel"_s)->text().contains(expected));
+    QCOMPARE(m_settings->pinnedFingerprint(window.session()->serverKey()).size(), 64);
+
+    // No such account yet: the person reads that the email or password is wrong.
+    window.findChild<QLineEdit *>(u"emailEdit"_s)->setText(u"ada@example.com"_s);
+    window.findChild<QLineEdit *>(u"passwordEdit"_s)->setText(u"not the password"_s);
+    QTest::mouseClick(window.findChild<QPushButton *>(u"loginButton"_s), Qt::LeftButton);
+    auto *status = window.findChild<QLabel *>(u"statusLabel"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QCoreApplication::translate(
+                                                  "ddl::desktop::ErrorText",
+                                                  "Wrong email or password."), 10000);
+    QVERIFY(!window.isLoggedIn());
+
+    const QString registered = registerThroughUi(window, u"ada@example.com"_s,
+                                                 u"analytical engine"_s);
+    QVERIFY2(registered.isEmpty(), qPrintable(registered));
+    QCOMPARE(window.workspace()->isVisible(), true);
+}
+
+void TestDesktopJobFlow::submitAndWatch()
+{
+    MainWindow &window = *m_window;
+    QVERIFY(window.isLoggedIn());
+    QAbstractItemModelTester tester(window.jobModel(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+    const QString repo = m_cluster.makeExampleRepo(u"iris"_s);
+    QVERIFY(!repo.isEmpty());
+    QFile taskYaml(repo + u"/task.yaml"_s);
+    QVERIFY(taskYaml.open(QIODevice::ReadOnly));
+    ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
+    QVERIFY2(spec.ok(), spec.ok() ? "" : qPrintable(spec.error().message));
+    SubmissionRequest request{*spec, repo, repo + u"/data"_s, 0};
+    JobSubmission submission(window.session()->client(), request);
+    QSignalSpy submitted(&submission, &JobSubmission::submitted);
+    submission.start();
+    QTRY_VERIFY2_WITH_TIMEOUT(submission.stage() == JobSubmission::Stage::Done
+                                  || submission.stage() == JobSubmission::Stage::Failed,
+                              qPrintable(submission.errorMessage()), 30000);
+    QCOMPARE(submission.stage(), JobSubmission::Stage::Done);
+    m_uuid = submission.jobUuid();
+    QCOMPARE(submitted.size(), 1);
+
+    // The background refresh brings the new job into the list without a reset.
+    QSignalSpy resets(window.jobModel(), &QAbstractItemModel::modelReset);
+    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
+    QCOMPARE(resets.size(), 0);
+
+    JobDetailView *detail = window.openJob(m_uuid);
+    QVERIFY(detail);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 90000);
+    QCOMPARE(detail->tasks()->rowCount(), 1);
+
+    // Logs: the followed window shows what main.py printed.
+    QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
+                                 u"final test accuracy"_s), 10000);
+    // Metrics: every DDL_METRIC line of the run (step 1, then every 10th of 400) is charted.
+    QTRY_VERIFY_WITH_TIMEOUT(detail->metrics()->names().contains(u"loss"_s), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->charts()->pointCount(u"loss"_s), 41, 10000);
+    QVERIFY(detail->charts()->pointCount(u"train_accuracy"_s) == 41);
+
+    // The list shows the end too, and the watched job's end was announced.
+    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->record(window.jobModel()->rowOf(m_uuid))->state
+                                 == u"SUCCEEDED"_s, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.notifier()->shownCount() >= 1, 10000);
+    QVERIFY(window.notifier()->lastMessage().contains(u"iris-numpy"_s));
+}
+
+void TestDesktopJobFlow::restartResumesSession()
+{
+    const QString tokenFile = m_config.filePath(u"tokens.json"_s);
+    QTRY_VERIFY(QFile::exists(tokenFile));
+    QCOMPARE(int(QFile::permissions(tokenFile) & 0x0777),
+             int(QFile::ReadUser | QFile::WriteUser)); // 0600: nothing for group or others
+    m_window.reset();
+    // A new start: the pinned server and the kept refresh token log in without a password.
+    MainWindow window(*m_settings);
+    WorkspaceBuilder::build(window);
+    window.show();
+    window.restoreSession();
+    QTRY_VERIFY_WITH_TIMEOUT(window.isLoggedIn(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
+}
+
+QTEST_MAIN(TestDesktopJobFlow)
+#include "tst_desktop_jobflow.moc"

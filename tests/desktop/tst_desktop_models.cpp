@@ -1,0 +1,184 @@
+// The desktop's models without a server: the job list's paging and merging (checked by
+// QAbstractItemModelTester), the metric line parser and store, the task model.
+#include "models/jobfilterproxy.h"
+#include "models/joblistmodel.h"
+#include "models/metricstore.h"
+#include "models/taskmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QTimeZone>
+#include <QTest>
+
+using namespace Qt::Literals::StringLiterals;
+using namespace ddl::desktop;
+
+static JobRecord job(int number, const QString &state = u"SUCCEEDED"_s)
+{
+    JobRecord record;
+    record.uuid = u"uuid-%1"_s.arg(number);
+    record.name = u"job-%1"_s.arg(number);
+    record.state = state;
+    record.tasks = 1 + number % 3;
+    record.createdAt = QDateTime::fromSecsSinceEpoch(1700000000 + number, Qt::UTC);
+    return record;
+}
+
+// Jobs numbered from..to, newest (highest) first, as the server lists them.
+static QList<JobRecord> page(int from, int to)
+{
+    QList<JobRecord> jobs;
+    for (int n = to; n >= from; --n)
+        jobs.append(job(n));
+    return jobs;
+}
+
+class TestDesktopModels : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void jobListPagesAndMerges();
+    void jobListOverlappingPageSkipsKnownJobs();
+    void proxyFiltersAndSorts();
+    void jobRecordFromWire();
+    void metricLine_data();
+    void metricLine();
+    void metricStoreJoinsSplitLines();
+    void taskModelUpdatesInPlace();
+};
+
+void TestDesktopModels::jobListPagesAndMerges()
+{
+    JobListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    model.appendPage(page(51, 100), 100);
+    model.appendPage(page(1, 50), 100);
+    QCOMPARE(model.rowCount(), 100);
+    QCOMPARE(model.index(0, JobListModel::NameColumn).data().toString(), u"job-100"_s);
+    QCOMPARE(model.index(99, JobListModel::NameColumn).data().toString(), u"job-1"_s);
+
+    // A refresh: job 100 failed meanwhile, jobs 101 and 102 are new.
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QList<JobRecord> top = page(101, 102);
+    JobRecord failed = job(100, u"FAILED"_s);
+    top.append(failed);
+    top.append(page(90, 99));
+    model.mergeRefresh(top, 102);
+    QCOMPARE(model.rowCount(), 102);
+    QCOMPARE(inserted.size(), 1);
+    QCOMPARE(inserted.first().at(1).toInt(), 0);
+    QCOMPARE(inserted.first().at(2).toInt(), 1);
+    QCOMPARE(changed.size(), 1); // only the row that changed
+    QCOMPARE(model.rowOf(u"uuid-100"_s), 2);
+    QCOMPARE(model.index(2, JobListModel::StateColumn).data(JobListModel::StateRole).toString(),
+             u"FAILED"_s);
+    QCOMPARE(model.rowOf(u"uuid-1"_s), 101);
+    QCOMPARE(resets.size(), 0);
+}
+
+void TestDesktopModels::jobListOverlappingPageSkipsKnownJobs()
+{
+    JobListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.appendPage(page(11, 20), 20);
+    // Two new jobs arrived before the next page was asked for: it overlaps by two.
+    model.mergeRefresh(page(21, 22), 22);
+    model.appendPage(page(9, 18), 22);
+    QCOMPARE(model.rowCount(), 14);
+    QCOMPARE(model.index(13, 0).data().toString(), u"job-9"_s);
+    QCOMPARE(model.total(), 22);
+}
+
+void TestDesktopModels::proxyFiltersAndSorts()
+{
+    JobListModel model;
+    model.appendPage(page(1, 30), 30);
+    JobFilterProxy proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    proxy.setText(u"job-2"_s);
+    QCOMPARE(proxy.rowCount(), 11); // job-2, job-20..29
+    proxy.setText(QString());
+    proxy.sort(JobListModel::TasksColumn, Qt::AscendingOrder);
+    QCOMPARE(proxy.index(0, JobListModel::TasksColumn).data().toInt(), 1);
+    QCOMPARE(proxy.index(29, JobListModel::TasksColumn).data().toInt(), 3);
+}
+
+void TestDesktopModels::jobRecordFromWire()
+{
+    const QJsonObject wire{
+        {"uuid"_L1, u"abc"_s}, {"name"_L1, u"mnist"_s}, {"state"_L1, u"RUNNING"_s},
+        {"attempt"_L1, 2}, {"retry_count"_L1, 3},
+        {"created_at"_L1, u"2026-01-02T03:04:05Z"_s},
+        {"started_at"_L1, u"2026-01-02T03:04:15Z"_s}, {"finished_at"_L1, QJsonValue()},
+        {"spec"_L1, QJsonObject{{"taskRoles"_L1, QJsonArray{
+            QJsonObject{{"taskNumber"_L1, 2}, {"gpuNumber"_L1, 4}},
+            QJsonObject{{"taskNumber"_L1, 1}, {"gpuNumber"_L1, 0}}}}}}};
+    const JobRecord record = JobRecord::fromJson(wire);
+    QCOMPARE(record.tasks, 3);
+    QCOMPARE(record.gpus, 8);
+    QCOMPARE(record.attempt, 2);
+    QVERIFY(!record.isFinal());
+    QCOMPARE(record.durationSeconds(QDateTime::fromString(u"2026-01-02T03:05:15Z"_s, Qt::ISODate)),
+             60);
+}
+
+void TestDesktopModels::metricLine_data()
+{
+    QTest::addColumn<QByteArray>("line");
+    QTest::addColumn<int>("values");
+    QTest::newRow("metric") << QByteArray(R"(DDL_METRIC {"step": 3, "loss": 0.5})") << 2;
+    QTest::newRow("prefixed") << QByteArray(R"([w0] DDL_METRIC {"acc": 1})") << 1;
+    QTest::newRow("strings skipped") << QByteArray(R"(DDL_METRIC {"tag": "x", "a": 2})") << 1;
+    QTest::newRow("plain line") << QByteArray("epoch 3 loss 0.5") << 0;
+    QTest::newRow("broken json") << QByteArray(R"(DDL_METRIC {"step": )") << 0;
+    QTest::newRow("array") << QByteArray("DDL_METRIC [1, 2]") << 0;
+}
+
+void TestDesktopModels::metricLine()
+{
+    QFETCH(QByteArray, line);
+    QFETCH(int, values);
+    QCOMPARE(MetricStore::parseLine(line).size(), values);
+}
+
+void TestDesktopModels::metricStoreJoinsSplitLines()
+{
+    MetricStore store;
+    QSignalSpy added(&store, &MetricStore::pointsAdded);
+    store.feed("hello\nDDL_METRIC {\"step\": 1, \"lo");
+    QCOMPARE(added.size(), 0);
+    store.feed("ss\": 2.5}\nDDL_METRIC {\"step\": 2, \"loss\": 1.5, \"acc\": 0.7}\n");
+    QCOMPARE(store.names(), (QStringList{u"acc"_s, u"loss"_s}));
+    QCOMPARE(store.points(u"loss"_s), (QList<QPointF>{{1, 2.5}, {2, 1.5}}));
+    QCOMPARE(store.points(u"acc"_s), (QList<QPointF>{{2, 0.7}}));
+    QCOMPARE(added.size(), 1);
+    QCOMPARE(added.first().first().toStringList(), (QStringList{u"loss"_s, u"acc"_s}));
+}
+
+void TestDesktopModels::taskModelUpdatesInPlace()
+{
+    TaskModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto task = [](int id, const QString &state) {
+        return QJsonObject{{"id"_L1, id}, {"role"_L1, u"worker"_s}, {"role_index"_L1, id - 1},
+                           {"state"_L1, state}, {"exit_code"_L1, QJsonValue()}};
+    };
+    model.setTasks({task(1, u"RUNNING"_s), task(2, u"RUNNING"_s)});
+    QCOMPARE(model.rowCount(), 2);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setTasks({task(1, u"RUNNING"_s), task(2, u"SUCCEEDED"_s)});
+    QCOMPARE(resets.size(), 0);
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(model.label(1), u"worker #1"_s);
+    QCOMPARE(model.index(1, TaskModel::StateColumn).data(TaskModel::StateRole).toString(),
+             u"SUCCEEDED"_s);
+}
+
+QTEST_MAIN(TestDesktopModels)
+#include "tst_desktop_models.moc"
