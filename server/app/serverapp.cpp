@@ -1,5 +1,7 @@
 #include "serverapp.h"
 
+#include "front/datarouter.h"
+#include "front/frontserver.h"
 #include "http/authcontroller.h"
 #include "http/httpreply.h"
 #include "http/jobcontroller.h"
@@ -27,7 +29,7 @@ ServerApp::~ServerApp() = default;
 
 quint16 ServerApp::port() const
 {
-    return m_tls.serverPort();
+    return m_front ? m_front->serverPort() : 0;
 }
 
 Status ServerApp::start()
@@ -52,16 +54,19 @@ Status ServerApp::start()
     ssl.setPrivateKey(identity->key);
     ssl.setProtocol(QSsl::TlsV1_2OrLater);
     ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
-    m_tls.setSslConfiguration(ssl);
-    if (!m_tls.listen(m_config.listenAddress, m_config.listenPort)) {
+    m_dataRouter = std::make_unique<DataRouter>(*m_context);
+    m_front = std::make_unique<FrontServer>(*m_dataRouter);
+    m_front->setSslConfiguration(ssl);
+    if (!m_front->listen(m_config.listenAddress, m_config.listenPort)) {
         return Error::make(QStringLiteral("listen_failed"),
                            QStringLiteral("cannot listen on %1:%2: %3; pick another --listen")
                                .arg(m_config.listenAddress.toString())
                                .arg(m_config.listenPort)
-                               .arg(m_tls.errorString()));
+                               .arg(m_front->errorString()));
     }
     registerRoutes();
-    m_http.bind(&m_tls);
+    // One port: the front streams the data plane and hands the rest to QtHttpServer.
+    m_http.bind(m_front.get());
 
     connect(&m_housekeeping, &QTimer::timeout, this, &ServerApp::handleHousekeeping);
     m_housekeeping.start(2000);

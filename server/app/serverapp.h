@@ -4,7 +4,6 @@
 
 #include <QHttpServer>
 #include <QObject>
-#include <QSslServer>
 #include <QTimer>
 #include <memory>
 
@@ -15,6 +14,8 @@ class AuthController;
 class JobController;
 class UploadController;
 class WorkerController;
+class DataRouter;
+class FrontServer;
 
 // One running ddl-server: the store, the services, the HTTPS listener and the housekeeping
 // timers. main() builds it from a ServerConfig and calls start().
@@ -35,7 +36,8 @@ private:
     ServerConfig m_config;
     std::unique_ptr<ServerContext> m_context;
     QHttpServer m_http;
-    QSslServer m_tls;
+    std::unique_ptr<DataRouter> m_dataRouter;
+    std::unique_ptr<FrontServer> m_front;
     std::unique_ptr<AuthController> m_authController;
     std::unique_ptr<JobController> m_jobController;
     std::unique_ptr<UploadController> m_uploadController;

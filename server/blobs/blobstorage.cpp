@@ -50,41 +50,22 @@ static Error ioError(const QString &what, const QString &path)
                                                        QString::fromLocal8Bit(strerror(errno))));
 }
 
-Status BlobStorage::writeChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes) const
+Result<int> BlobStorage::openPartAt(const QString &uploadId, qint64 offset) const
 {
     const QString path = partPath(uploadId);
     const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
     if (fd < 0)
         return ioError(QStringLiteral("cannot open"), path);
-    bool ok = ::ftruncate(fd, offset) == 0;
-    qint64 written = 0;
-    while (ok && written < bytes.size()) {
-        const ssize_t n = ::pwrite(fd, bytes.constData() + written, size_t(bytes.size() - written),
-                                   offset + written);
-        ok = n > 0;
-        written += ok ? n : 0;
+    if (::ftruncate(fd, offset) != 0) {
+        ::close(fd);
+        return ioError(QStringLiteral("cannot cut back"), path);
     }
-    ok = ok && ::fsync(fd) == 0;
-    ::close(fd);
-    if (!ok)
-        return ioError(QStringLiteral("cannot write"), path);
-    return Ok{};
+    return fd;
 }
 
-Status BlobStorage::finish(const QString &uploadId, const QString &sha256) const
+Status BlobStorage::moveIntoPlace(const QString &uploadId, const QString &sha256) const
 {
     const QString part = partPath(uploadId);
-    Result<QString> digest = sha256OfFile(part);
-    if (!digest)
-        return digest.error();
-    if (*digest != sha256) {
-        discard(uploadId);
-        return Error::make(QStringLiteral("digest_mismatch"),
-                           QStringLiteral("the uploaded bytes have sha256 %1, not the declared %2; "
-                                          "the upload was discarded, upload the file again")
-                               .arg(*digest, sha256),
-                           QStringLiteral("sha256"));
-    }
     const QString target = blobPath(sha256);
     QDir().mkpath(QFileInfo(target).absolutePath());
     if (::rename(QFile::encodeName(part).constData(), QFile::encodeName(target).constData()) != 0)

@@ -19,11 +19,11 @@ public:
     QString partPath(const QString &uploadId) const;
     bool hasBlob(const QString &sha256) const;
 
-    // Writes bytes at offset of the part file (cut back to offset first, dropping bytes a crash
-    // left past the last acknowledged offset) and fsyncs before returning.
-    Status writeChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes) const;
-    // Verifies the part file's digest and moves it into place.
-    Status finish(const QString &uploadId, const QString &sha256) const;
+    // Opens the part file for writing at offset, cut back to offset first (dropping bytes a crash
+    // left past the last acknowledged offset). Returns the descriptor.
+    Result<int> openPartAt(const QString &uploadId, qint64 offset) const;
+    // Moves a part file whose digest the caller verified into place under sha256, durably.
+    Status moveIntoPlace(const QString &uploadId, const QString &sha256) const;
     void discard(const QString &uploadId) const;
 
 private:

@@ -1,9 +1,13 @@
 #include "uploadservice.h"
 
 #include "core/sha256.h"
+#include "core/sha256stream.h"
 #include "store/sql.h"
 
+#include <QFile>
 #include <QUuid>
+
+#include <unistd.h>
 
 namespace ddl::server {
 
@@ -70,13 +74,8 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                                       {upload.id, owner, sha256, size, nowMs()});
     if (!insert)
         return insert.error();
-    if (size == 0) {
-        if (Status written = m_storage.writeChunk(upload.id, 0, {}); !written)
-            return written.error();
-        if (Status completed = completeUpload(owner, upload); !completed)
-            return completed.error();
-        upload.complete = true;
-    }
+    if (size == 0)
+        return writeChunk(owner, upload.id, 0, {});
     return upload;
 }
 
@@ -97,9 +96,27 @@ Result<UploadState> UploadService::state(const QString &owner, const QString &up
 Result<UploadState> UploadService::writeChunk(const QString &owner, const QString &uploadId,
                                               qint64 offset, const QByteArray &bytes)
 {
+    if (bytes.size() > MaxBufferedChunkBytes) {
+        return Error::make(QStringLiteral("payload_too_large"),
+                           QStringLiteral("a chunk of %1 bytes is over this route's limit of %2 "
+                                          "bytes; send smaller chunks")
+                               .arg(bytes.size())
+                               .arg(MaxBufferedChunkBytes));
+    }
+    Result<ChunkSink> sink = beginChunk(owner, uploadId, offset, bytes.size());
+    if (!sink)
+        return sink.error();
+    if (Status written = sink->write(bytes); !written)
+        return written.error();
+    return commitChunk(owner, uploadId, std::move(*sink));
+}
+
+Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString &uploadId,
+                                            qint64 offset, qint64 length)
+{
     Result<UploadState> upload = state(owner, uploadId);
     if (!upload)
-        return upload;
+        return upload.error();
     if (offset != upload->offset) {
         Error error = Error::make(QStringLiteral("offset_mismatch"),
                                   QStringLiteral("chunk sent at offset %1 but the upload is at "
@@ -110,61 +127,136 @@ Result<UploadState> UploadService::writeChunk(const QString &owner, const QStrin
         error.details.insert(QStringLiteral("offset"), upload->offset);
         return error;
     }
-    if (bytes.size() > MaxChunkBytes || offset + bytes.size() > upload->size) {
+    if (length < 0 || offset + length > upload->size) {
         return Error::make(QStringLiteral("payload_too_large"),
-                           QStringLiteral("a chunk of %1 bytes at offset %2 passes the declared size "
-                                          "%3 or the chunk limit of %4 bytes")
-                               .arg(bytes.size())
+                           QStringLiteral("a chunk of %1 bytes at offset %2 passes the declared "
+                                          "size %3")
+                               .arg(length)
                                .arg(offset)
-                               .arg(upload->size)
-                               .arg(MaxChunkBytes));
+                               .arg(upload->size));
     }
-    if (Status written = m_storage.writeChunk(uploadId, offset, bytes); !written)
-        return written.error();
-    upload->offset = offset + bytes.size();
-    // The offset is recorded only after the bytes are fsynced: a crash between the two leaves
+    if (m_busy->contains(uploadId)) {
+        return Error::make(QStringLiteral("conflict"),
+                           QStringLiteral("another chunk of upload %1 is being received; wait for "
+                                          "it, then ask the upload's offset")
+                               .arg(uploadId));
+    }
+    Result<Sha256Stream> hash = hashSoFar(uploadId, offset);
+    if (!hash)
+        return hash.error();
+    Result<int> fd = m_storage.openPartAt(uploadId, offset);
+    if (!fd)
+        return fd.error();
+    m_busy->insert(uploadId);
+    return ChunkSink(*fd, m_storage.partPath(uploadId), offset, length, *hash,
+                     [busy = m_busy, uploadId] { busy->remove(uploadId); });
+}
+
+Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 offset)
+{
+    if (offset == 0)
+        return Sha256Stream();
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT hash_state FROM uploads WHERE id = ?"),
+                                     {uploadId});
+    if (!query)
+        return query.error();
+    if (query->next()) {
+        if (std::optional<Sha256Stream> saved = Sha256Stream::restoreState(
+                query->value(0).toByteArray())) {
+            return *saved;
+        }
+    }
+    // No saved state (an upload begun before hash states were kept): hash the prefix again.
+    QFile part(m_storage.partPath(uploadId));
+    if (!part.open(QIODevice::ReadOnly))
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot read %1: %2").arg(part.fileName(),
+                                                                    part.errorString()));
+    Sha256Stream hash;
+    QByteArray buffer(1 << 20, Qt::Uninitialized);
+    for (qint64 left = offset; left > 0;) {
+        const qint64 n = part.read(buffer.data(), std::min<qint64>(left, buffer.size()));
+        if (n <= 0)
+            return Error::make(QStringLiteral("io_error"),
+                               QStringLiteral("%1 is shorter than its recorded offset")
+                                   .arg(part.fileName()));
+        hash.add(QByteArrayView(buffer.constData(), n));
+        left -= n;
+    }
+    return hash;
+}
+
+Result<UploadState> UploadService::commitChunk(const QString &owner, const QString &uploadId,
+                                               ChunkSink sink,
+                                               std::optional<uint32_t> expectedCrc32c)
+{
+    if (sink.remaining() != 0) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("the chunk ended after %1 of its %2 bytes; send it again "
+                                          "from offset %3")
+                               .arg(sink.received())
+                               .arg(sink.length())
+                               .arg(sink.offset()));
+    }
+    if (expectedCrc32c && *expectedCrc32c != sink.crc32c()) {
+        Error error = Error::make(QStringLiteral("chunk_corrupted"),
+                                  QStringLiteral("the chunk's bytes do not match its CRC-32C "
+                                                 "(%1 sent, %2 received); nothing was kept, send "
+                                                 "it again from offset %3")
+                                      .arg(*expectedCrc32c, 8, 16, QLatin1Char('0'))
+                                      .arg(sink.crc32c(), 8, 16, QLatin1Char('0'))
+                                      .arg(sink.offset()),
+                                  QStringLiteral("DDL-Chunk-CRC32C"));
+        error.details.insert(QStringLiteral("offset"), sink.offset());
+        return error;
+    }
+    Result<UploadState> upload = state(owner, uploadId);
+    if (!upload)
+        return upload;
+    // The offset is recorded only after the bytes are durable: a crash between the two leaves
     // extra bytes that the next chunk cuts away, never a gap.
+    if (Status synced = sink.flushAndSync(); !synced)
+        return synced.error();
+    upload->offset = sink.offset() + sink.length();
+    Sha256Stream hash = sink.hash();
     Result<QSqlQuery> update = runSql(m_db,
-                                      QStringLiteral("UPDATE uploads SET offset = ?, updated_at = ? "
-                                                     "WHERE id = ?"),
-                                      {upload->offset, nowMs(), uploadId});
+                                      QStringLiteral("UPDATE uploads SET offset = ?, hash_state = ?, "
+                                                     "updated_at = ? WHERE id = ?"),
+                                      {upload->offset, hash.saveState(), nowMs(), uploadId});
     if (!update)
         return update.error();
     if (upload->offset == upload->size) {
-        if (Status completed = completeUpload(owner, *upload); !completed)
+        if (Status completed = completeUpload(owner, *upload, hash.finishHex()); !completed)
             return completed.error();
         upload->complete = true;
     }
     return upload;
 }
 
-Status UploadService::completeUpload(const QString &owner, const UploadState &upload)
+Status UploadService::completeUpload(const QString &owner, const UploadState &upload,
+                                     const QString &digest)
 {
     const auto forget = [&] {
+        m_storage.discard(upload.id);
         (void) runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {upload.id});
     };
-    if (m_storage.hasBlob(upload.sha256)) {
-        // Someone already stored these bytes; check ours match before granting a reference.
-        Result<QString> digest = sha256OfFile(m_storage.partPath(upload.id));
-        m_storage.discard(upload.id);
+    if (digest != upload.sha256) {
         forget();
-        if (!digest)
-            return digest.error();
-        if (*digest != upload.sha256) {
-            return Error::make(QStringLiteral("digest_mismatch"),
-                               QStringLiteral("the uploaded bytes have sha256 %1, not the declared "
-                                              "%2; the upload was discarded, upload the file again")
-                                   .arg(*digest, upload.sha256),
-                               QStringLiteral("sha256"));
-        }
-    } else {
-        Status finished = m_storage.finish(upload.id, upload.sha256);
-        if (!finished) {
-            forget();
-            return finished;
-        }
-        forget();
+        return Error::make(QStringLiteral("digest_mismatch"),
+                           QStringLiteral("the uploaded bytes have sha256 %1, not the declared "
+                                          "%2; the upload was discarded, upload the file again")
+                               .arg(digest, upload.sha256),
+                           QStringLiteral("sha256"));
     }
+    // Bytes someone else already stored are kept once; ours were verified as they streamed.
+    if (!m_storage.hasBlob(upload.sha256)) {
+        if (Status moved = m_storage.moveIntoPlace(upload.id, upload.sha256); !moved) {
+            forget();
+            return moved;
+        }
+    }
+    forget();
     Result<QSqlQuery> blob = runSql(m_db,
                                     QStringLiteral("INSERT OR IGNORE INTO blobs (sha256, size, "
                                                    "created_at) VALUES (?, ?, ?)"),

@@ -1,9 +1,13 @@
 #pragma once
 
 #include "blobstorage.h"
+#include "chunksink.h"
 
 #include <QJsonObject>
+#include <QSet>
 #include <QSqlDatabase>
+
+#include <optional>
 
 namespace ddl::server {
 
@@ -25,15 +29,29 @@ struct UploadState
 class UploadService
 {
 public:
-    static constexpr qint64 MaxChunkBytes = 8 * 1024 * 1024;
+    // Chunks through QtHttpServer's routes are buffered whole, so they stay small there; the
+    // streaming front (server/front) takes a chunk of any length up to the declared size.
+    static constexpr qint64 MaxBufferedChunkBytes = 8 * 1024 * 1024;
     static constexpr qint64 UploadExpiryMs = 7LL * 24 * 3600 * 1000;
 
     UploadService(const QSqlDatabase &db, const BlobStorage &storage, qint64 maxBlobBytes);
 
     Result<UploadState> create(const QString &owner, qint64 size, const QString &sha256);
     Result<UploadState> state(const QString &owner, const QString &uploadId);
+    // A buffered chunk, in one call (the QtHttpServer route).
     Result<UploadState> writeChunk(const QString &owner, const QString &uploadId, qint64 offset,
                                    const QByteArray &bytes);
+
+    // A streamed chunk: beginChunk checks the offset and length before any byte is read (so a
+    // wrong offset changes nothing and the body need not be received), the caller writes the
+    // bytes into the sink, and commitChunk makes them durable and records the new offset.
+    // Only one chunk of an upload is open at a time.
+    Result<ChunkSink> beginChunk(const QString &owner, const QString &uploadId, qint64 offset,
+                                 qint64 length);
+    // expectedCrc32c: the client's CRC-32C of the chunk, when it sent one; a mismatch keeps
+    // the upload at its old offset.
+    Result<UploadState> commitChunk(const QString &owner, const QString &uploadId, ChunkSink sink,
+                                    std::optional<uint32_t> expectedCrc32c = std::nullopt);
 
     bool ownsBlob(const QString &owner, const QString &sha256);
     Status addReference(const QString &owner, const QString &sha256);
@@ -41,11 +59,14 @@ public:
     void expireAbandoned();
 
 private:
-    Status completeUpload(const QString &owner, const UploadState &upload);
+    Status completeUpload(const QString &owner, const UploadState &upload, const QString &digest);
+    Result<Sha256Stream> hashSoFar(const QString &uploadId, qint64 offset);
 
     QSqlDatabase m_db;
     BlobStorage m_storage;
     qint64 m_maxBlobBytes;
+    // Uploads with a chunk being received; shared so a sink can outlive a copy of the service.
+    std::shared_ptr<QSet<QString>> m_busy = std::make_shared<QSet<QString>>();
 };
 
 } // namespace ddl::server

@@ -25,6 +25,9 @@ QHttpServerResponse::StatusCode HttpReply::statusFor(const QString &code)
         {QStringLiteral("payload_too_large"), Status::PayloadTooLarge},
         {QStringLiteral("range_not_satisfiable"), Status::RequestRangeNotSatisfiable},
         {QStringLiteral("digest_mismatch"), Status::UnprocessableEntity},
+        {QStringLiteral("chunk_corrupted"), Status::UnprocessableEntity},
+        {QStringLiteral("length_required"), Status::LengthRequired},
+        {QStringLiteral("headers_too_large"), Status::RequestHeaderFieldsTooLarge},
         {QStringLiteral("rate_limited"), Status::TooManyRequests},
     };
     return statuses.value(code, Status::InternalServerError);

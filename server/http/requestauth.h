@@ -20,6 +20,11 @@ public:
     // Either kind of caller, as an upload owner.
     Result<QString> uploadOwner(const QHttpServerRequest &request) const;
 
+    // The same from the token alone (the streaming front reads headers itself).
+    Result<qint64> userForToken(const QString &token) const;
+    Result<WorkerRef> workerForToken(const QString &token) const;
+    Result<QString> uploadOwnerForToken(const QString &token) const;
+
 private:
     ServerContext &m_context;
 };

@@ -60,6 +60,16 @@ const std::vector<QStringList> &schemaMigrations()
             QStringLiteral("ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0"),
             QStringLiteral("CREATE INDEX tasks_worker ON tasks (worker_id, state, delivered)"),
         },
+        // 3: resumable hashing of uploads; datasets as manifests of blobs.
+        {
+            QStringLiteral("ALTER TABLE uploads ADD COLUMN hash_state BLOB"),
+            QStringLiteral("CREATE TABLE datasets (owner_id INTEGER NOT NULL REFERENCES users(id), "
+                           "name TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, file_count INTEGER "
+                           "NOT NULL, total_size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
+                           "PRIMARY KEY (owner_id, name))"),
+            QStringLiteral("CREATE TABLE manifest_files (manifest_sha256 TEXT NOT NULL, sha256 TEXT "
+                           "NOT NULL, PRIMARY KEY (manifest_sha256, sha256))"),
+        },
     };
     return migrations;
 }

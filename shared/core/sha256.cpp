@@ -1,5 +1,7 @@
 #include "sha256.h"
 
+#include "sha256stream.h"
+
 #include <QFile>
 
 namespace ddl {
@@ -10,11 +12,18 @@ Result<QString> sha256OfFile(const QString &path)
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(QStringLiteral("io_error"),
                            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    QCryptographicHash hash(QCryptographicHash::Sha256);
-    if (!hash.addData(&file))
-        return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
-    return QString::fromLatin1(hash.result().toHex());
+    Sha256Stream hash;
+    QByteArray buffer(1 << 20, Qt::Uninitialized);
+    for (;;) {
+        const qint64 n = file.read(buffer.data(), buffer.size());
+        if (n < 0)
+            return Error::make(QStringLiteral("io_error"),
+                               QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+        if (n == 0)
+            break;
+        hash.add(QByteArrayView(buffer.constData(), n));
+    }
+    return hash.finishHex();
 }
 
 bool isSha256Hex(const QString &text)

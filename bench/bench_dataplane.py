@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""Data-plane benchmark (a program that prints figures, not a test).
+
+In one run, on this machine, moves files of the given sizes (default 1 GiB and 4 GiB) up and
+down over one TLS stream on loopback, driven by curl, through:
+  ddl-server  -- POST /v1/uploads, then one `PUT /v1/uploads/<id>?offset=0` with the whole file
+                 (streamed, hashed, fsynced before the answer); GET /v1/blobs/<sha256>;
+  nginx       -- the same files with `dav_methods PUT` (upload) and a static GET (download),
+                 TLS with the same certificate, one worker process.
+Both store under the same folder (--dir, default a temp dir on the disk of /tmp), the download
+goes to /dev/null. It prints MB/s (10^6 bytes/s) of each, the ratio ddl/nginx, and ddl-server's
+peak RSS (VmHWM) over the run, which ends with one upload and one download of the largest size
+at the same time.
+Usage: bench/bench_dataplane.py [--sizes-mib 1024,4096] [--bin build/bin] [--dir DIR]
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import shutil
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+MB = 1_000_000
+
+
+def make_file(path, mib):
+    digest = hashlib.sha256()
+    block = os.urandom(1 << 20)
+    with open(path, "wb") as out:
+        for i in range(mib):
+            # Cheap distinct blocks: a counter prefix on one random MiB.
+            chunk = i.to_bytes(8, "little") + block[8:]
+            digest.update(chunk)
+            out.write(chunk)
+    return digest.hexdigest()
+
+
+def api(url, path, body=None, token=None, method=None):
+    context = ssl._create_unverified_context()
+    request = urllib.request.Request(url + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode())
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    with urllib.request.urlopen(request, context=context) as answer:
+        return json.loads(answer.read() or b"{}")
+
+
+def curl(args):
+    out = subprocess.run(["curl", "-sk", "--fail", "-o", "/dev/null", "-w",
+                          "%{http_code} %{time_total}"] + args,
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("curl failed: %s %s %s" % (args, out.stdout, out.stderr))
+    code, seconds = out.stdout.split()
+    return float(seconds)
+
+
+def cpu_seconds(pid):
+    """utime + stime of a process (all its threads), in seconds."""
+    fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def nginx_worker(master):
+    children = open("/proc/%d/task/%d/children" % (master, master)).read().split()
+    return int(children[0])
+
+
+def timed(pid, run):
+    """Wall seconds of run() and the CPU seconds pid spent meanwhile."""
+    before = cpu_seconds(pid)
+    seconds = run()
+    return seconds, cpu_seconds(pid) - before
+
+
+def peak_rss_mib(pid):
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def start_nginx(work, cert, key, root):
+    conf = os.path.join(work, "nginx.conf")
+    os.makedirs(os.path.join(work, "nginx-tmp"), exist_ok=True)
+    with open(conf, "w") as out:
+        # As root, nginx's worker would drop to www-data and could not write into our temp dir.
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        out.write(user + """
+worker_processes 1;
+daemon off;
+pid %(work)s/nginx.pid;
+error_log %(work)s/nginx-error.log;
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path %(work)s/nginx-tmp;
+    server {
+        listen 127.0.0.1:0 ssl;
+        listen 127.0.0.1:%(port)d ssl;
+        ssl_certificate %(cert)s;
+        ssl_certificate_key %(key)s;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        root %(root)s;
+        client_max_body_size 0;
+        dav_methods PUT;
+        create_full_put_path on;
+    }
+}
+""" % dict(work=work, cert=cert, key=key, root=root, port=free_port()))
+    # nginx cannot listen on port 0; the second listen line has the real port.
+    text = open(conf).read().replace("        listen 127.0.0.1:0 ssl;\n", "")
+    open(conf, "w").write(text)
+    port = int(re.search(r"listen 127.0.0.1:(\d+) ssl", text).group(1))
+    proc = subprocess.Popen(["nginx", "-c", conf, "-e", os.path.join(work, "nginx-error.log")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    for _ in range(100):
+        try:
+            curl(["https://127.0.0.1:%d/" % port, "-o", "/dev/null"])
+        except SystemExit:
+            pass
+        if os.path.exists(os.path.join(work, "nginx.pid")):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    return proc, "https://127.0.0.1:%d" % port
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes-mib", default="1024,4096")
+    parser.add_argument("--bin", default=os.path.join(ROOT, "build", "bin"))
+    parser.add_argument("--dir", default=None)
+    args = parser.parse_args()
+    if not shutil.which("nginx"):
+        sys.exit("needs nginx (apt-get install nginx-light)")
+    work = tempfile.mkdtemp(prefix="ddl-bench-data-", dir=args.dir)
+    procs = []
+    try:
+        log = open(os.path.join(work, "server.log"), "w")
+        server = subprocess.Popen([os.path.join(args.bin, "ddl-server"), "--data-dir",
+                                   os.path.join(work, "server"), "--listen", "127.0.0.1:0"],
+                                  stdout=log, stderr=subprocess.STDOUT)
+        procs.append(server)
+        url = None
+        for _ in range(200):
+            match = re.search(r"listening on (https://\S+)",
+                              open(os.path.join(work, "server.log")).read())
+            if match:
+                url = match.group(1)
+                break
+            time.sleep(0.05)
+        if not url:
+            sys.exit("ddl-server did not start")
+        tls = os.path.join(work, "server", "tls")
+        nginx_root = os.path.join(work, "nginx-root")
+        os.makedirs(nginx_root)
+        nginx, nginx_url = start_nginx(work, os.path.join(tls, "server.crt"),
+                                       os.path.join(tls, "server.key"), nginx_root)
+        procs.append(nginx)
+
+        api(url, "/v1/auth/register", {"email": "bench@example.org", "password": "bench-password"})
+        token = api(url, "/v1/auth/login",
+                    {"email": "bench@example.org", "password": "bench-password"})["access_token"]
+        auth = ["-H", "Authorization: Bearer " + token]
+
+        rows = []
+        sizes = [int(s) for s in args.sizes_mib.split(",")]
+        for mib in sizes:
+            source = os.path.join(work, "file-%d" % mib)
+            sha = make_file(source, mib)
+            size = mib << 20
+            upload = api(url, "/v1/uploads", {"size": size, "sha256": sha}, token)
+            worker = nginx_worker(nginx.pid)
+            ddl_up = timed(server.pid, lambda: curl(
+                ["-X", "PUT", "-T", source, "%s/v1/uploads/%s?offset=0" % (url, upload["id"])] + auth))
+            nginx_up = timed(worker, lambda: curl(["-X", "PUT", "-T", source,
+                                                   "%s/up-%d" % (nginx_url, mib)]))
+            ddl_down = timed(server.pid, lambda: curl(["%s/v1/blobs/%s" % (url, sha)] + auth))
+            nginx_down = timed(worker, lambda: curl(["%s/up-%d" % (nginx_url, mib)]))
+            gib = size / (1 << 30)
+            rows.append((mib, "upload", size / ddl_up[0] / MB, size / nginx_up[0] / MB,
+                         ddl_up[1] / gib, nginx_up[1] / gib))
+            rows.append((mib, "download", size / ddl_down[0] / MB, size / nginx_down[0] / MB,
+                         ddl_down[1] / gib, nginx_down[1] / gib))
+            os.remove(os.path.join(nginx_root, "up-%d" % mib))
+
+        # The memory bound: the largest upload and download at the same time.
+        mib = sizes[-1]
+        source = os.path.join(work, "file-%d" % mib)
+        os.rename(source, source + ".b")
+        sha_b = make_file(source, mib)
+        upload = api(url, "/v1/uploads", {"size": mib << 20, "sha256": sha_b}, token)
+        both = [subprocess.Popen(["curl", "-sk", "--fail", "-o", "/dev/null", "-X", "PUT", "-T", source,
+                                  "%s/v1/uploads/%s?offset=0" % (url, upload["id"])] + auth),
+                subprocess.Popen(["curl", "-sk", "--fail", "-o", "/dev/null",
+                                  "%s/v1/blobs/%s" % (url, sha)] + auth)]
+        concurrent_ok = all(p.wait() == 0 for p in both)
+
+        rss = peak_rss_mib(server.pid)
+        print("data plane, one TLS stream on loopback, curl as the client (MB = 10^6 bytes)")
+        print("%-9s %-9s %10s %11s %6s %14s %16s" % ("size", "direction", "ddl MB/s", "nginx MB/s",
+                                                    "ratio", "ddl CPU s/GiB", "nginx CPU s/GiB"))
+        for mib, direction, ddl, ngx, ddl_cpu, ngx_cpu in rows:
+            print("%-9s %-9s %10.0f %11.0f %6.2f %14.2f %16.2f" % (
+                "%d MiB" % mib, direction, ddl, ngx, ddl / ngx, ddl_cpu, ngx_cpu))
+        print("concurrent %d MiB upload + download through ddl-server: %s" %
+              (mib, "ok" if concurrent_ok else "FAILED"))
+        print("ddl-server peak RSS over the run: %.0f MiB" % rss)
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if os.environ.get("KEEP"):
+            print("kept", work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+#pragma once
+
+#include "dataexchange.h"
+#include "requesthead.h"
+
+#include "http/requestauth.h"
+
+#include <memory>
+
+namespace ddl::server {
+
+struct ServerContext;
+
+// Decides, from a request's head, whether the front streams it itself (the data plane: upload
+// chunks, blob and artifact downloads) and with which exchange. Everything else returns null and
+// goes to the QtHttpServer routes. Lookups are scoped to the caller as in the routes: what is
+// not theirs is "not found".
+class DataRouter
+{
+public:
+    explicit DataRouter(ServerContext &context);
+
+    std::unique_ptr<DataExchange> route(const RequestHead &head, QSslSocket *socket);
+
+private:
+    std::unique_ptr<DataExchange> upload(const QString &uploadId, const RequestHead &head,
+                                         QSslSocket *socket);
+    std::unique_ptr<DataExchange> workerBlob(const QString &sha256, const RequestHead &head,
+                                             QSslSocket *socket);
+    std::unique_ptr<DataExchange> userBlob(const QString &sha256, const RequestHead &head,
+                                           QSslSocket *socket);
+    std::unique_ptr<DataExchange> artifact(const QString &uuid, const RequestHead &head,
+                                           QSslSocket *socket);
+
+    ServerContext &m_context;
+    RequestAuth m_auth;
+};
+
+} // namespace ddl::server

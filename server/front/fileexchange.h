@@ -1,0 +1,32 @@
+#pragma once
+
+#include "dataexchange.h"
+#include "requesthead.h"
+
+#include <QFile>
+
+namespace ddl::server {
+
+// GET (or HEAD) of a stored file: a blob, an artifact. Honours one Range; reads 128 KiB at a
+// time and writes only while less than 512 KiB wait in the socket (plain and encrypted), so a slow
+// reader holds the server to that much memory.
+class FileExchange : public DataExchange
+{
+public:
+    FileExchange(QSslSocket *socket, QString path, const RequestHead &head, QByteArray etag = {});
+
+    Step start() override;
+    Step onWritten() override;
+
+private:
+    Step pump();
+    Step done() const { return m_head.keepAlive ? Step::Done : Step::DoneClose; }
+
+    QFile m_file;
+    RequestHead m_head;
+    QByteArray m_etag;
+    qint64 m_left = 0;
+    QByteArray m_buffer;
+};
+
+} // namespace ddl::server

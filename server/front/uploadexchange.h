@@ -1,0 +1,37 @@
+#pragma once
+
+#include "dataexchange.h"
+#include "requesthead.h"
+
+#include "blobs/uploadservice.h"
+
+#include <optional>
+
+namespace ddl::server {
+
+// PUT /v1/uploads/<id>?offset=N: the chunk streams from the socket into a ChunkSink. The offset
+// and length are checked before any byte of the body is read (and before `100 Continue`), the
+// socket's read buffer is bounded so a fast client is slowed by TCP instead of filling memory,
+// and the answer goes out only after the bytes are durable.
+class UploadExchange : public DataExchange
+{
+public:
+    UploadExchange(QSslSocket *socket, UploadService &uploads, QString owner, QString uploadId,
+                   const RequestHead &head);
+
+    Step start() override;
+    Step onReadable() override;
+
+private:
+    Step fail(const Error &error);
+
+    UploadService &m_uploads;
+    QString m_owner;
+    QString m_uploadId;
+    RequestHead m_head;
+    std::optional<ChunkSink> m_sink;
+    std::optional<uint32_t> m_expectedCrc;
+    QByteArray m_buffer;
+};
+
+} // namespace ddl::server
