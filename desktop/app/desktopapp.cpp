@@ -1,5 +1,6 @@
 #include "desktopapp.h"
 
+#include "app/desktopresources.h"
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
 #include "views/mainwindow.h"
@@ -15,6 +16,7 @@ namespace ddl::desktop {
 
 bool DesktopApp::installTranslation(QApplication &app, const QString &language)
 {
+    initDesktopResources();
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
     auto *translator = new QTranslator(&app);
     if (!translator->load(locale, u"ddl"_s, u"_"_s, u":/i18n"_s)) {
@@ -34,6 +36,7 @@ bool DesktopApp::installTranslation(QApplication &app, const QString &language)
 
 int DesktopApp::run(QApplication &app)
 {
+    initDesktopResources();
     QApplication::setApplicationName(u"ddl-desktop"_s);
     QApplication::setOrganizationName(u"ddl"_s);
     QApplication::setApplicationVersion(QStringLiteral(DDL_VERSION));

@@ -12,6 +12,7 @@
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
 #include "views/traynotifier.h"
+#include "wizard/submitwizard.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -196,6 +197,19 @@ JobDetailView *MainWindow::openJob(const QString &uuid)
     });
     connect(view, &JobDetailView::stateChanged, m_jobModel, &JobListModel::refresh);
     return view;
+}
+
+SubmitWizard *MainWindow::openSubmitWizard(const JobSpec &spec)
+{
+    auto *wizard = new SubmitWizard(m_session->client(), spec, this);
+    wizard->setAttribute(Qt::WA_DeleteOnClose);
+    connect(wizard, &SubmitWizard::jobSubmitted, this, [this](const QString &uuid) {
+        m_watcher->watch(uuid);
+        m_jobModel->refresh();
+        openJob(uuid);
+    });
+    wizard->show();
+    return wizard;
 }
 
 void MainWindow::cancelJob(const QString &uuid)

@@ -5,6 +5,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include "jobspec/jobspec.h"
+
 class QStackedWidget;
 class QTabWidget;
 
@@ -17,6 +19,7 @@ class JobListModel;
 class JobListView;
 class JobWatcher;
 class Session;
+class SubmitWizard;
 class TokenStore;
 class TrayNotifier;
 
@@ -43,6 +46,8 @@ public:
     JobDetailView *jobView(const QString &uuid) const;
     // Tries the session kept from the last run; stays on the connect page otherwise.
     void restoreSession();
+    // The submit wizard, starting from spec; the submitted job is watched and opened.
+    SubmitWizard *openSubmitWizard(const ddl::JobSpec &spec);
     // Adds a tab to the workspace (editor, workers, datasets plug in here).
     void addWorkspaceTab(QWidget *widget, const QString &title);
 

@@ -8,7 +8,8 @@
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
 #include "core/session.h"
-#include "jobs/jobsubmission.h"
+#include "wizard/folderfield.h"
+#include "wizard/submitwizard.h"
 #include "jobs/logwindowloader.h"
 #include "jobspec/jobspecparser.h"
 #include "models/joblistmodel.h"
@@ -103,24 +104,37 @@ void TestDesktopJobFlow::submitAndWatch()
     QVERIFY(taskYaml.open(QIODevice::ReadOnly));
     ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
     QVERIFY2(spec.ok(), spec.ok() ? "" : qPrintable(spec.error().message));
-    SubmissionRequest request{*spec, repo, repo + u"/data"_s, 0};
-    JobSubmission submission(window.session()->client(), request);
-    QSignalSpy submitted(&submission, &JobSubmission::submitted);
-    submission.start();
-    QTRY_VERIFY2_WITH_TIMEOUT(submission.stage() == JobSubmission::Stage::Done
-                                  || submission.stage() == JobSubmission::Stage::Failed,
-                              qPrintable(submission.errorMessage()), 30000);
-    QCOMPARE(submission.stage(), JobSubmission::Stage::Done);
-    m_uuid = submission.jobUuid();
+
+    // Through the wizard, page by page, as a person would.
+    SubmitWizard *wizard = window.openSubmitWizard(*spec);
+    QSignalSpy submitted(wizard, &SubmitWizard::jobSubmitted);
+    wizard->findChild<FolderField *>(u"projectFolder"_s)->setPath(repo);
+    wizard->next();
+    QCOMPARE(wizard->currentId(), int(SubmitWizard::GitPage));
+    QTRY_VERIFY_WITH_TIMEOUT(wizard->currentPage()->isComplete(), 20000);
+    wizard->next();
+    QCOMPARE(wizard->findChild<FolderField *>(u"datasetFolder"_s)->path(), repo + u"/data"_s);
+    wizard->next();
+    QCOMPARE(wizard->findChild<QLineEdit *>(u"wizardJobName"_s)->text(), u"iris-numpy"_s);
+    wizard->next();
+    QCOMPARE(wizard->currentId(), int(SubmitWizard::ReviewPage));
+    wizard->next();
+    QCOMPARE(wizard->currentId(), int(SubmitWizard::SubmitPage));
+    QTRY_VERIFY_WITH_TIMEOUT(!wizard->submittedUuid().isEmpty(), 30000);
+    m_uuid = wizard->submittedUuid();
     QCOMPARE(submitted.size(), 1);
+    QVERIFY(wizard->currentPage()->isComplete());
+    wizard->accept();
 
     // The background refresh brings the new job into the list without a reset.
     QSignalSpy resets(window.jobModel(), &QAbstractItemModel::modelReset);
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
     QCOMPARE(resets.size(), 0);
 
-    JobDetailView *detail = window.openJob(m_uuid);
+    // The wizard opened the new job's tab.
+    JobDetailView *detail = window.jobView(m_uuid);
     QVERIFY(detail);
+    QCOMPARE(window.workspace()->currentWidget(), detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 90000);
     QCOMPARE(detail->tasks()->rowCount(), 1);
 

@@ -1,0 +1,124 @@
+#include "submitpage.h"
+
+#include "jobs/jobsubmission.h"
+#include "wizard/submitwizard.h"
+
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+SubmitPageWidget::SubmitPageWidget(QWidget *parent)
+    : QWizardPage(parent)
+    , m_stage(new QLabel(this))
+    , m_progress(new QProgressBar(this))
+    , m_cancel(new QPushButton(tr("Cancel submission"), this))
+{
+    setTitle(tr("Submit"));
+    m_stage->setObjectName(u"submitStage"_s);
+    m_stage->setWordWrap(true);
+    m_stage->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_progress->setRange(0, 0);
+    m_cancel->setObjectName(u"cancelSubmission"_s);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_stage);
+    layout->addWidget(m_progress);
+    layout->addWidget(m_cancel, 0, Qt::AlignLeft);
+    layout->addStretch();
+    setFinalPage(true);
+    connect(m_cancel, &QPushButton::clicked, this, [this] {
+        if (m_submission)
+            m_submission->cancel();
+    });
+}
+
+JobSubmission *SubmitPageWidget::submission() const
+{
+    return m_submission;
+}
+
+QString SubmitPageWidget::statusText() const
+{
+    return m_stage->text();
+}
+
+bool SubmitPageWidget::isComplete() const
+{
+    return m_done;
+}
+
+void SubmitPageWidget::initializePage()
+{
+    start();
+}
+
+void SubmitPageWidget::cleanupPage()
+{
+    if (m_submission)
+        m_submission->cancel();
+}
+
+void SubmitPageWidget::start()
+{
+    auto *wizard = static_cast<SubmitWizard *>(this->wizard());
+    m_done = false;
+    emit completeChanged();
+    delete m_submission;
+    SubmissionRequest request;
+    request.spec = wizard->finalSpec();
+    request.repositoryFolder = field(u"folder"_s).toString();
+    request.datasetFolder = field(u"dataset"_s).toString();
+    m_submission = new JobSubmission(wizard->client(), request, this);
+    m_cancel->setEnabled(true);
+    connect(m_submission, &JobSubmission::stageChanged, this, [this](JobSubmission::Stage stage) {
+        m_progress->setRange(0, 0);
+        switch (stage) {
+        case JobSubmission::Stage::Packaging:
+            m_stage->setText(tr("Packaging the code and the dataset…"));
+            break;
+        case JobSubmission::Stage::UploadingCode:
+            m_stage->setText(tr("Uploading the code…"));
+            break;
+        case JobSubmission::Stage::UploadingDataset:
+            m_stage->setText(tr("Uploading the dataset…"));
+            break;
+        case JobSubmission::Stage::Submitting:
+            m_stage->setText(tr("Starting the job…"));
+            break;
+        case JobSubmission::Stage::Cancelled:
+            m_stage->setText(tr("Cancelled. Go back and submit again; finished uploads are not "
+                                "sent twice."));
+            m_progress->setRange(0, 1);
+            m_cancel->setEnabled(false);
+            break;
+        default:
+            break;
+        }
+    });
+    connect(m_submission, &JobSubmission::progress, this, [this](qint64 done, qint64 total) {
+        // Bytes can pass int: the bar counts KiB.
+        m_progress->setRange(0, int(std::max<qint64>(1, total / 1024)));
+        m_progress->setValue(int(done / 1024));
+    });
+    connect(m_submission, &JobSubmission::failed, this, [this](const QString &message) {
+        m_stage->setText(tr("The job was not submitted: %1").arg(message));
+        m_progress->setRange(0, 1);
+        m_cancel->setEnabled(false);
+    });
+    connect(m_submission, &JobSubmission::submitted, this, [this, wizard](const QString &uuid) {
+        m_stage->setText(tr("Job %1 submitted. It is in your job list.").arg(uuid));
+        m_progress->setRange(0, 1);
+        m_progress->setValue(1);
+        m_cancel->setEnabled(false);
+        m_done = true;
+        wizard->setSubmitted(uuid);
+        emit completeChanged();
+    });
+    m_submission->start();
+}
+
+} // namespace ddl::desktop

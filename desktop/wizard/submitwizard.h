@@ -1,0 +1,44 @@
+#pragma once
+
+#include "jobspec/jobspec.h"
+
+#include <QPointer>
+#include <QWizard>
+
+namespace ddl {
+class ApiClient;
+}
+
+namespace ddl::desktop {
+
+// Submits a job step by step: project folder → git check and package preview → dataset →
+// resources → review of the final JSON → submit with progress (cancel-able; uploads resume).
+class SubmitWizard : public QWizard
+{
+    Q_OBJECT
+public:
+    enum PageId { ProjectPage, GitPage, DatasetPage, ResourcesPage, ReviewPage, SubmitPage };
+
+    // spec: the job to start from (the editor's, or a template); its kind decides whether a
+    // repository is needed.
+    SubmitWizard(ApiClient *client, const JobSpec &spec, QWidget *parent = nullptr);
+
+    ApiClient *client() const;
+    JobSpec &spec() { return m_spec; }
+    // The spec as the review shows it: the base spec with the resources page applied.
+    JobSpec finalSpec() const;
+    QString submittedUuid() const { return m_uuid; }
+
+signals:
+    void jobSubmitted(const QString &uuid);
+
+private:
+    friend class SubmitPageWidget;
+    void setSubmitted(const QString &uuid);
+
+    QPointer<ApiClient> m_client;
+    JobSpec m_spec;
+    QString m_uuid;
+};
+
+} // namespace ddl::desktop

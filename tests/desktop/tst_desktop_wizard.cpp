@@ -1,0 +1,132 @@
+// The submit wizard's checks on real git repositories (no server needed until the last page):
+// a dirty tree is refused with its files listed and passes once committed; the package preview
+// names HEAD's commit and the largest files; the review refuses what the validator refuses.
+#include "clusterharness.h"
+
+#include "jobspec/jobspec.h"
+#include "wizard/datasetpage.h"
+#include "wizard/folderfield.h"
+#include "wizard/gitpage.h"
+#include "wizard/reviewpage.h"
+#include "wizard/submitwizard.h"
+
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace Qt::Literals::StringLiterals;
+using namespace ddl::desktop;
+
+static QString headCommit(const QString &repo)
+{
+    QProcess git;
+    git.setWorkingDirectory(repo);
+    git.start(u"git"_s, {u"rev-parse"_s, u"HEAD"_s});
+    git.waitForFinished(10000);
+    return QString::fromUtf8(git.readAllStandardOutput()).trimmed();
+}
+
+static ddl::JobSpec ddlSpec()
+{
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::Ddl;
+    spec.jobName = u"my-model"_s;
+    ddl::TaskRole role;
+    role.name = u"worker"_s;
+    spec.taskRoles = {role};
+    return spec;
+}
+
+class TestDesktopWizard : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void dirtyTreeRefusedThenCommitted();
+    void reviewRefusesInvalidJob();
+
+private:
+    ClusterHarness m_files; // only its temporary folder and git helpers
+};
+
+void TestDesktopWizard::dirtyTreeRefusedThenCommitted()
+{
+    QByteArray big(300 * 1024, 'x');
+    const QString repo = m_files.makeRepo(u"project"_s, {{u"main.py"_s, "def main(d, o):\n    pass\n"},
+                                                        {u"weights.bin"_s, big},
+                                                        {u"data/train.csv"_s, "a,b\n1,2\n"}});
+    QVERIFY(!repo.isEmpty());
+    QFile notes(repo + u"/notes.txt"_s);
+    QVERIFY(notes.open(QIODevice::WriteOnly));
+    notes.write("not committed\n");
+    notes.close();
+
+    SubmitWizard wizard(nullptr, ddlSpec());
+    wizard.show();
+    QVERIFY(!wizard.currentPage()->isComplete()); // a DDL job needs its repository
+    wizard.findChild<FolderField *>(u"projectFolder"_s)->setPath(repo);
+    QVERIFY(wizard.currentPage()->isComplete());
+    wizard.next();
+    auto *git = qobject_cast<GitPage *>(wizard.currentPage());
+    QVERIFY(git);
+    QTRY_VERIFY_WITH_TIMEOUT(!git->isChecking(), 20000);
+    QVERIFY(!git->isComplete());
+    auto *dirty = wizard.findChild<QPlainTextEdit *>(u"dirtyList"_s);
+    QVERIFY(dirty->isVisible());
+    QVERIFY(dirty->toPlainText().contains(u"?? notes.txt"_s));
+    QVERIFY(wizard.findChild<QLabel *>(u"gitSummary"_s)->text().contains(u"git stash -u"_s));
+
+    // The way out: commit, then check again.
+    QVERIFY(ClusterHarness::git(repo, {u"add"_s, u"notes.txt"_s}));
+    QVERIFY(ClusterHarness::git(repo, {u"commit"_s, u"-q"_s, u"-m"_s, u"Add notes"_s}));
+    QTest::mouseClick(wizard.findChild<QPushButton *>(u"recheckButton"_s), Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(git->isComplete(), 20000);
+    const QString commit = headCommit(repo);
+    QCOMPARE(git->result().commitId, commit);
+    QCOMPARE(git->result().fileCount, 4);
+    const QString summary = wizard.findChild<QLabel *>(u"gitSummary"_s)->text();
+    QVERIFY2(summary.contains(commit.left(12)) && summary.contains(u"Add notes"_s),
+             qPrintable(summary));
+    auto *largest = wizard.findChild<QTreeWidget *>(u"largestFiles"_s);
+    QCOMPARE(largest->topLevelItemCount(), 4);
+    QCOMPARE(largest->topLevelItem(0)->text(0), u"weights.bin"_s);
+
+    // The dataset page offers the project's data folder and counts it.
+    wizard.next();
+    auto *dataset = qobject_cast<DatasetPage *>(wizard.currentPage());
+    QVERIFY(dataset);
+    QCOMPARE(dataset->folderField()->path(), repo + u"/data"_s);
+    QTRY_VERIFY(dataset->summary().contains(u"1 file"_s));
+}
+
+void TestDesktopWizard::reviewRefusesInvalidJob()
+{
+    SubmitWizard wizard(nullptr, ddlSpec());
+    wizard.show();
+    // An OpenPAI-less DDL job still needs a repository: use any committed one.
+    const QString repo = m_files.makeRepo(u"tiny"_s, {{u"main.py"_s, "def main(d, o): pass\n"}});
+    wizard.findChild<FolderField *>(u"projectFolder"_s)->setPath(repo);
+    wizard.next();
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.currentPage()->isComplete(), 20000);
+    wizard.next(); // dataset: none
+    wizard.findChild<FolderField *>(u"datasetFolder"_s)->setPath(QString());
+    wizard.next(); // resources
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::ResourcesPage));
+    auto *name = wizard.findChild<QLineEdit *>(u"wizardJobName"_s);
+    QCOMPARE(name->text(), u"tiny"_s); // the folder's name stands in for the template's
+    name->setText(u"no spaces please"_s);
+    wizard.next(); // review
+    auto *review = qobject_cast<ReviewPage *>(wizard.currentPage());
+    QVERIFY(review);
+    QVERIFY(review->json().contains(u"\"no spaces please\""_s));
+    wizard.next(); // refused: stays on the review
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::ReviewPage));
+    QVERIFY(wizard.findChild<QLabel *>(u"reviewProblems"_s)->text().startsWith(u"jobName"_s));
+}
+
+QTEST_MAIN(TestDesktopWizard)
+#include "tst_desktop_wizard.moc"
