@@ -7,6 +7,7 @@
 #include "models/jobrecord.h"
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
+#include "views/artifactbrowser.h"
 #include "views/logview.h"
 #include "views/metricchartsview.h"
 
@@ -59,6 +60,8 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_tabs->setObjectName(u"detailTabs"_s);
     m_tabs->addTab(m_logView, tr("Logs"));
     m_tabs->addTab(m_charts, tr("Metrics"));
+    m_artifacts = new ArtifactBrowser(client, uuid, this);
+    m_tabs->addTab(m_artifacts, tr("Artifacts"));
 
     auto *header = new QHBoxLayout;
     auto *headerText = new QVBoxLayout;
@@ -90,11 +93,6 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     connect(&m_pollTimer, &QTimer::timeout, this, &JobDetailView::poll);
     m_pollTimer.start();
     poll();
-}
-
-void JobDetailView::setArtifactsWidget(QWidget *widget)
-{
-    m_tabs->addTab(widget, tr("Artifacts"));
 }
 
 void JobDetailView::poll()
@@ -146,8 +144,12 @@ void JobDetailView::handleJob(const QJsonObject &job)
     m_tasks->setTasks(job.value("tasks"_L1).toArray());
     if (!m_collector && m_tasks->rowCount() > 0)
         startMetrics(m_tasks->taskId(0));
-    if (record.isFinal())
+    if (record.isFinal()) {
         m_pollTimer.stop();
+        // Outputs are uploaded before a task reports its end: list them once.
+        if (previous != record.state)
+            m_artifacts->reload();
+    }
     emit titleChanged(record.name);
     emit jobLoaded(job);
     if (previous != record.state)

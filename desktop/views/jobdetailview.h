@@ -16,6 +16,7 @@ class ApiClient;
 
 namespace ddl::desktop {
 
+class ArtifactBrowser;
 class LogView;
 class MetricChartsView;
 class MetricCollector;
@@ -40,8 +41,7 @@ public:
     MetricStore *metrics() const { return m_metrics; }
     MetricChartsView *charts() const { return m_charts; }
     QTabWidget *tabs() const { return m_tabs; }
-    // The artifact browser goes in its tab; the detail view does not own the feature.
-    void setArtifactsWidget(QWidget *widget);
+    ArtifactBrowser *artifacts() const { return m_artifacts; }
 
 signals:
     void jobLoaded(const QJsonObject &job);
@@ -71,6 +71,7 @@ private:
     LogView *m_logView;
     MetricStore *m_metrics;
     MetricChartsView *m_charts;
+    ArtifactBrowser *m_artifacts;
     MetricCollector *m_collector = nullptr;
     QTimer m_pollTimer;
     bool m_polling = false;

@@ -15,6 +15,9 @@
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
+#include "core/sha256.h"
+#include "models/artifactmodel.h"
+#include "views/artifactbrowser.h"
 #include "views/jobdetailview.h"
 #include "views/logview.h"
 #include "views/mainwindow.h"
@@ -23,6 +26,8 @@
 
 #include <QAbstractItemModelTester>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -145,6 +150,31 @@ void TestDesktopJobFlow::submitAndWatch()
     QTRY_VERIFY_WITH_TIMEOUT(detail->metrics()->names().contains(u"loss"_s), 10000);
     QTRY_COMPARE_WITH_TIMEOUT(detail->charts()->pointCount(u"loss"_s), 41, 10000);
     QVERIFY(detail->charts()->pointCount(u"train_accuracy"_s) == 41);
+
+    // Artifacts: the output tree, a JSON preview, and a verified download of everything.
+    ArtifactBrowser *artifacts = detail->artifacts();
+    QTRY_COMPARE_WITH_TIMEOUT(artifacts->model()->fileCount(), 2, 10000);
+    const QJsonArray files = artifacts->model()->filesUnder({});
+    QStringList paths;
+    for (const QJsonValue &file : files)
+        paths << file.toObject().value("path"_L1).toString();
+    paths.sort();
+    QCOMPARE(paths, (QStringList{u"metrics.json"_s, u"model.npz"_s}));
+    artifacts->preview(u"metrics.json"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(artifacts->previewKind(), ArtifactBrowser::PreviewKind::Text, 10000);
+    QVERIFY(artifacts->previewText().contains(u"\"test_accuracy\""_s));
+    QTemporaryDir downloads;
+    QSignalSpy downloaded(artifacts, &ArtifactBrowser::downloadFinished);
+    artifacts->downloadTo(files, downloads.path());
+    QTRY_COMPARE_WITH_TIMEOUT(downloaded.size(), 1, 20000);
+    QVERIFY2(downloaded.first().first().toBool(), qPrintable(downloaded.first().at(1).toString()));
+    for (const QJsonValue &value : files) {
+        const QJsonObject file = value.toObject();
+        const QString local = downloads.filePath(file.value("path"_L1).toString());
+        ddl::Result<QString> digest = ddl::sha256OfFile(local);
+        QVERIFY2(digest.ok(), qPrintable(local));
+        QCOMPARE(*digest, file.value("sha256"_L1).toString());
+    }
 
     // The list shows the end too, and the watched job's end was announced.
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->record(window.jobModel()->rowOf(m_uuid))->state

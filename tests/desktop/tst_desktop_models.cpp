@@ -1,5 +1,6 @@
 // The desktop's models without a server: the job list's paging and merging (checked by
 // QAbstractItemModelTester), the metric line parser and store, the task model.
+#include "models/artifactmodel.h"
 #include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
@@ -7,6 +8,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
+#include <QJsonObject>
 #include <QSignalSpy>
 #include <QTimeZone>
 #include <QTest>
@@ -47,6 +49,7 @@ private slots:
     void metricLine();
     void metricStoreJoinsSplitLines();
     void taskModelUpdatesInPlace();
+    void artifactTree();
 };
 
 void TestDesktopModels::jobListPagesAndMerges()
@@ -178,6 +181,28 @@ void TestDesktopModels::taskModelUpdatesInPlace()
     QCOMPARE(model.label(1), u"worker #1"_s);
     QCOMPARE(model.index(1, TaskModel::StateColumn).data(TaskModel::StateRole).toString(),
              u"SUCCEEDED"_s);
+}
+
+void TestDesktopModels::artifactTree()
+{
+    ArtifactModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto file = [](const QString &path, qint64 size) {
+        return QJsonObject{{"path"_L1, path}, {"size"_L1, size}, {"sha256"_L1, u"x"_s + path}};
+    };
+    model.setFiles({file(u"model.npz"_s, 100), file(u"plots/loss.png"_s, 20),
+                    file(u"plots/acc.png"_s, 30), file(u"plots/raw/a.csv"_s, 5)});
+    QCOMPARE(model.fileCount(), 4);
+    QCOMPARE(model.rowCount(), 2); // model.npz and plots/
+    const QModelIndex plots = model.index(1, 0);
+    QCOMPARE(plots.data(ArtifactModel::PathRole).toString(), u"plots"_s);
+    QCOMPARE(plots.data(ArtifactModel::SizeRole).toLongLong(), 55);
+    QCOMPARE(model.rowCount(plots), 3);
+    QCOMPARE(model.filesUnder(plots).size(), 3);
+    QCOMPARE(model.filesUnder({}).size(), 4);
+    const QModelIndex raw = model.index(2, 0, plots);
+    QCOMPARE(model.parent(raw), plots);
+    QCOMPARE(model.index(0, 0, raw).data(ArtifactModel::PathRole).toString(), u"plots/raw/a.csv"_s);
 }
 
 QTEST_MAIN(TestDesktopModels)
