@@ -4,6 +4,7 @@
 #include "core/sha256stream.h"
 #include "store/sql.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QUuid>
 
@@ -117,6 +118,17 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
     Result<UploadState> upload = state(owner, uploadId);
     if (!upload)
         return upload.error();
+    if (const auto open = m_open->ends.constFind(uploadId); open != m_open->ends.cend()) {
+        if (*open == offset) {
+            return Error::make(QStringLiteral("chunk_pending"),
+                               QStringLiteral("the chunk before offset %1 is still arriving")
+                                   .arg(offset));
+        }
+        return Error::make(QStringLiteral("conflict"),
+                           QStringLiteral("another chunk of upload %1 is being received; wait for "
+                                          "it, then ask the upload's offset")
+                               .arg(uploadId));
+    }
     if (offset != upload->offset) {
         Error error = Error::make(QStringLiteral("offset_mismatch"),
                                   QStringLiteral("chunk sent at offset %1 but the upload is at "
@@ -135,21 +147,33 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
                                .arg(offset)
                                .arg(upload->size));
     }
-    if (m_busy->contains(uploadId)) {
-        return Error::make(QStringLiteral("conflict"),
-                           QStringLiteral("another chunk of upload %1 is being received; wait for "
-                                          "it, then ask the upload's offset")
-                               .arg(uploadId));
-    }
     Result<Sha256Stream> hash = hashSoFar(uploadId, offset);
     if (!hash)
         return hash.error();
     Result<int> fd = m_storage.openPartAt(uploadId, offset);
     if (!fd)
         return fd.error();
-    m_busy->insert(uploadId);
+    m_open->ends.insert(uploadId, offset + length);
     return ChunkSink(*fd, m_storage.partPath(uploadId), offset, length, *hash,
-                     [busy = m_busy, uploadId] { busy->remove(uploadId); });
+                     [open = m_open, uploadId] { open->release(uploadId); });
+}
+
+void UploadService::OpenChunks::release(const QString &uploadId)
+{
+    ends.remove(uploadId);
+    for (std::function<void()> &waiter : waiters.take(uploadId))
+        QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(waiter),
+                                  Qt::QueuedConnection);
+}
+
+void UploadService::whenChunkEnds(const QString &uploadId, std::function<void()> whenFree)
+{
+    if (!m_open->ends.contains(uploadId)) {
+        QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(whenFree),
+                                  Qt::QueuedConnection);
+        return;
+    }
+    m_open->waiters[uploadId].append(std::move(whenFree));
 }
 
 Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 offset)

@@ -4,9 +4,10 @@
 #include "chunksink.h"
 
 #include <QJsonObject>
-#include <QSet>
+#include <QHash>
 #include <QSqlDatabase>
 
+#include <functional>
 #include <optional>
 
 namespace ddl::server {
@@ -48,6 +49,10 @@ public:
     // Only one chunk of an upload is open at a time.
     Result<ChunkSink> beginChunk(const QString &owner, const QString &uploadId, qint64 offset,
                                  qint64 length);
+    // Calls whenFree (later, from the event loop) once the chunk now being received for uploadId
+    // ends, committed or not. A client pipelines chunks: the next one, sent on another
+    // connection, waits here (beginChunk says "chunk_pending") instead of being refused.
+    void whenChunkEnds(const QString &uploadId, std::function<void()> whenFree);
     // expectedCrc32c: the client's CRC-32C of the chunk, when it sent one; a mismatch keeps
     // the upload at its old offset.
     Result<UploadState> commitChunk(const QString &owner, const QString &uploadId, ChunkSink sink,
@@ -65,8 +70,15 @@ private:
     QSqlDatabase m_db;
     BlobStorage m_storage;
     qint64 m_maxBlobBytes;
-    // Uploads with a chunk being received; shared so a sink can outlive a copy of the service.
-    std::shared_ptr<QSet<QString>> m_busy = std::make_shared<QSet<QString>>();
+    // Uploads with a chunk being received (and where that chunk ends), and who waits for them;
+    // shared so a sink can outlive a copy of the service.
+    struct OpenChunks
+    {
+        QHash<QString, qint64> ends;
+        QHash<QString, QList<std::function<void()>>> waiters;
+        void release(const QString &uploadId);
+    };
+    std::shared_ptr<OpenChunks> m_open = std::make_shared<OpenChunks>();
 };
 
 } // namespace ddl::server

@@ -4,6 +4,9 @@
 
 #include <QSslSocket>
 
+#include <functional>
+#include <memory>
+
 namespace ddl::server {
 
 // One data-plane request the front serves itself, from its head to its last byte. The
@@ -22,6 +25,10 @@ public:
     virtual Step start() = 0;
     virtual Step onReadable() { return Step::Continue; }
     virtual Step onWritten() { return Step::Continue; }
+
+    // Set by the connection: how an exchange reports a step it takes outside the calls above
+    // (an upload chunk that waited for the one before it).
+    std::function<void(Step)> resume;
 
 protected:
     QSslSocket *m_socket;

@@ -71,6 +71,10 @@ void FrontConnection::readHead()
     if (std::unique_ptr<DataExchange> exchange = m_router.route(head, m_socket)) {
         m_socket->skip(head.size);
         m_exchange = std::move(exchange);
+        m_exchange->resume = [this](DataExchange::Step step) {
+            if (!m_closing)
+                handle(step);
+        };
         return handle(m_exchange->start());
     }
     if (head.contentLength > MaxControlBodyBytes) {

@@ -19,7 +19,8 @@ UploadExchange::UploadExchange(QSslSocket *socket, UploadService &uploads, QStri
 DataExchange::Step UploadExchange::fail(const Error &error)
 {
     // The rest of the body is not read: the connection closes after the answer.
-    const bool bodyLeft = !m_sink || m_sink->remaining() > 0;
+    const bool bodyLeft = m_sink ? m_sink->remaining() > 0
+                                 : (m_head.chunked || m_head.contentLength > 0);
     m_sink.reset();
     FrontReply::error(m_socket, error, m_head.keepAlive && !bodyLeft);
     return bodyLeft ? Step::DoneClose : (m_head.keepAlive ? Step::Done : Step::DoneClose);
@@ -49,8 +50,23 @@ DataExchange::Step UploadExchange::start()
         }
         m_expectedCrc = value;
     }
-    Result<ChunkSink> sink = m_uploads.beginChunk(m_owner, m_uploadId, *offset,
+    m_offset = *offset;
+    return begin();
+}
+
+DataExchange::Step UploadExchange::begin()
+{
+    Result<ChunkSink> sink = m_uploads.beginChunk(m_owner, m_uploadId, m_offset,
                                                   m_head.contentLength);
+    if (!sink && sink.error().code == QLatin1String("chunk_pending")) {
+        // Pipelined: the chunk before this one is still arriving on another connection. This
+        // body stays unread (TCP holds the client back) until that chunk ends.
+        m_uploads.whenChunkEnds(m_uploadId, [this, alive = std::weak_ptr<bool>(m_alive)] {
+            if (alive.lock() && resume)
+                resume(begin());
+        });
+        return Step::Continue;
+    }
     if (!sink)
         return fail(sink.error());
     m_sink.emplace(std::move(*sink));
@@ -64,6 +80,8 @@ DataExchange::Step UploadExchange::start()
 
 DataExchange::Step UploadExchange::onReadable()
 {
+    if (!m_sink)
+        return Step::Continue; // waiting for the chunk before this one
     while (m_sink->remaining() > 0 && m_socket->bytesAvailable() > 0) {
         const qint64 n = m_socket->read(m_buffer.data(),
                                         std::min<qint64>(m_sink->remaining(), m_buffer.size()));

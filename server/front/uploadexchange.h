@@ -24,6 +24,7 @@ public:
 
 private:
     Step fail(const Error &error);
+    Step begin();
 
     UploadService &m_uploads;
     QString m_owner;
@@ -32,6 +33,9 @@ private:
     std::optional<ChunkSink> m_sink;
     std::optional<uint32_t> m_expectedCrc;
     QByteArray m_buffer;
+    qint64 m_offset = -1;
+    // Lets a waiting callback know the exchange (and its connection) is gone.
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };
 
 } // namespace ddl::server

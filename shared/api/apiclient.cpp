@@ -29,6 +29,7 @@ ApiClient::ApiClient(const QUrl &baseUrl, const ServerTrust &trust, QObject *par
     , m_trust(trust)
 {
     m_network.setAutoDeleteReplies(false);
+    m_dataNetwork.setAutoDeleteReplies(false);
 }
 
 QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &query) const
@@ -49,6 +50,27 @@ QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &que
     return request;
 }
 
+bool ApiClient::isDataPlane(const QByteArray &verb, const QString &path)
+{
+    const QStringList parts = path.split(u'/');
+    // "/v1/uploads/<id>" splits into "", "v1", "uploads", "<id>".
+    if (parts.size() == 4 && parts[2] == QLatin1String("uploads"))
+        return verb == "PUT" || verb == "HEAD";
+    if (verb != "GET" && verb != "HEAD")
+        return false;
+    if (parts.size() == 4 && parts[2] == QLatin1String("blobs"))
+        return true;
+    if (parts.size() == 5 && parts[2] == QLatin1String("workers") && parts[3] == QLatin1String("blobs"))
+        return true;
+    return parts.size() == 6 && parts[2] == QLatin1String("jobs")
+           && parts[4] == QLatin1String("artifacts") && parts[5] == QLatin1String("file");
+}
+
+QNetworkAccessManager &ApiClient::networkFor(const QByteArray &verb, const QString &path)
+{
+    return isDataPlane(verb, path) ? m_dataNetwork : m_network;
+}
+
 ApiRequest *ApiClient::wrap(QNetworkReply *reply)
 {
     return new ApiRequest(reply, m_trust.pinnedSha256Hex, m_timeoutMs, this);
@@ -60,7 +82,7 @@ ApiRequest *ApiClient::get(const QString &path, const QUrlQuery &query,
     QNetworkRequest request = makeRequest(path, query);
     for (const auto &[name, value] : headers)
         request.setRawHeader(name, value);
-    return wrap(m_network.get(request));
+    return wrap(networkFor("GET", path).get(request));
 }
 
 ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
@@ -72,12 +94,15 @@ ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
 }
 
 ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
-                                 const QByteArray &body, const QUrlQuery &query)
+                                 const QByteArray &body, const QUrlQuery &query,
+                                 const QList<QPair<QByteArray, QByteArray>> &headers)
 {
     QNetworkRequest request = makeRequest(path, query);
+    for (const auto &[name, value] : headers)
+        request.setRawHeader(name, value);
     request.setHeader(QNetworkRequest::ContentTypeHeader,
                       QByteArrayLiteral("application/octet-stream"));
-    return wrap(m_network.sendCustomRequest(request, verb, body));
+    return wrap(networkFor(verb, path).sendCustomRequest(request, verb, body));
 }
 
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)

@@ -38,14 +38,22 @@ public:
     ApiRequest *postJson(const QString &path, const QJsonObject &body,
                          const QUrlQuery &query = {});
     ApiRequest *sendBytes(const QByteArray &verb, const QString &path, const QByteArray &body,
-                          const QUrlQuery &query = {});
+                          const QUrlQuery &query = {},
+                          const QList<QPair<QByteArray, QByteArray>> &headers = {});
 
     // Convenience for command-line use: send and wait.
     Result<ApiResponse> getSync(const QString &path, const QUrlQuery &query = {});
     Result<ApiResponse> postJsonSync(const QString &path, const QJsonObject &body,
                                      const QUrlQuery &query = {});
 
+    // The requests the server's front streams itself (upload chunks, blob and artifact
+    // downloads). They travel on connections of their own: the server hands a connection's
+    // first control request to QtHttpServer for good, and a chunk sent after it on the same
+    // connection would be buffered whole there.
+    static bool isDataPlane(const QByteArray &verb, const QString &path);
+
 private:
+    QNetworkAccessManager &networkFor(const QByteArray &verb, const QString &path);
     QNetworkRequest makeRequest(const QString &path, const QUrlQuery &query) const;
     ApiRequest *wrap(QNetworkReply *reply);
 
@@ -54,6 +62,7 @@ private:
     QString m_token;
     int m_timeoutMs = 30000;
     QNetworkAccessManager m_network;
+    QNetworkAccessManager m_dataNetwork;
 };
 
 // Connects to the server and returns the certificate it presents, trusted or not, so that a

@@ -30,6 +30,7 @@ ApiRequest::ApiRequest(QNetworkReply *reply, const QByteArray &pinnedSha256, int
     // Each byte that moves restarts the clock: the timeout is for silence, not for size.
     connect(reply, &QNetworkReply::uploadProgress, &m_timer, qOverload<>(&QTimer::start));
     connect(reply, &QNetworkReply::downloadProgress, &m_timer, qOverload<>(&QTimer::start));
+    connect(reply, &QNetworkReply::uploadProgress, this, &ApiRequest::uploadProgress);
     m_timer.start(timeoutMs);
 }
 

@@ -32,6 +32,8 @@ public:
 
 signals:
     void finished();
+    // Bytes of the request body handed to the network so far.
+    void uploadProgress(qint64 sent, qint64 total);
 
 private:
     void handleFinished();

@@ -1,5 +1,6 @@
 #include "blobupload.h"
 
+#include "core/crc32c.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
@@ -15,6 +16,12 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     , m_sha256(sha256Hex)
     , m_file(filePath)
 {}
+
+BlobUpload::~BlobUpload()
+{
+    dropChunks();
+    delete m_createRequest;
+}
 
 void BlobUpload::start()
 {
@@ -35,12 +42,20 @@ void BlobUpload::start()
     createUpload();
 }
 
+void BlobUpload::cancel()
+{
+    if (!isFinished())
+        fail(Error::make(QStringLiteral("aborted"), QStringLiteral("the upload was cancelled")));
+}
+
 void BlobUpload::createUpload()
 {
-    m_request = m_client->postJson(QStringLiteral("/v1/uploads"),
-                                   QJsonObject{{QStringLiteral("size"), m_size},
-                                               {QStringLiteral("sha256"), m_sha256}});
-    connect(m_request, &ApiRequest::finished, this, &BlobUpload::handleCreated);
+    dropChunks();
+    m_createRequest = m_client->postJson(QStringLiteral("/v1/uploads"),
+                                         QJsonObject{{QStringLiteral("size"), m_size},
+                                                     {QStringLiteral("sha256"), m_sha256}});
+    ApiRequest *request = m_createRequest;
+    connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
 
 const Result<QString> &BlobUpload::waitForFinished()
@@ -53,58 +68,83 @@ const Result<QString> &BlobUpload::waitForFinished()
     return result();
 }
 
-void BlobUpload::handleCreated()
+void BlobUpload::handleCreated(ApiRequest *request)
 {
-    ApiRequest *request = std::exchange(m_request, nullptr);
+    m_createRequest = nullptr;
     request->deleteLater();
     if (!request->result()) {
         fail(request->result().error());
         return;
     }
     const QJsonObject answer = request->result()->json();
+    const bool complete = answer.value(QStringLiteral("complete")).toBool();
     m_uploadId = answer.value(QStringLiteral("id")).toString();
-    m_offset = answer.value(QStringLiteral("offset")).toInteger();
-    m_skipped = answer.value(QStringLiteral("complete")).toBool() ? m_size : m_offset;
-    m_clock.start(m_offset);
-    if (answer.value(QStringLiteral("complete")).toBool()) {
-        emit progress(m_clock.at(m_size, m_size));
+    m_acked = complete ? m_size : answer.value(QStringLiteral("offset")).toInteger();
+    m_nextSend = m_acked;
+    if (!m_clock.isStarted()) {
+        m_skipped = m_acked;
+        m_clock.start(m_acked);
+    }
+    if (complete) {
+        reportProgress();
         m_result = m_sha256;
         emit finished();
         return;
     }
-    sendNextChunk();
+    sendChunks();
 }
 
-void BlobUpload::sendNextChunk()
+void BlobUpload::sendChunks()
 {
-    if (!m_file.seek(m_offset)) {
-        fail(Error::make(QStringLiteral("io_error"),
-                         QStringLiteral("cannot seek in %1: %2").arg(m_path, m_file.errorString())));
-        return;
+    while (m_nextSend < m_size && m_inFlight.size() < ChunksInFlight
+           && (m_inFlight.isEmpty() || m_inFlight.last().sent == m_inFlight.last().length)) {
+        const qint64 length = std::min(ChunkSize, m_size - m_nextSend);
+        QByteArray bytes;
+        if (m_file.seek(m_nextSend))
+            bytes = m_file.read(length);
+        if (bytes.size() != length) {
+            fail(Error::make(QStringLiteral("io_error"),
+                             QStringLiteral("%1 changed while it was being uploaded; upload it "
+                                            "again")
+                                 .arg(m_path)));
+            return;
+        }
+        Crc32c crc;
+        crc.add(bytes);
+        QUrlQuery query;
+        query.addQueryItem(QStringLiteral("offset"), QString::number(m_nextSend));
+        ApiRequest *request = m_client->sendBytes(
+            "PUT", QStringLiteral("/v1/uploads/") + m_uploadId, bytes, query,
+            {{"DDL-Chunk-CRC32C", QByteArray::number(crc.value(), 16).rightJustified(8, '0')}});
+        m_inFlight.append(Chunk{request, m_nextSend, length, 0});
+        m_nextSend += length;
+        connect(request, &ApiRequest::uploadProgress, this, [this, request](qint64 sent, qint64) {
+            for (Chunk &chunk : m_inFlight) {
+                if (chunk.request == request)
+                    chunk.sent = std::min(sent, chunk.length);
+            }
+            reportProgress();
+            sendChunks();
+        });
+        connect(request, &ApiRequest::finished, this,
+                [this, request] { handleChunkAnswer(request); });
     }
-    const QByteArray chunk = m_file.read(std::min(ChunkSize, m_size - m_offset));
-    if (chunk.size() != std::min(ChunkSize, m_size - m_offset)) {
-        fail(Error::make(QStringLiteral("io_error"),
-                         QStringLiteral("%1 changed while it was being uploaded; upload it again")
-                             .arg(m_path)));
-        return;
-    }
-    QUrlQuery query;
-    query.addQueryItem(QStringLiteral("offset"), QString::number(m_offset));
-    m_request = m_client->sendBytes("PUT", QStringLiteral("/v1/uploads/") + m_uploadId, chunk,
-                                    query);
-    connect(m_request, &ApiRequest::finished, this, &BlobUpload::handleChunkAnswer);
 }
 
-void BlobUpload::handleChunkAnswer()
+void BlobUpload::handleChunkAnswer(ApiRequest *request)
 {
-    ApiRequest *request = std::exchange(m_request, nullptr);
+    const auto chunk = std::find_if(m_inFlight.begin(), m_inFlight.end(),
+                                    [request](const Chunk &c) { return c.request == request; });
+    if (chunk == m_inFlight.end())
+        return;
+    m_inFlight.erase(chunk);
     request->deleteLater();
     if (!request->result()) {
-        // Another upload of the same bytes by the same owner shares this one on the server and
-        // moved it on, or finished it: ask the server again where things stand.
+        // Another upload of the same bytes by the same owner moved the upload on or finished
+        // it, or a chunk was corrupted on the way: ask the server where things stand.
         const QString code = request->result().error().code;
-        if ((code == QLatin1String("not_found") || code == QLatin1String("offset_mismatch"))
+        if ((code == QLatin1String("not_found") || code == QLatin1String("offset_mismatch")
+             || code == QLatin1String("conflict") || code == QLatin1String("chunk_corrupted"))
             && m_restarts++ < MaxRestarts) {
             createUpload();
             return;
@@ -113,18 +153,37 @@ void BlobUpload::handleChunkAnswer()
         return;
     }
     const QJsonObject answer = request->result()->json();
-    m_offset = answer.value(QStringLiteral("offset")).toInteger();
-    emit progress(m_clock.at(m_offset, m_size));
+    m_acked = std::max(m_acked, answer.value(QStringLiteral("offset")).toInteger());
+    reportProgress();
     if (answer.value(QStringLiteral("complete")).toBool()) {
+        dropChunks();
         m_result = m_sha256;
         emit finished();
         return;
     }
-    sendNextChunk();
+    sendChunks();
+}
+
+void BlobUpload::reportProgress()
+{
+    qint64 done = m_acked;
+    for (const Chunk &chunk : std::as_const(m_inFlight))
+        done += chunk.sent;
+    emit progress(m_clock.at(std::min(done, m_size), m_size));
+}
+
+void BlobUpload::dropChunks()
+{
+    for (const Chunk &chunk : std::as_const(m_inFlight)) {
+        chunk.request->disconnect(this);
+        chunk.request->deleteLater();
+    }
+    m_inFlight.clear();
 }
 
 void BlobUpload::fail(const Error &error)
 {
+    dropChunks();
     m_result = error;
     emit finished();
 }

@@ -4,26 +4,33 @@
 #include "transferprogress.h"
 
 #include <QFile>
+#include <QList>
 #include <QObject>
 #include <optional>
 
 namespace ddl {
 
 // Uploads one file as a content-addressed blob through the resumable upload protocol
-// (docs/api.md): create or resume the upload, then send chunks at the server's offset. A client
-// killed half-way resumes on the next run, because the server keeps the unfinished upload under
-// the same digest.
+// (docs/api.md): create or resume the upload, then send chunks at the server's offset, each
+// with its CRC-32C. Two chunks are in flight: the next one goes out on a second connection as
+// soon as the current one is sent, and the server holds it until the current one is durable,
+// so neither the fsync nor the round trip leaves the wire idle. A client killed half-way
+// resumes on the next run (at most one chunk is sent again), because the server keeps the
+// unfinished upload under the same digest.
 class BlobUpload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qint64 ChunkSize = 8 * 1024 * 1024;
+    static constexpr qint64 ChunkSize = 16 * 1024 * 1024;
+    static constexpr int ChunksInFlight = 2;
 
     // sha256Hex may be empty: it is then computed from the file first.
     BlobUpload(ApiClient *client, const QString &filePath, const QString &sha256Hex = {},
                QObject *parent = nullptr);
+    ~BlobUpload() override;
 
     void start();
+    void cancel();
     bool isFinished() const { return m_result.has_value(); }
     // The blob's digest once it is on the server.
     const Result<QString> &result() const { return *m_result; }
@@ -36,10 +43,20 @@ signals:
     void finished();
 
 private:
+    struct Chunk
+    {
+        ApiRequest *request = nullptr;
+        qint64 offset = 0;
+        qint64 length = 0;
+        qint64 sent = 0;
+    };
+
     void createUpload();
-    void handleCreated();
-    void sendNextChunk();
-    void handleChunkAnswer();
+    void handleCreated(ApiRequest *request);
+    void sendChunks();
+    void handleChunkAnswer(ApiRequest *request);
+    void dropChunks();
+    void reportProgress();
     void fail(const Error &error);
 
     ApiClient *m_client;
@@ -48,11 +65,13 @@ private:
     QString m_uploadId;
     QFile m_file;
     qint64 m_size = 0;
-    qint64 m_offset = 0;
+    qint64 m_acked = 0;    // durable on the server
+    qint64 m_nextSend = 0; // where the next chunk starts
     qint64 m_skipped = 0;
     static constexpr int MaxRestarts = 5;
     int m_restarts = 0;
-    ApiRequest *m_request = nullptr;
+    ApiRequest *m_createRequest = nullptr;
+    QList<Chunk> m_inFlight;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;
 };

@@ -23,6 +23,7 @@ public:
         m_timer.start();
         m_startDone = alreadyDone;
     }
+    bool isStarted() const { return m_timer.isValid(); }
     TransferProgress at(qint64 done, qint64 total) const
     {
         TransferProgress progress{done, total, 0, -1};
