@@ -188,9 +188,9 @@ void TestDesktopModels::artifactTree()
     ArtifactModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     auto file = [](const QString &path, qint64 size) {
-        return QJsonObject{{"path"_L1, path}, {"size"_L1, size}, {"sha256"_L1, u"x"_s + path}};
+        return QJsonObject{{"path"_L1, path}, {"size"_L1, QJsonValue(size)}, {"sha256"_L1, QString(u"x"_s + path)}};
     };
-    model.setFiles({file(u"model.npz"_s, 100), file(u"plots/loss.png"_s, 20),
+    model.setFiles(QJsonArray{file(u"model.npz"_s, 100), file(u"plots/loss.png"_s, 20),
                     file(u"plots/acc.png"_s, 30), file(u"plots/raw/a.csv"_s, 5)});
     QCOMPARE(model.fileCount(), 4);
     QCOMPARE(model.rowCount(), 2); // model.npz and plots/
