@@ -3,6 +3,7 @@
 #include "front/datarouter.h"
 #include "front/frontserver.h"
 #include "http/authcontroller.h"
+#include "http/datasetcontroller.h"
 #include "http/httpreply.h"
 #include "http/jobcontroller.h"
 #include "http/uploadcontroller.h"
@@ -93,10 +94,12 @@ void ServerApp::registerRoutes()
     m_jobController = std::make_unique<JobController>(*m_context);
     m_uploadController = std::make_unique<UploadController>(*m_context);
     m_workerController = std::make_unique<WorkerController>(*m_context);
+    m_datasetController = std::make_unique<DatasetController>(*m_context);
     m_authController->registerRoutes(m_http);
     m_jobController->registerRoutes(m_http);
     m_uploadController->registerRoutes(m_http);
     m_workerController->registerRoutes(m_http);
+    m_datasetController->registerRoutes(m_http);
     m_http.setMissingHandler([](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
         const QHttpServerResponse response = HttpReply::error(
             Error::make(QStringLiteral("not_found"),

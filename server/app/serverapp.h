@@ -14,6 +14,7 @@ class AuthController;
 class JobController;
 class UploadController;
 class WorkerController;
+class DatasetController;
 class DataRouter;
 class FrontServer;
 
@@ -42,6 +43,7 @@ private:
     std::unique_ptr<JobController> m_jobController;
     std::unique_ptr<UploadController> m_uploadController;
     std::unique_ptr<WorkerController> m_workerController;
+    std::unique_ptr<DatasetController> m_datasetController;
     QTimer m_housekeeping;
     int m_housekeepingRounds = 0;
 };

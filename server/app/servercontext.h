@@ -3,6 +3,7 @@
 #include "auth/authservice.h"
 #include "blobs/blobstorage.h"
 #include "blobs/uploadservice.h"
+#include "datasets/datasetservice.h"
 #include "jobs/joboutputs.h"
 #include "jobs/jobprogress.h"
 #include "jobs/jobservice.h"
@@ -22,9 +23,10 @@ struct ServerContext
         , logs(dataDir)
         , auth(db)
         , uploads(db, blobs, maxBlobBytes)
+        , datasets(db, blobs, uploads)
         , scheduler(db)
         , progress(db, scheduler)
-        , jobs(db, uploads, scheduler)
+        , jobs(db, uploads, datasets, scheduler)
         , outputs(db)
         , workers(db, uploads, progress, scheduler)
     {}
@@ -34,6 +36,7 @@ struct ServerContext
     LogStorage logs;
     AuthService auth;
     UploadService uploads;
+    DatasetService datasets;
     Scheduler scheduler;
     JobProgress progress;
     JobService jobs;

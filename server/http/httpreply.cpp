@@ -15,6 +15,7 @@ QHttpServerResponse::StatusCode HttpReply::statusFor(const QString &code)
     static const QHash<QString, Status> statuses{
         {QStringLiteral("bad_request"), Status::BadRequest},
         {QStringLiteral("invalid_spec"), Status::BadRequest},
+        {QStringLiteral("bad_manifest"), Status::BadRequest},
         {QStringLiteral("unauthorized"), Status::Unauthorized},
         {QStringLiteral("session_expired"), Status::Unauthorized},
         {QStringLiteral("forbidden"), Status::Forbidden},

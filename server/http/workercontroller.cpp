@@ -31,6 +31,14 @@ QHttpServerResponse WorkerController::forTask(const QString &taskId,
 void WorkerController::registerRoutes(QHttpServer &server)
 {
     using Method = QHttpServerRequest::Method;
+    // For users: the machines of the pool (the desktop's workers screen).
+    server.route(QStringLiteral("/v1/workers"), Method::Get,
+                 [this](const QHttpServerRequest &request) {
+                     Result<qint64> user = m_auth.user(request);
+                     if (!user)
+                         return HttpReply::error(user.error());
+                     return HttpReply::from(m_context.workers.list());
+                 });
     server.route(QStringLiteral("/v1/workers/enroll"), Method::Post,
                  [this](const QHttpServerRequest &request) {
                      Result<QJsonObject> body = RequestReader::jsonBody(request);

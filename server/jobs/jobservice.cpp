@@ -1,6 +1,7 @@
 #include "jobservice.h"
 
 #include "blobs/uploadservice.h"
+#include "datasets/datasetservice.h"
 #include "core/sha256.h"
 #include "jobspec/jobspecparser.h"
 #include "jobstate.h"
@@ -25,9 +26,11 @@ static Error jobNotFound(const QString &uuid)
                        QStringLiteral("job_uuid"));
 }
 
-JobService::JobService(const QSqlDatabase &db, UploadService &uploads, Scheduler &scheduler)
+JobService::JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
+                       Scheduler &scheduler)
     : m_db(db)
     , m_uploads(uploads)
+    , m_datasets(datasets)
     , m_scheduler(scheduler)
 {}
 
@@ -87,7 +90,21 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                                          userId);
     if (!package)
         return package.error();
-    Result<QString> dataset = blobMember(request, QStringLiteral("dataset"), true, m_uploads, userId);
+    // A dataset is a manifest ({"manifest": sha} or {"name": n}); {"sha256": ...} names a
+    // dataset packed as one tar.zst blob, as clients before manifests sent it.
+    const QJsonObject datasetObject = request.value(QStringLiteral("dataset")).toObject();
+    QString manifest;
+    if (datasetObject.contains(QStringLiteral("manifest"))
+        || datasetObject.contains(QStringLiteral("name"))) {
+        Result<QString> checked = m_datasets.manifestForJob(userId, datasetObject);
+        if (!checked)
+            return checked.error();
+        manifest = *checked;
+    }
+    Result<QString> dataset = manifest.isEmpty()
+                                  ? blobMember(request, QStringLiteral("dataset"), true, m_uploads,
+                                               userId)
+                                  : Result<QString>(QString());
     if (!dataset)
         return dataset.error();
     const QString commit = request.value(QStringLiteral("package"))
@@ -103,13 +120,15 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
         m_db,
         QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
                        "commit_id, dataset_sha256, attempt, retry_count, reason, created_at, "
-                       "priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)"),
+                       "priority, dataset_manifest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, "
+                       "?, ?, ?)"),
         {uuid, userId, spec->jobName, JobSpec::kindName(spec->kind), JobState::Waiting,
          QString::fromUtf8(QJsonDocument(spec->toJson()).toJson(QJsonDocument::Compact)),
          // An OpenPAI job may come without code (its command needs none): stored as ''.
          package->isEmpty() ? QStringLiteral("") : *package, commit.isNull() ? QStringLiteral("") : commit,
          dataset->isEmpty() ? QVariant() : QVariant(*dataset),
-         spec->retryCount, QStringLiteral("waiting for the scheduler"), nowMs(), priority});
+         spec->retryCount, QStringLiteral("waiting for the scheduler"), nowMs(), priority,
+         manifest.isEmpty() ? QVariant() : QVariant(manifest)});
     if (!insert)
         return insert.error();
     const qint64 jobId = insert->lastInsertId().toLongLong();
@@ -230,7 +249,7 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         m_db,
         QStringLiteral("SELECT uuid, name, kind, state, spec, commit_id, attempt, retry_count, "
                        "reason, created_at, started_at, finished_at, package_sha256, "
-                       "dataset_sha256, priority FROM jobs WHERE id = ?"),
+                       "dataset_sha256, priority, dataset_manifest FROM jobs WHERE id = ?"),
         {jobId});
     if (!query)
         return query.error();
@@ -253,6 +272,8 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         {QStringLiteral("dataset_sha256"),
          query->value(13).isNull() ? QJsonValue() : QJsonValue(query->value(13).toString())},
         {QStringLiteral("priority"), query->value(14).toInt()},
+        {QStringLiteral("dataset_manifest"),
+         query->value(15).isNull() ? QJsonValue() : QJsonValue(query->value(15).toString())},
     };
     if (!withTasks)
         return job;

@@ -8,6 +8,7 @@
 namespace ddl::server {
 
 class Scheduler;
+class DatasetService;
 class UploadService;
 
 // What a user may ask of a listing.
@@ -32,7 +33,8 @@ struct JobRef
 class JobService
 {
 public:
-    JobService(const QSqlDatabase &db, UploadService &uploads, Scheduler &scheduler);
+    JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
+               Scheduler &scheduler);
 
     Result<QJsonObject> submit(qint64 userId, const QJsonObject &request);
     Result<QJsonObject> list(qint64 userId, const JobListQuery &query);
@@ -46,6 +48,7 @@ public:
 private:
     QSqlDatabase m_db;
     UploadService &m_uploads;
+    DatasetService &m_datasets;
     Scheduler &m_scheduler;
 };
 

@@ -422,7 +422,8 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
         m_db,
         QStringLiteral("SELECT t.id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
                        "t.gpu_indices, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
-                       "j.dataset_sha256, u.email, w.address FROM tasks t JOIN jobs j ON j.id = "
+                       "j.dataset_sha256, u.email, w.address, j.dataset_manifest FROM tasks t "
+                       "JOIN jobs j ON j.id = "
                        "t.job_id JOIN users u ON u.id = j.user_id JOIN workers w ON w.id = "
                        "t.worker_id WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 "
                        "ORDER BY t.id"),
@@ -432,7 +433,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
     QList<QVariantList> rows;
     while (assigned->next()) {
         QVariantList row;
-        for (int column = 0; column < 15; ++column)
+        for (int column = 0; column < 16; ++column)
             row << assigned->value(column);
         rows << row;
     }
@@ -474,6 +475,8 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
              row.at(11).toString().isEmpty() ? QJsonValue() : QJsonValue(row.at(11).toString())},
             {QStringLiteral("dataset_sha256"),
              row.at(12).isNull() ? QJsonValue() : QJsonValue(row.at(12).toString())},
+            {QStringLiteral("dataset_manifest"),
+             row.at(15).isNull() ? QJsonValue() : QJsonValue(row.at(15).toString())},
             {QStringLiteral("env"), env},
         });
         if (Result<QSqlQuery> delivered = runSql(m_db,

@@ -67,6 +67,7 @@ const std::vector<QStringList> &schemaMigrations()
                            "name TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, file_count INTEGER "
                            "NOT NULL, total_size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
                            "PRIMARY KEY (owner_id, name))"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN dataset_manifest TEXT"),
             QStringLiteral("CREATE TABLE manifest_files (manifest_sha256 TEXT NOT NULL, sha256 TEXT "
                            "NOT NULL, PRIMARY KEY (manifest_sha256, sha256))"),
         },

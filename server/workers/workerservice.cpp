@@ -300,9 +300,38 @@ bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
     Result<QSqlQuery> query = runSql(
         m_db,
         QStringLiteral("SELECT 1 FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.worker_id = ? "
-                       "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ?) LIMIT 1"),
-        {worker.id, JobState::Running, sha256, sha256});
+                       "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ? OR "
+                       "j.dataset_manifest = ? OR EXISTS (SELECT 1 FROM manifest_files m WHERE "
+                       "m.manifest_sha256 = j.dataset_manifest AND m.sha256 = ?)) LIMIT 1"),
+        {worker.id, JobState::Running, sha256, sha256, sha256, sha256});
     return query && query->next();
+}
+
+Result<QJsonObject> WorkerService::list()
+{
+    Result<QSqlQuery> query = runSql(
+        m_db,
+        QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
+                       "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
+                       "t.state = ?) FROM workers w ORDER BY w.name, w.id"),
+        {JobState::Running});
+    if (!query)
+        return query.error();
+    QJsonArray workers;
+    while (query->next()) {
+        workers.append(QJsonObject{
+            {QStringLiteral("name"), query->value(0).toString()},
+            {QStringLiteral("hostname"), query->value(1).toString()},
+            {QStringLiteral("state"), query->value(2).toString()},
+            {QStringLiteral("cpus"), query->value(3).toInt()},
+            {QStringLiteral("memory_mb"), query->value(4).toLongLong()},
+            {QStringLiteral("gpus"), query->value(5).toInt()},
+            {QStringLiteral("slots"), query->value(6).toInt()},
+            {QStringLiteral("last_seen"), isoTime(query->value(7).toLongLong())},
+            {QStringLiteral("running_tasks"), query->value(8).toInt()},
+        });
+    }
+    return QJsonObject{{QStringLiteral("workers"), workers}};
 }
 
 void WorkerService::markLostWorkers(qint64 timeoutMs)

@@ -41,6 +41,10 @@ public:
     // Whether a blob is code or data of a task leased to this worker.
     bool mayRead(const WorkerRef &worker, const QString &sha256);
 
+    // GET /v1/workers for users: every enrolled worker with its capacity, state and how many
+    // tasks it runs now. Never its address or token.
+    Result<QJsonObject> list();
+
     // Marks workers silent for longer than timeoutMs as lost and fails their tasks.
     void markLostWorkers(qint64 timeoutMs);
 

@@ -1,0 +1,282 @@
+#include "datasetservice.h"
+
+#include "blobs/blobstorage.h"
+#include "blobs/uploadservice.h"
+#include "core/sha256.h"
+#include "core/sha256stream.h"
+#include "store/sql.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QRegularExpression>
+#include <QSet>
+
+namespace ddl::server {
+
+static QString userOwner(qint64 userId)
+{
+    return QStringLiteral("user:") + QString::number(userId);
+}
+
+static Error datasetNotFound(const QString &name)
+{
+    return Error::make(QStringLiteral("not_found"),
+                       QStringLiteral("no dataset named %1; see ddlcli dataset list").arg(name),
+                       QStringLiteral("name"));
+}
+
+DatasetService::DatasetService(const QSqlDatabase &db, const BlobStorage &storage,
+                               UploadService &uploads)
+    : m_db(db)
+    , m_storage(storage)
+    , m_uploads(uploads)
+{}
+
+Result<QStringList> DatasetService::missing(const QString &owner, const QStringList &sha256s)
+{
+    if (sha256s.size() > DatasetManifest::MaxFiles) {
+        return Error::make(QStringLiteral("payload_too_large"),
+                           QStringLiteral("ask about at most %1 digests at once")
+                               .arg(DatasetManifest::MaxFiles),
+                           QStringLiteral("sha256"));
+    }
+    QSet<QString> owned;
+    // In batches: SQLite allows a few hundred parameters per statement.
+    constexpr qsizetype Batch = 500;
+    for (qsizetype start = 0; start < sha256s.size(); start += Batch) {
+        const QStringList part = sha256s.mid(start, Batch);
+        for (const QString &sha : part) {
+            if (!isSha256Hex(sha))
+                return Error::make(QStringLiteral("bad_request"),
+                                   QStringLiteral("%1 is not a SHA-256 hex digest").arg(sha.left(80)),
+                                   QStringLiteral("sha256"));
+        }
+        QString placeholders = QStringLiteral("?");
+        placeholders += QStringLiteral(",?").repeated(part.size() - 1);
+        QVariantList values{owner};
+        for (const QString &sha : part)
+            values << sha;
+        Result<QSqlQuery> query = runSql(m_db,
+                                         QStringLiteral("SELECT sha256 FROM blob_refs WHERE owner = "
+                                                        "? AND sha256 IN (%1)")
+                                             .arg(placeholders),
+                                         values);
+        if (!query)
+            return query.error();
+        while (query->next())
+            owned.insert(query->value(0).toString());
+    }
+    QStringList result;
+    QSet<QString> seen;
+    for (const QString &sha : sha256s) {
+        if ((!owned.contains(sha) || !m_storage.hasBlob(sha)) && !seen.contains(sha)) {
+            result << sha;
+            seen.insert(sha);
+        }
+    }
+    return result;
+}
+
+Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
+                                                     const QString &manifestSha256)
+{
+    const auto notOwned = [&] {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("manifest %1 names no blob you uploaded; upload the "
+                                          "manifest first")
+                               .arg(manifestSha256.left(64)),
+                           QStringLiteral("manifest_sha256"));
+    };
+    if (!isSha256Hex(manifestSha256) || !m_uploads.ownsBlob(owner, manifestSha256)
+        || !m_storage.hasBlob(manifestSha256)) {
+        return notOwned();
+    }
+    QFile file(m_storage.blobPath(manifestSha256));
+    if (file.size() > DatasetManifest::MaxJsonBytes)
+        return Error::make(QStringLiteral("bad_manifest"),
+                           QStringLiteral("the manifest is over %1 bytes").arg(DatasetManifest::MaxJsonBytes));
+    if (!file.open(QIODevice::ReadOnly))
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
+    Result<DatasetManifest> manifest = DatasetManifest::parse(file.readAll());
+    if (!manifest)
+        return manifest.error();
+    QStringList files;
+    for (const ManifestFile &entry : manifest->files())
+        files << entry.sha256;
+    Result<QStringList> absent = missing(owner, files);
+    if (!absent)
+        return absent.error();
+    if (!absent->isEmpty()) {
+        Error error = Error::make(QStringLiteral("bad_request"),
+                                  QStringLiteral("%1 file(s) of the manifest are not uploaded yet "
+                                                 "(first: %2); upload them, then try again")
+                                      .arg(absent->size())
+                                      .arg(absent->first()),
+                                  QStringLiteral("manifest_sha256"));
+        error.details.insert(QStringLiteral("missing"), QJsonArray::fromStringList(absent->mid(0, 100)));
+        return error;
+    }
+    return manifest;
+}
+
+Status DatasetService::registerManifest(const QString &manifestSha256,
+                                        const DatasetManifest &manifest)
+{
+    Result<QSqlQuery> known = runSql(m_db,
+                                     QStringLiteral("SELECT 1 FROM manifest_files WHERE "
+                                                    "manifest_sha256 = ? LIMIT 1"),
+                                     {manifestSha256});
+    if (!known)
+        return known.error();
+    if (known->next() || manifest.files().isEmpty())
+        return Ok{};
+    known->finish();
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    for (const ManifestFile &file : manifest.files()) {
+        Result<QSqlQuery> insert = runSql(m_db,
+                                          QStringLiteral("INSERT OR IGNORE INTO manifest_files "
+                                                         "(manifest_sha256, sha256) VALUES (?, ?)"),
+                                          {manifestSha256, file.sha256});
+        if (!insert)
+            return insert.error();
+    }
+    return transaction.commit();
+}
+
+static Status checkName(const QString &name)
+{
+    static const QRegularExpression valid(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"));
+    if (!valid.match(name).hasMatch()) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("a dataset name is 1-100 letters, digits, '.', '_' or "
+                                          "'-', starting with a letter or digit"),
+                           QStringLiteral("name"));
+    }
+    return Ok{};
+}
+
+Result<QJsonObject> DatasetService::create(qint64 userId, const QString &name,
+                                           const QString &manifestSha256)
+{
+    if (Status named = checkName(name); !named)
+        return named.error();
+    Result<DatasetManifest> manifest = loadManifest(userOwner(userId), manifestSha256);
+    if (!manifest)
+        return manifest.error();
+    if (Status registered = registerManifest(manifestSha256, *manifest); !registered)
+        return registered.error();
+    Result<QSqlQuery> upsert = runSql(
+        m_db,
+        QStringLiteral("INSERT INTO datasets (owner_id, name, manifest_sha256, file_count, "
+                       "total_size, created_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (owner_id, "
+                       "name) DO UPDATE SET manifest_sha256 = excluded.manifest_sha256, "
+                       "file_count = excluded.file_count, total_size = excluded.total_size, "
+                       "created_at = excluded.created_at"),
+        {userId, name, manifestSha256, qint64(manifest->files().size()), manifest->totalSize(),
+         nowMs()});
+    if (!upsert)
+        return upsert.error();
+    return summary(userId, name);
+}
+
+Result<QJsonObject> DatasetService::summary(qint64 userId, const QString &name)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT manifest_sha256, file_count, total_size, "
+                                                    "created_at FROM datasets WHERE owner_id = ? "
+                                                    "AND name = ?"),
+                                     {userId, name});
+    if (!query)
+        return query.error();
+    if (!query->next())
+        return datasetNotFound(name);
+    return QJsonObject{{QStringLiteral("name"), name},
+                       {QStringLiteral("manifest_sha256"), query->value(0).toString()},
+                       {QStringLiteral("file_count"), query->value(1).toLongLong()},
+                       {QStringLiteral("total_size"), query->value(2).toLongLong()},
+                       {QStringLiteral("created_at"), isoTime(query->value(3).toLongLong())}};
+}
+
+Result<QJsonObject> DatasetService::list(qint64 userId)
+{
+    Result<QSqlQuery> query = runSql(m_db,
+                                     QStringLiteral("SELECT name FROM datasets WHERE owner_id = ? "
+                                                    "ORDER BY name"),
+                                     {userId});
+    if (!query)
+        return query.error();
+    QStringList names;
+    while (query->next())
+        names << query->value(0).toString();
+    query->finish();
+    QJsonArray datasets;
+    for (const QString &name : std::as_const(names)) {
+        Result<QJsonObject> entry = summary(userId, name);
+        if (!entry)
+            return entry.error();
+        datasets.append(*entry);
+    }
+    return QJsonObject{{QStringLiteral("datasets"), datasets}};
+}
+
+Result<QJsonObject> DatasetService::get(qint64 userId, const QString &name)
+{
+    Result<QJsonObject> entry = summary(userId, name);
+    if (!entry)
+        return entry;
+    Result<DatasetManifest> manifest = loadManifest(
+        userOwner(userId), entry->value(QStringLiteral("manifest_sha256")).toString());
+    if (!manifest)
+        return manifest.error();
+    QJsonArray files;
+    for (const ManifestFile &file : manifest->files()) {
+        QJsonObject item{{QStringLiteral("path"), file.path},
+                         {QStringLiteral("size"), file.size},
+                         {QStringLiteral("sha256"), file.sha256}};
+        if (file.executable)
+            item.insert(QStringLiteral("executable"), true);
+        files.append(item);
+    }
+    entry->insert(QStringLiteral("files"), files);
+    return entry;
+}
+
+Result<QJsonObject> DatasetService::remove(qint64 userId, const QString &name)
+{
+    Result<QJsonObject> entry = summary(userId, name);
+    if (!entry)
+        return entry;
+    // The blobs stay: jobs that ran on this dataset still name them.
+    Result<QSqlQuery> erase = runSql(m_db,
+                                     QStringLiteral("DELETE FROM datasets WHERE owner_id = ? AND "
+                                                    "name = ?"),
+                                     {userId, name});
+    if (!erase)
+        return erase.error();
+    return QJsonObject{{QStringLiteral("deleted"), name}};
+}
+
+Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject &dataset)
+{
+    QString sha = dataset.value(QStringLiteral("manifest")).toString();
+    if (dataset.contains(QStringLiteral("name"))) {
+        Result<QJsonObject> entry = summary(userId, dataset.value(QStringLiteral("name")).toString());
+        if (!entry)
+            return entry.error();
+        sha = entry->value(QStringLiteral("manifest_sha256")).toString();
+    }
+    Result<DatasetManifest> manifest = loadManifest(userOwner(userId), sha);
+    if (!manifest) {
+        Error error = manifest.error();
+        error.field = QStringLiteral("dataset.manifest");
+        return error;
+    }
+    if (Status registered = registerManifest(sha, *manifest); !registered)
+        return registered.error();
+    return sha;
+}
+
+} // namespace ddl::server

@@ -1,0 +1,187 @@
+#include "datasetmanifest.h"
+
+#include "archivepathcheck.h"
+#include "core/sha256.h"
+#include "core/sha256stream.h"
+
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSet>
+
+#include <algorithm>
+
+namespace ddl {
+
+static const QString Kind = QStringLiteral("ddl-dataset");
+
+static Error manifestError(const QString &message, const QString &field = QStringLiteral("files"))
+{
+    return Error::make(QStringLiteral("bad_manifest"), message, field);
+}
+
+Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
+{
+    if (files.size() > MaxFiles)
+        return manifestError(QStringLiteral("a dataset holds at most %1 files, this one %2")
+                                 .arg(MaxFiles)
+                                 .arg(files.size()));
+    std::sort(files.begin(), files.end(),
+              [](const ManifestFile &a, const ManifestFile &b) { return a.path < b.path; });
+    QSet<QString> folders;
+    for (qsizetype i = 0; i < files.size(); ++i) {
+        const ManifestFile &file = files[i];
+        const QString field = QStringLiteral("files[%1]").arg(i);
+        const QByteArray path = file.path.toUtf8();
+        const QString problem = archivepath::entryPathProblem(path);
+        if (file.path.isEmpty() || !problem.isEmpty() || path.contains('\0')
+            || archivepath::components(path).join('/') != path) {
+            return manifestError(QStringLiteral("%1.path %2 is not a clean relative path%3")
+                                     .arg(field, file.path,
+                                          problem.isEmpty() ? QString() : u": " + problem),
+                                 field + QStringLiteral(".path"));
+        }
+        if (i > 0 && files[i - 1].path == file.path)
+            return manifestError(QStringLiteral("%1.path %2 appears twice").arg(field, file.path),
+                                 field + QStringLiteral(".path"));
+        if (file.size < 0)
+            return manifestError(QStringLiteral("%1.size must be >= 0").arg(field),
+                                 field + QStringLiteral(".size"));
+        if (!isSha256Hex(file.sha256))
+            return manifestError(QStringLiteral("%1.sha256 must be 64 lowercase hex characters")
+                                     .arg(field),
+                                 field + QStringLiteral(".sha256"));
+        for (qsizetype slash = file.path.indexOf(u'/'); slash >= 0;
+             slash = file.path.indexOf(u'/', slash + 1)) {
+            folders.insert(file.path.left(slash));
+        }
+    }
+    // "a" as a file and "a/b" as another cannot both be laid out.
+    for (const ManifestFile &file : std::as_const(files)) {
+        if (folders.contains(file.path))
+            return manifestError(QStringLiteral("%1 is both a file and a folder").arg(file.path));
+    }
+    return Ok{};
+}
+
+Result<DatasetManifest> DatasetManifest::scan(const QString &folder,
+                                              const std::function<void(qint64, qint64)> &progress)
+{
+    const QFileInfo root(folder);
+    if (!root.isDir())
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("%1 is not a folder").arg(folder));
+    DatasetManifest manifest;
+    const QDir base(root.absoluteFilePath());
+    QList<QFileInfo> found;
+    qint64 total = 0;
+    QDirIterator it(base.path(), QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden
+                                     | QDir::System,
+                    QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QFileInfo info(it.next());
+        const QString relative = base.relativeFilePath(info.absoluteFilePath());
+        if (info.isSymLink()) {
+            manifest.m_warnings.append(
+                QStringLiteral("symlink %1 is left out of the dataset").arg(relative));
+            continue;
+        }
+        if (info.isDir())
+            continue;
+        if (!info.isFile()) {
+            manifest.m_warnings.append(
+                QStringLiteral("%1 is left out: it is not a regular file").arg(relative));
+            continue;
+        }
+        if (found.size() >= MaxFiles)
+            return manifestError(QStringLiteral("%1 holds more than %2 files").arg(folder).arg(MaxFiles));
+        found.append(info);
+        total += info.size();
+    }
+    qint64 done = 0;
+    for (const QFileInfo &info : std::as_const(found)) {
+        Result<QString> digest = sha256OfFile(info.absoluteFilePath());
+        if (!digest)
+            return digest.error();
+        manifest.m_files.append(ManifestFile{base.relativeFilePath(info.absoluteFilePath()),
+                                             info.size(), *digest, info.isExecutable()});
+        done += info.size();
+        if (progress)
+            progress(done, total);
+    }
+    if (Status checked = checkFiles(manifest.m_files); !checked)
+        return checked.error();
+    return manifest;
+}
+
+Result<DatasetManifest> DatasetManifest::parse(const QByteArray &json)
+{
+    if (json.size() > MaxJsonBytes)
+        return manifestError(QStringLiteral("the manifest is over %1 bytes").arg(MaxJsonBytes));
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (!document.isObject())
+        return manifestError(QStringLiteral("the manifest is not a JSON object: %1")
+                                 .arg(parseError.errorString()),
+                             QString());
+    const QJsonObject object = document.object();
+    if (object.value(QStringLiteral("kind")).toString() != Kind
+        || object.value(QStringLiteral("version")).toInt() != 1) {
+        return manifestError(QStringLiteral("not a DDL dataset manifest (kind \"%1\", version 1)")
+                                 .arg(Kind),
+                             QStringLiteral("kind"));
+    }
+    DatasetManifest manifest;
+    const QJsonArray files = object.value(QStringLiteral("files")).toArray();
+    if (files.size() > MaxFiles)
+        return manifestError(QStringLiteral("a dataset holds at most %1 files").arg(MaxFiles));
+    for (const QJsonValue &value : files) {
+        const QJsonObject file = value.toObject();
+        const QJsonValue size = file.value(QStringLiteral("size"));
+        manifest.m_files.append(ManifestFile{file.value(QStringLiteral("path")).toString(),
+                                             size.isDouble() ? size.toInteger(-1) : -1,
+                                             file.value(QStringLiteral("sha256")).toString(),
+                                             file.value(QStringLiteral("executable")).toBool()});
+    }
+    if (Status checked = checkFiles(manifest.m_files); !checked)
+        return checked.error();
+    return manifest;
+}
+
+QByteArray DatasetManifest::toJson() const
+{
+    QJsonArray files;
+    for (const ManifestFile &file : m_files) {
+        QJsonObject entry{{QStringLiteral("path"), file.path},
+                          {QStringLiteral("size"), file.size},
+                          {QStringLiteral("sha256"), file.sha256}};
+        if (file.executable)
+            entry.insert(QStringLiteral("executable"), true);
+        files.append(entry);
+    }
+    // QJsonObject keeps keys sorted and files are sorted by path: the bytes are canonical.
+    return QJsonDocument(QJsonObject{{QStringLiteral("kind"), Kind},
+                                     {QStringLiteral("version"), 1},
+                                     {QStringLiteral("files"), files}})
+        .toJson(QJsonDocument::Compact);
+}
+
+QString DatasetManifest::sha256() const
+{
+    Sha256Stream hash;
+    hash.add(toJson());
+    return hash.finishHex();
+}
+
+qint64 DatasetManifest::totalSize() const
+{
+    qint64 total = 0;
+    for (const ManifestFile &file : m_files)
+        total += file.size;
+    return total;
+}
+
+} // namespace ddl
