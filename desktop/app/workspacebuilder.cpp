@@ -1,7 +1,9 @@
 #include "workspacebuilder.h"
 
 #include "editor/jobeditor.h"
+#include "core/session.h"
 #include "views/mainwindow.h"
+#include "views/workersview.h"
 
 #include <QJsonDocument>
 #include <QStatusBar>
@@ -16,6 +18,12 @@ void WorkspaceBuilder::build(MainWindow &window)
     auto *editor = new JobEditor(window.workspace());
     editor->setObjectName(u"jobEditor"_s);
     window.addWorkspaceTab(editor, JobEditor::tr("Editor"));
+
+    auto *workers = new WorkersView(window.workspace());
+    workers->setObjectName(u"workersView"_s);
+    window.addWorkspaceTab(workers, WorkersView::tr("Workers"));
+    QObject::connect(window.session(), &Session::loggedIn, workers,
+                     [&window, workers] { workers->setClient(window.session()->client()); });
 
     QObject::connect(editor, &JobEditor::submitRequested, &window,
                      [&window](const JobSpec &spec) { window.openSubmitWizard(spec); });

@@ -23,6 +23,8 @@
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
 #include "views/traynotifier.h"
+#include "views/workersview.h"
+#include "models/workermodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QFile>
@@ -47,6 +49,7 @@ private slots:
     void initTestCase();
     void wrongPasswordAndRegister();
     void submitAndWatch();
+    void workersScreen();
     void restartResumesSession();
 
 private:
@@ -181,6 +184,20 @@ void TestDesktopJobFlow::submitAndWatch()
                                  == u"SUCCEEDED"_s, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.notifier()->shownCount() >= 1, 10000);
     QVERIFY(window.notifier()->lastMessage().contains(u"iris-numpy"_s));
+}
+
+void TestDesktopJobFlow::workersScreen()
+{
+    MainWindow &window = *m_window;
+    auto *workers = window.findChild<WorkersView *>(u"workersView"_s);
+    QVERIFY(workers);
+    QAbstractItemModelTester tester(workers->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    window.workspace()->setCurrentWidget(workers);
+    QTRY_COMPARE_WITH_TIMEOUT(workers->model()->rowCount(), 1, 10000);
+    const QModelIndex state = workers->model()->index(0, WorkerModel::StateColumn);
+    QCOMPARE(state.data(WorkerModel::StateRole).toString(), u"ONLINE"_s);
+    QVERIFY(workers->model()->index(0, WorkerModel::CpusColumn).data().toInt() >= 1);
 }
 
 void TestDesktopJobFlow::restartResumesSession()

@@ -5,6 +5,7 @@
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
+#include "models/workermodel.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
@@ -50,6 +51,7 @@ private slots:
     void metricStoreJoinsSplitLines();
     void taskModelUpdatesInPlace();
     void artifactTree();
+    void workerModelMerges();
 };
 
 void TestDesktopModels::jobListPagesAndMerges()
@@ -203,6 +205,29 @@ void TestDesktopModels::artifactTree()
     const QModelIndex raw = model.index(2, 0, plots);
     QCOMPARE(model.parent(raw), plots);
     QCOMPARE(model.index(0, 0, raw).data(ArtifactModel::PathRole).toString(), u"plots/raw/a.csv"_s);
+}
+
+void TestDesktopModels::workerModelMerges()
+{
+    WorkerModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    auto worker = [](const QString &name, const QString &state, int running) {
+        return QJsonObject{{"name"_L1, name}, {"state"_L1, state}, {"gpus"_L1, 2},
+                           {"running_tasks"_L1, running}};
+    };
+    model.setWorkers(QJsonArray{worker(u"a"_s, u"ONLINE"_s, 0), worker(u"b"_s, u"ONLINE"_s, 1)});
+    QCOMPARE(model.rowCount(), 2);
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setWorkers(QJsonArray{worker(u"b"_s, u"LOST"_s, 0), worker(u"c"_s, u"ONLINE"_s, 0)});
+    QCOMPARE(resets.size(), 0);
+    QCOMPARE(removed.size(), 1);
+    QCOMPARE(changed.size(), 1);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(0, WorkerModel::StateColumn).data(WorkerModel::StateRole).toString(),
+             u"LOST"_s);
+    QCOMPARE(model.index(1, WorkerModel::NameColumn).data().toString(), u"c"_s);
 }
 
 QTEST_MAIN(TestDesktopModels)

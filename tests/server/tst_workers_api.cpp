@@ -1,0 +1,67 @@
+// GET /v1/workers, the users' view of the pool, against the real ddl-server and ddl-worker
+// processes: a logged-in user sees each worker with its capacity, state and running tasks, and
+// nothing secret (no address, no token); without a login it is 401.
+#include "clusterharness.h"
+
+#include "api/apiclient.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTest>
+
+using namespace ddl;
+
+class tst_WorkersApi : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void listsWorkersForUsers();
+};
+
+void tst_WorkersApi::listsWorkersForUsers()
+{
+    ClusterHarness cluster;
+    QVERIFY(cluster.startServer());
+    QVERIFY(cluster.startNamedWorker(QStringLiteral("gpu-box"),
+                                     {QStringLiteral("--gpus"), QStringLiteral("0"),
+                                      QStringLiteral("--slots"), QStringLiteral("3")}));
+    Result<ServerTrust> trust = ServerTrust::fromCaFile(cluster.caCert());
+    QVERIFY(trust.ok());
+    ApiClient client(QUrl(cluster.serverUrl()), *trust);
+
+    Result<ApiResponse> anonymous = client.getSync(QStringLiteral("/v1/workers"));
+    QVERIFY(!anonymous.ok());
+    QCOMPARE(anonymous.error().code, QStringLiteral("unauthorized"));
+
+    const QJsonObject account{{QStringLiteral("email"), QStringLiteral("w@example.com")},
+                              {QStringLiteral("password"), QStringLiteral("long enough")}};
+    QVERIFY(client.postJsonSync(QStringLiteral("/v1/auth/register"), account).ok());
+    Result<ApiResponse> login = client.postJsonSync(QStringLiteral("/v1/auth/login"), account);
+    QVERIFY(login.ok());
+    client.setBearerToken(login->json().value(QStringLiteral("access_token")).toString());
+
+    QJsonArray workers;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            Result<ApiResponse> answer = client.getSync(QStringLiteral("/v1/workers"));
+            workers = answer ? answer->json().value(QStringLiteral("workers")).toArray()
+                             : QJsonArray();
+            return workers.size() == 1;
+        }(),
+        15000);
+    const QJsonObject worker = workers.first().toObject();
+    QCOMPARE(worker.value(QStringLiteral("name")).toString(), QStringLiteral("gpu-box"));
+    QCOMPARE(worker.value(QStringLiteral("state")).toString(), QStringLiteral("ONLINE"));
+    QCOMPARE(worker.value(QStringLiteral("slots")).toInt(), 3);
+    QCOMPARE(worker.value(QStringLiteral("gpus")).toInt(), 0);
+    QVERIFY(worker.value(QStringLiteral("cpus")).toInt() >= 1);
+    QCOMPARE(worker.value(QStringLiteral("running_tasks")).toInt(), 0);
+    QVERIFY(worker.value(QStringLiteral("last_seen")).isString());
+    QVERIFY(!worker.contains(QStringLiteral("address")));
+    const QByteArray text = QJsonDocument(worker).toJson();
+    QVERIFY(!text.contains("token"));
+}
+
+QTEST_MAIN(tst_WorkersApi)
+#include "tst_workers_api.moc"
