@@ -3,6 +3,7 @@
 #include "clicontext.h"
 #include "commands/authcommands.h"
 #include "commands/cancelcommand.h"
+#include "commands/datasetcommand.h"
 #include "commands/downloadcommand.h"
 #include "commands/listcommand.h"
 #include "commands/logscommand.h"
@@ -27,6 +28,7 @@ CliApplication::CliApplication(Console &console, const QString &configDirectory)
     m_commands.push_back(std::make_unique<LogsCommand>());
     m_commands.push_back(std::make_unique<CancelCommand>());
     m_commands.push_back(std::make_unique<DownloadCommand>());
+    m_commands.push_back(std::make_unique<DatasetCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
 }
 
@@ -165,10 +167,11 @@ int CliApplication::run(const QStringList &arguments)
         error.message += u"; run ddlcli "_s + name + u" --help"_s;
         return fail(error);
     }
-    if (!parsed->positional().isEmpty()) {
+    if (parsed->positional().size() > chosen->maxPositional()) {
         return fail(Error::make(u"usage"_s,
                                 tr("unexpected argument '%1'; run ddlcli %2 --help")
-                                    .arg(parsed->positional().first(), name)));
+                                    .arg(parsed->positional().value(chosen->maxPositional()),
+                                         name)));
     }
 
     GlobalOptions options;

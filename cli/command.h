@@ -23,6 +23,8 @@ public:
     // One line for the command list of --help.
     virtual QString summary() const = 0;
     virtual QList<OptionSpec> options() const = 0;
+    // How many words may follow the command besides options ("dataset upload DIR").
+    virtual int maxPositional() const { return 0; }
     // Prints the command's result on the context's console; an error is printed by the caller.
     virtual Status run(CliContext &context, const ParsedArguments &arguments) = 0;
 

@@ -1,0 +1,193 @@
+#include "datasetupload.h"
+
+#include "blobupload.h"
+
+#include <QDir>
+#include <QEventLoop>
+#include <QFile>
+#include <QJsonArray>
+#include <QSet>
+#include <QtConcurrent>
+
+namespace ddl {
+
+DatasetUpload::DatasetUpload(ApiClient *client, const QString &folder, QObject *parent)
+    : QObject(parent)
+    , m_client(client)
+    , m_folder(folder)
+{}
+
+DatasetUpload::~DatasetUpload()
+{
+    m_scan.waitForFinished();
+    qDeleteAll(m_running.keys());
+    delete m_manifestUpload;
+}
+
+void DatasetUpload::start()
+{
+    connect(&m_scan, &QFutureWatcher<Result<DatasetManifest>>::finished, this,
+            &DatasetUpload::handleScanned);
+    const QString folder = m_folder;
+    QPointer<DatasetUpload> self(this);
+    m_scan.setFuture(QtConcurrent::run([folder, self] {
+        return DatasetManifest::scan(folder, [self](qint64 done, qint64 total) {
+            if (self)
+                QMetaObject::invokeMethod(self, [self, done, total] {
+                    if (self)
+                        emit self->hashing(done, total);
+                });
+        });
+    }));
+}
+
+void DatasetUpload::cancel()
+{
+    if (!isFinished())
+        fail(Error::make(QStringLiteral("aborted"), QStringLiteral("the upload was cancelled")));
+}
+
+const Result<QString> &DatasetUpload::waitForFinished()
+{
+    if (!isFinished()) {
+        QEventLoop loop;
+        connect(this, &DatasetUpload::finished, &loop, &QEventLoop::quit);
+        loop.exec();
+    }
+    return result();
+}
+
+void DatasetUpload::handleScanned()
+{
+    if (isFinished())
+        return;
+    Result<DatasetManifest> scanned = m_scan.result();
+    if (!scanned) {
+        fail(scanned.error());
+        return;
+    }
+    m_manifest = *scanned;
+    askMissing();
+}
+
+void DatasetUpload::askMissing()
+{
+    QJsonArray digests;
+    for (const ManifestFile &file : m_manifest.files())
+        digests.append(file.sha256);
+    ApiRequest *request = m_client->postJson(QStringLiteral("/v1/blobs/missing"),
+                                             QJsonObject{{QStringLiteral("sha256"), digests}});
+    connect(request, &ApiRequest::finished, this, [this, request] { handleMissing(request); });
+}
+
+void DatasetUpload::handleMissing(ApiRequest *request)
+{
+    request->deleteLater();
+    if (isFinished())
+        return;
+    if (!request->result()) {
+        fail(request->result().error());
+        return;
+    }
+    QSet<QString> missing;
+    for (const QJsonValue &value :
+         request->result()->json().value(QStringLiteral("missing")).toArray()) {
+        missing.insert(value.toString());
+    }
+    // The same bytes under two paths are sent once.
+    for (const ManifestFile &file : m_manifest.files()) {
+        if (missing.remove(file.sha256)) {
+            m_toSend.append(file);
+            m_bytesToSend += file.size;
+        }
+    }
+    emit planned(int(m_toSend.size()), m_bytesToSend);
+    m_clock.start(0);
+    sendFiles();
+}
+
+void DatasetUpload::sendFiles()
+{
+    while (!isFinished() && m_running.size() < FilesAtOnce && m_nextFile < m_toSend.size()) {
+        const ManifestFile file = m_toSend.at(m_nextFile++);
+        auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
+        m_running.insert(upload, 0);
+        connect(upload, &BlobUpload::progress, this,
+                [this, upload, file](const TransferProgress &progress) {
+                    m_running[upload] = progress.done;
+                    emit fileProgress(file.path, progress.done, file.size);
+                    reportProgress();
+                });
+        connect(upload, &BlobUpload::finished, this, [this, upload, file] {
+            m_running.remove(upload);
+            upload->deleteLater();
+            if (isFinished())
+                return;
+            if (!upload->result()) {
+                Error error = upload->result().error();
+                error.message = QStringLiteral("%1: %2").arg(file.path, error.message);
+                fail(error);
+                return;
+            }
+            m_bytesSent += file.size;
+            emit fileProgress(file.path, file.size, file.size);
+            reportProgress();
+            sendFiles();
+        });
+        upload->start();
+    }
+    if (!isFinished() && m_running.isEmpty() && m_nextFile >= m_toSend.size() && !m_manifestUpload)
+        sendManifest();
+}
+
+void DatasetUpload::sendManifest()
+{
+    const QString path = m_scratch.filePath(QStringLiteral("manifest.json"));
+    QFile file(path);
+    if (!m_scratch.isValid() || !file.open(QIODevice::WriteOnly)
+        || file.write(m_manifest.toJson()) != m_manifest.toJson().size()) {
+        fail(Error::make(QStringLiteral("io_error"),
+                         QStringLiteral("cannot write the dataset manifest to %1").arg(path)));
+        return;
+    }
+    file.close();
+    m_manifestUpload = new BlobUpload(m_client, path, m_manifest.sha256());
+    connect(m_manifestUpload, &BlobUpload::finished, this, [this] {
+        if (isFinished())
+            return;
+        if (!m_manifestUpload->result()) {
+            fail(m_manifestUpload->result().error());
+            return;
+        }
+        succeed();
+    });
+    m_manifestUpload->start();
+}
+
+void DatasetUpload::reportProgress()
+{
+    qint64 done = m_bytesSent;
+    for (const qint64 sent : std::as_const(m_running))
+        done += sent;
+    emit progress(m_clock.at(std::min(done, m_bytesToSend), m_bytesToSend));
+}
+
+void DatasetUpload::fail(const Error &error)
+{
+    for (BlobUpload *upload : m_running.keys()) {
+        upload->disconnect(this);
+        upload->cancel();
+        upload->deleteLater();
+    }
+    m_running.clear();
+    m_result = error;
+    emit finished();
+}
+
+void DatasetUpload::succeed()
+{
+    m_result = m_manifest.sha256();
+    emit finished();
+}
+
+} // namespace ddl
