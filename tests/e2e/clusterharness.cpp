@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QRegularExpression>
 #include <QThread>
+#include <QUrl>
 
 QString ClusterHarness::binary(const QString &name)
 {
@@ -90,6 +91,37 @@ bool ClusterHarness::startServer(const QStringList &extraArgs)
     token.waitForFinished(15000);
     m_enrollToken = QString::fromUtf8(token.readAllStandardOutput()).trimmed();
     return token.exitCode() == 0 && !m_enrollToken.isEmpty();
+}
+
+bool ClusterHarness::killServer()
+{
+    if (!m_server || m_server->state() == QProcess::NotRunning)
+        return false;
+    m_server->kill();
+    return m_server->waitForFinished(5000);
+}
+
+bool ClusterHarness::restartServer(const QStringList &extraArgs)
+{
+    const QString port = QString::number(QUrl(m_url).port());
+    const qsizetype logStart = serverLog().size();
+    m_server = std::make_unique<QProcess>();
+    m_server->setProcessChannelMode(QProcess::MergedChannels);
+    m_server->setStandardOutputFile(path(QStringLiteral("server.log")), QIODevice::Append);
+    m_server->start(binary(QStringLiteral("ddl-server")),
+                    QStringList{QStringLiteral("--data-dir"), path(QStringLiteral("server")),
+                                QStringLiteral("--listen"), QStringLiteral("127.0.0.1:") + port}
+                        + extraArgs);
+    if (!m_server->waitForStarted(5000))
+        return false;
+    QElapsedTimer timer;
+    timer.start();
+    while (timer.elapsed() < 15000 && m_server->state() == QProcess::Running) {
+        if (serverLog().mid(logStart).contains(QStringLiteral("listening on https://")))
+            return true;
+        QThread::msleep(20);
+    }
+    return false;
 }
 
 bool ClusterHarness::startWorker(const QStringList &extraArgs)

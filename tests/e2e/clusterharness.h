@@ -27,6 +27,11 @@ public:
 
     // Extra flags go to ddl-server after --data-dir and --listen (e.g. --worker-timeout 4).
     bool startServer(const QStringList &extraArgs = {});
+    // SIGKILLs ddl-server (no shutdown of any kind) and waits until it is gone.
+    bool killServer();
+    // Starts ddl-server again on the same data dir and port, so workers and ddlcli keep their
+    // URL; returns once it logs that it listens (its log is appended to server.log).
+    bool restartServer(const QStringList &extraArgs = {});
     bool startWorker(const QStringList &extraArgs = {});
     void stopWorker();
     QString serverUrl() const { return m_url; }

@@ -64,14 +64,32 @@ void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done
         downloadBlob(sha256);
 }
 
-void BlobCache::downloadBlob(const QString &sha256)
+// The server could not be reached or failed on its side: worth another try.
+static bool isTransient(const Error &error)
+{
+    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
+           || error.code == u"internal" || error.code.startsWith(u"http_5");
+}
+
+void BlobCache::downloadBlob(const QString &sha256, int attempt)
 {
     qCInfo(lcWorkerCache) << "fetching blob" << sha256 << "from the server";
     auto *download = new RangeDownload(
         m_client, u"/v1/workers/blobs/"_s + sha256, {}, blobPath(sha256), sha256, this);
-    connect(download, &RangeDownload::finished, this, [this, download, sha256] {
+    connect(download, &RangeDownload::finished, this, [this, download, sha256, attempt] {
         download->deleteLater();
         const Result<QString> result = download->result();
+        // A server that restarts is gone for a moment: failing the task for that would spend one
+        // of the job's retries (or fail a job that has none) on nothing the task did.
+        if (!result && isTransient(result.error()) && attempt < m_transientRetries) {
+            const int delayMs = std::min(250 << attempt, 4000);
+            qCWarning(lcWorkerCache).noquote()
+                << u"cannot fetch blob %1 (%2); trying again in %3 ms"_s.arg(
+                       sha256, result.error().message, QString::number(delayMs));
+            QTimer::singleShot(delayMs, this,
+                               [this, sha256, attempt] { downloadBlob(sha256, attempt + 1); });
+            return;
+        }
         if (result) {
             qCInfo(lcWorkerCache) << "blob" << sha256 << "cached";
         } else {

@@ -36,6 +36,11 @@ public:
     // done(path of the folder the dataset was extracted to).
     void fetchDataset(const QString &sha256, QObject *context, Callback done);
 
+    // How often a download that could not reach the server (it may be restarting) is tried
+    // again before the fetch fails, waiting 0.25 s, 0.5 s, ... up to 4 s between tries. The
+    // default, 8, rides out about 20 s.
+    void setTransientRetries(int retries) { m_transientRetries = retries; }
+
 private:
     struct Waiter
     {
@@ -43,7 +48,7 @@ private:
         Callback done;
     };
 
-    void downloadBlob(const QString &sha256);
+    void downloadBlob(const QString &sha256, int attempt = 0);
     void extractDataset(const QString &sha256, const QString &blob);
     static void notify(QList<Waiter> waiters, const Result<QString> &result);
 
@@ -51,6 +56,7 @@ private:
     QString m_root;
     QHash<QString, QList<Waiter>> m_blobWaiters;
     QHash<QString, QList<Waiter>> m_datasetWaiters;
+    int m_transientRetries = 8;
 };
 
 // Extracts a tar or tar.zst into destination through the shared ArchiveExtractor (safe paths,

@@ -350,6 +350,13 @@ void TaskRunner::uploadNextArtifact()
     connect(upload, &BlobUpload::finished, this, [this, upload] {
         upload->deleteLater();
         Artifact &artifact = m_artifacts[m_nextArtifact];
+        // A server that restarts is gone for a moment: the output is sent again (the upload
+        // resumes at the offset the server kept) rather than the finished task failed for it.
+        if (!upload->result() && isTransient(upload->result().error())
+            && ++artifact.tries < StateReportAttempts) {
+            QTimer::singleShot(StateReportRetryMs, this, [this] { uploadNextArtifact(); });
+            return;
+        }
         if (!upload->result()) {
             artifact.error = upload->result().error().message;
             m_log->appendLine(
@@ -387,6 +394,11 @@ void TaskRunner::postArtifacts()
         u"/v1/workers/tasks/%1/artifacts"_s.arg(m_lease.taskId), QJsonObject{{u"files"_s, files}});
     connect(request, &ApiRequest::finished, this, [this, request, count = files.size()] {
         request->deleteLater();
+        if (!request->result() && isTransient(request->result().error())
+            && ++m_postArtifactsTries < StateReportAttempts) {
+            QTimer::singleShot(StateReportRetryMs, this, [this] { postArtifacts(); });
+            return;
+        }
         if (request->result()) {
             m_log->appendLine(u"%1 output file(s) uploaded"_s.arg(count));
             qCInfo(lcWorkerRunner)

@@ -77,6 +77,7 @@ private:
         qint64 size = 0;
         QString sha256;
         QString error;
+        int tries = 0; // uploads that could not reach the server
     };
 
     bool stillPreparing() const;
@@ -122,6 +123,7 @@ private:
     QString m_finalMessage;
     QList<Artifact> m_artifacts;
     qsizetype m_nextArtifact = 0;
+    int m_postArtifactsTries = 0;
 };
 
 } // namespace ddl::worker
