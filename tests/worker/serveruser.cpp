@@ -1,6 +1,7 @@
 #include "serveruser.h"
 
 #include "api/blobupload.h"
+#include "packaging/datasetmanifest.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -64,6 +65,34 @@ ddl::Result<QString> ServerUser::submit(const QJsonObject &spec,
     if (!submitted)
         return submitted.error();
     return submitted->json().value(u"uuid"_s).toString();
+}
+
+ddl::Result<QString> ServerUser::submitWithDataset(const QJsonObject &spec,
+                                                   const QString &packageSha256,
+                                                   const QJsonObject &dataset)
+{
+    const QJsonObject body{
+        {u"spec"_s, spec},
+        {u"package"_s, QJsonObject{{u"sha256"_s, packageSha256}, {u"commit"_s, u"0123abcd"_s}}},
+        {u"dataset"_s, dataset}};
+    ddl::Result<ddl::ApiResponse> submitted = m_client->postJsonSync(u"/v1/jobs"_s, body);
+    if (!submitted)
+        return submitted.error();
+    return submitted->json().value(u"uuid"_s).toString();
+}
+
+ddl::Result<QString> ServerUser::uploadDataset(const QString &folder)
+{
+    const ddl::Result<ddl::DatasetManifest> manifest = ddl::DatasetManifest::scan(folder);
+    if (!manifest)
+        return manifest.error();
+    for (const ddl::ManifestFile &file : manifest->files()) {
+        ddl::BlobUpload upload(m_client.get(), QDir(folder).filePath(file.path), file.sha256);
+        upload.start();
+        if (const ddl::Result<QString> &sent = upload.waitForFinished(); !sent)
+            return sent.error();
+    }
+    return upload(manifest->toJson());
 }
 
 ddl::Status ServerUser::cancel(const QString &uuid)

@@ -25,6 +25,13 @@ public:
     ddl::Result<QString> submit(const QJsonObject &spec,
                                 const QString &packageSha256,
                                 const QString &datasetSha256 = {});
+    // dataset: {"manifest": sha256} or {"name": n} (docs/api.md). Returns the job's uuid.
+    ddl::Result<QString> submitWithDataset(const QJsonObject &spec,
+                                           const QString &packageSha256,
+                                           const QJsonObject &dataset);
+    // Uploads each file of folder and then its manifest (DatasetManifest::scan) as blobs, as
+    // ddlcli does; returns the manifest's digest.
+    ddl::Result<QString> uploadDataset(const QString &folder);
     ddl::Status cancel(const QString &uuid);
 
     // GET /v1/jobs/<uuid> (with its tasks); empty, with a warning, when it fails.

@@ -14,6 +14,7 @@ class tst_TaskLease : public QObject
 
 private slots:
     void fullLease();
+    void manifestDataset();
     void errors_data();
     void errors();
 };
@@ -45,6 +46,28 @@ void tst_TaskLease::fullLease()
     QCOMPARE(parsed->env.value(u"PAI_TASKS_NUM"_s), u"2"_s);
 }
 
+void tst_TaskLease::manifestDataset()
+{
+    const QByteArray manifest(64, 'b');
+    const QByteArray json = R"({"task_id": 8, "package_sha256": ")" + Sha +
+                            R"(", "dataset_sha256": null, "dataset_manifest": ")" + manifest +
+                            R"("})";
+    const ddl::Result<TaskLease> parsed = TaskLease::fromJson(lease(json));
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
+    QCOMPARE(parsed->datasetManifest, QString::fromLatin1(manifest));
+    QVERIFY(parsed->datasetSha256.isEmpty());
+
+    // Older servers send no dataset_manifest at all; newer ones null when there is none.
+    const ddl::Result<TaskLease> older =
+        TaskLease::fromJson(lease(R"({"task_id": 9, "package_sha256": ")" + Sha + R"("})"));
+    QVERIFY(older.ok());
+    QVERIFY(older->datasetManifest.isEmpty());
+    const ddl::Result<TaskLease> none = TaskLease::fromJson(
+        lease(R"({"task_id": 9, "package_sha256": ")" + Sha + R"(", "dataset_manifest": null})"));
+    QVERIFY(none.ok());
+    QVERIFY(none->datasetManifest.isEmpty());
+}
+
 void tst_TaskLease::errors_data()
 {
     QTest::addColumn<QByteArray>("json");
@@ -56,6 +79,14 @@ void tst_TaskLease::errors_data()
                               << qint64(3);
     QTest::newRow("bad package") << QByteArray(R"({"task_id": 4, "package_sha256": "xyz"})")
                                  << u"package_sha256"_s << qint64(4);
+    QTest::newRow("bad manifest")
+        << QByteArray(R"({"task_id": 6, "package_sha256": ")" + Sha +
+                      R"(", "dataset_manifest": "../x"})")
+        << u"dataset_manifest"_s << qint64(6);
+    QTest::newRow("manifest not a string")
+        << QByteArray(R"({"task_id": 7, "package_sha256": ")" + Sha +
+                      R"(", "dataset_manifest": 12})")
+        << u"dataset_manifest"_s << qint64(7);
     QTest::newRow("openpai without command")
         << QByteArray(R"({"task_id": 5, "kind": "openpai", "package_sha256": ")" + Sha + R"("})")
         << u"command"_s << qint64(5);

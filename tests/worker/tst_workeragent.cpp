@@ -8,6 +8,7 @@
 #include "serverprocess.h"
 #include "serveruser.h"
 
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
@@ -113,13 +114,20 @@ QByteArray commandOf(qint64 pid)
     return comm.open(QIODevice::ReadOnly) ? comm.readAll().trimmed() : QByteArray();
 }
 
-// The inode and change time of a cached file: the same as long as nobody writes it again.
-QPair<quint64, qint64> identityOfFile(const QString &path)
+// The inode of a cached file: a download or extraction again would rename a new file in. (Its
+// times change on each use: the cache records the last use in the modification time.)
+quint64 identityOfFile(const QString &path)
 {
     struct stat info = {};
     if (::stat(QFile::encodeName(path).constData(), &info) != 0)
-        return {0, 0};
-    return {quint64(info.st_ino), qint64(info.st_ctim.tv_sec) * 1000000000 + info.st_ctim.tv_nsec};
+        return 0;
+    return quint64(info.st_ino);
+}
+
+nlink_t linkCount(const QString &path)
+{
+    struct stat info = {};
+    return ::stat(QFile::encodeName(path).constData(), &info) == 0 ? info.st_nlink : 0;
 }
 
 // Messages of the worker's logging categories, as an operator reads them.
@@ -146,6 +154,8 @@ private slots:
     void runsADdlTaskEndToEnd();
     void runsTasksOnTheirOwnGpus_declaredGpus();
     void cachesCodeAndDataAcrossTasks();
+    void runsOnAManifestDataset();
+    void tinyCacheStillRunsTasks();
     void cancelFromHeartbeatEndsTheProcessTree();
     void requirementsRunInAVenv();
     void runsTheIrisExample();
@@ -159,6 +169,8 @@ private:
     WorkerConfig config() const;
     void startAgent(const WorkerConfig &config);
     ddl::Result<QString> uploadArchive(const QMap<QString, QByteArray> &files);
+    // numbers.txt ("1 2 3") as a manifest dataset; returns the manifest's digest.
+    ddl::Result<QString> uploadManifestDataset();
     // The job's state once it has ended, else empty.
     QString finalState(const QString &uuid);
     // Waits for the job to end; returns its final state, or empty after timeoutMs.
@@ -267,6 +279,21 @@ ddl::Result<QString> tst_WorkerAgent::uploadArchive(const QMap<QString, QByteArr
     if (!file.open(QIODevice::ReadOnly))
         return ddl::Error::make(u"io_error"_s, u"cannot read "_s + archive->archivePath);
     return m_user->upload(file.readAll());
+}
+
+ddl::Result<QString> tst_WorkerAgent::uploadManifestDataset()
+{
+    const QString folder = m_dir->filePath(u"manifest-dataset"_s);
+    QDir().mkpath(folder + u"/more"_s);
+    QFile numbers(folder + u"/numbers.txt"_s);
+    if (!numbers.open(QIODevice::WriteOnly) || numbers.write("1 2 3\n") != 6)
+        return ddl::Error::make(u"io_error"_s, u"cannot write "_s + numbers.fileName());
+    numbers.close();
+    QFile notes(folder + u"/more/notes.txt"_s);
+    if (!notes.open(QIODevice::WriteOnly) || notes.write("read me\n") != 8)
+        return ddl::Error::make(u"io_error"_s, u"cannot write "_s + notes.fileName());
+    notes.close();
+    return m_user->uploadDataset(folder);
 }
 
 QString tst_WorkerAgent::finalState(const QString &uuid)
@@ -469,6 +496,63 @@ void tst_WorkerAgent::cachesCodeAndDataAcrossTasks()
     QCOMPARE(fetchesOf(m_dataset), 1);
     QCOMPARE(identityOfFile(blob), blobBefore);
     QCOMPARE(identityOfFile(dataset + u"/numbers.txt"_s), datasetBefore);
+}
+
+void tst_WorkerAgent::runsOnAManifestDataset()
+{
+    const ddl::Result<QString> manifest = uploadManifestDataset();
+    VERIFY_OK(manifest);
+    const QString numbersBlob = QString::fromLatin1(
+        QCryptographicHash::hash("1 2 3\n", QCryptographicHash::Sha256).toHex());
+    startAgent(config());
+    QVERIFY(m_agent->start().ok());
+    const ddl::Result<QString> first = m_user->submitWithDataset(
+        jobSpec(u"ddl"_s, u"manifest-1"_s), m_package, {{u"manifest"_s, *manifest}});
+    VERIFY_OK(first);
+    QVERIFY2(waitForEnd(*first) == u"SUCCEEDED", describe(*first).constData());
+    QVERIFY(m_user->log(*first, onlyTask(*first)[u"id"_s].toInteger()).contains("dataset sum 6"));
+
+    // The task read the folder laid out in the cache: hard links to the cached blobs.
+    const QString folder = m_dir->filePath(u"work/cache/datasets/m-"_s + *manifest);
+    const QString blob = m_dir->filePath(u"work/cache/blobs/"_s + numbersBlob);
+    QCOMPARE(identityOfFile(folder + u"/numbers.txt"_s), identityOfFile(blob));
+    QVERIFY(linkCount(blob) >= 2);
+    const quint64 folderBefore = identityOfFile(folder);
+
+    // A second job on the same dataset uses the same folder; nothing is fetched again.
+    const ddl::Result<QString> second = m_user->submitWithDataset(
+        jobSpec(u"ddl"_s, u"manifest-2"_s), m_package, {{u"manifest"_s, *manifest}});
+    VERIFY_OK(second);
+    QVERIFY2(waitForEnd(*second) == u"SUCCEEDED", describe(*second).constData());
+    QVERIFY(m_user->log(*second, onlyTask(*second)[u"id"_s].toInteger()).contains("dataset sum 6"));
+    QCOMPARE(fetchesOf(*manifest), 1);
+    QCOMPARE(fetchesOf(numbersBlob), 1);
+    QCOMPARE(identityOfFile(folder), folderBefore);
+}
+
+void tst_WorkerAgent::tinyCacheStillRunsTasks()
+{
+    const ddl::Result<QString> manifest = uploadManifestDataset();
+    VERIFY_OK(manifest);
+    WorkerConfig tiny = config();
+    tiny.cacheSizeBytes = 1; // nothing fits: only what a running task uses is kept
+    startAgent(tiny);
+    QVERIFY(m_agent->start().ok());
+    const ddl::Result<QString> uuid = m_user->submitWithDataset(
+        jobSpec(u"ddl"_s, u"tiny"_s), m_package, {{u"manifest"_s, *manifest}});
+    VERIFY_OK(uuid);
+    QVERIFY2(waitForEnd(*uuid) == u"SUCCEEDED", describe(*uuid).constData());
+    QVERIFY(m_user->log(*uuid, onlyTask(*uuid)[u"id"_s].toInteger()).contains("dataset sum 6"));
+
+    // Once the task has ended, the cache lets go of all of it, and says so.
+    QTRY_VERIFY(QDir(m_dir->filePath(u"work/cache/blobs"_s)).isEmpty());
+    QVERIFY(!QFileInfo::exists(m_dir->filePath(u"work/cache/datasets/m-"_s + *manifest)));
+    QVERIFY2(std::any_of(s_workerMessages.cbegin(),
+                         s_workerMessages.cend(),
+                         [&](const QString &m) {
+                             return m.startsWith(u"evicted blob "_s + *manifest);
+                         }),
+             qPrintable(s_workerMessages.join(u'\n')));
 }
 
 void tst_WorkerAgent::cancelFromHeartbeatEndsTheProcessTree()

@@ -1,3 +1,4 @@
+#include "config/bytesize.h"
 #include "config/workerconfig.h"
 
 #include <QCommandLineParser>
@@ -21,6 +22,8 @@ private slots:
     void defaultsAndValidation();
     void defaultPython();
     void exampleFileParses();
+    void cacheSize_data();
+    void cacheSize();
 
 private:
     static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
@@ -82,6 +85,8 @@ void tst_WorkerConfig::yamlErrors_data()
     QTest::newRow("list value") << QByteArray("python: [a, b]\n") << u"python"_s
                                 << u"single value"_s;
     QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QString() << u"mapping"_s;
+    QTest::newRow("bad cache size") << QByteArray("cache_size: 20X\n") << u"cache_size"_s
+                                    << u"'20X' is not a size"_s;
     QTest::newRow("bad yaml") << QByteArray("server: [unclosed\n") << QString()
                               << u"not valid YAML"_s;
 }
@@ -106,7 +111,7 @@ void tst_WorkerConfig::flagsOverrideFile()
     QFile yaml(file);
     QVERIFY(yaml.open(QIODevice::WriteOnly));
     yaml.write("server: https://from-file:1\nwork_dir: " + dir.path().toUtf8() +
-               "\ngpus: 3\nslots: 2\nname: file-name\n");
+               "\ngpus: 3\nslots: 2\nname: file-name\ncache_size: 20G\n");
     yaml.close();
 
     const ddl::Result<WorkerConfig> config = parse({u"--config"_s,
@@ -121,6 +126,11 @@ void tst_WorkerConfig::flagsOverrideFile()
     QCOMPARE(config->serverUrl, QUrl(u"https://from-flag:2"_s));
     QCOMPARE(config->gpus, 1);      // flag wins
     QCOMPARE(config->slotCount, 2); // from the file
+    QCOMPARE(config->cacheSizeBytes, 20LL << 30);
+    const ddl::Result<WorkerConfig> smaller =
+        parse({u"--config"_s, file, u"--cache-size"_s, u"512M"_s});
+    QVERIFY2(smaller.ok(), smaller.ok() ? "" : qPrintable(smaller.error().message));
+    QCOMPARE(smaller->cacheSizeBytes, 512LL << 20);
     QCOMPARE(config->name, u"file-name"_s);
     QCOMPARE(config->enrollToken, u"enroll-me"_s);
     QCOMPARE(config->workDir, QDir(dir.path()).absolutePath());
@@ -136,6 +146,7 @@ void tst_WorkerConfig::defaultsAndValidation()
     QVERIFY(!relative->name.isEmpty());
     QVERIFY(!relative->python.isEmpty());
     QCOMPARE(relative->gpus, -1);
+    QCOMPARE(relative->cacheSizeBytes, qint64(0)); // no limit unless one is given
 
     const ddl::Result<WorkerConfig> noServer = parse({u"--work-dir"_s, dir.path()});
     QVERIFY(!noServer.ok());
@@ -183,6 +194,38 @@ void tst_WorkerConfig::exampleFileParses()
     QVERIFY2(config.ok(), config.ok() ? "" : qPrintable(config.error().message));
     QCOMPARE(config->workDir, u"/var/lib/ddl-worker"_s);
     QCOMPARE(config->gpus, -1);
+}
+
+void tst_WorkerConfig::cacheSize_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<qint64>("bytes"); // -1: refused
+    QTest::newRow("bytes") << u"4096"_s << qint64(4096);
+    QTest::newRow("K") << u"64K"_s << qint64(64 * 1024);
+    QTest::newRow("M lowercase") << u"512m"_s << qint64(512) * 1024 * 1024;
+    QTest::newRow("G") << u"20G"_s << (qint64(20) << 30);
+    QTest::newRow("GiB") << u"20GiB"_s << (qint64(20) << 30);
+    QTest::newRow("fraction T") << u"1.5T"_s << (qint64(3) << 39);
+    QTest::newRow("zero: no limit") << u"0"_s << qint64(0);
+    QTest::newRow("unknown unit") << u"20X"_s << qint64(-1);
+    QTest::newRow("negative") << u"-1G"_s << qint64(-1);
+    QTest::newRow("empty") << QString() << qint64(-1);
+    QTest::newRow("too large") << u"99999999T"_s << qint64(-1);
+}
+
+void tst_WorkerConfig::cacheSize()
+{
+    QFETCH(QString, text);
+    QFETCH(qint64, bytes);
+    const ddl::Result<qint64> parsed = ddl::worker::parseByteSize(text);
+    if (bytes < 0) {
+        QVERIFY(!parsed.ok());
+        QVERIFY2(parsed.error().message.contains(u"'%1'"_s.arg(text)),
+                 qPrintable(parsed.error().message));
+        return;
+    }
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
+    QCOMPARE(*parsed, bytes);
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

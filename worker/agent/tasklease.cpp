@@ -63,6 +63,14 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
         if (!isSha256Hex(lease.datasetSha256))
             return leaseError(u"dataset_sha256"_s, u"must be a SHA-256 hex digest or null"_s);
     }
+    const QJsonValue manifest = object.value(u"dataset_manifest"_s);
+    if (manifest.isString() && !manifest.toString().isEmpty()) {
+        lease.datasetManifest = manifest.toString();
+        if (!isSha256Hex(lease.datasetManifest))
+            return leaseError(u"dataset_manifest"_s, u"must be a SHA-256 hex digest or null"_s);
+    } else if (!manifest.isNull() && !manifest.isUndefined()) {
+        return leaseError(u"dataset_manifest"_s, u"must be a SHA-256 hex digest or null"_s);
+    }
     if (lease.kind == Kind::OpenPai && lease.command.trimmed().isEmpty())
         return leaseError(u"command"_s, u"must not be empty for an openpai task"_s);
 

@@ -27,7 +27,8 @@ struct TaskLease
     QList<int> gpuIndices; // the GPUs the server booked for the task; empty: the worker picks
     int port = 0;          // the port the server gave the task (in its peers' host lists)
     QString packageSha256;
-    QString datasetSha256; // empty: the job has no dataset
+    QString datasetSha256;   // a tar.zst of the dataset folder; empty: none
+    QString datasetManifest; // a DatasetManifest blob; empty: none (then datasetSha256 may be set)
     QMap<QString, QString> env;
 
     // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that

@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
+#include "config/bytesize.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -179,6 +180,14 @@ Status WorkerAgent::start()
         << u"work folder %1, python %2"_s.arg(m_config.workDir, m_config.python);
 
     m_cache = new BlobCache(m_client, m_config.workDir + u"/cache"_s, this);
+    m_cache->setSizeLimit(m_config.cacheSizeBytes);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"cache %1/cache holds %2, limit %3"_s.arg(
+               m_config.workDir,
+               formatByteSize(m_cache->usage()),
+               m_config.cacheSizeBytes > 0 ? formatByteSize(m_config.cacheSizeBytes)
+                                           : u"none (--cache-size)"_s);
+    m_cache->trim();
     m_venvs = new VenvManager(m_config.workDir + u"/venvs"_s, m_config.python, this);
     m_venvs->setSandbox(m_sandbox, m_sandboxPolicy);
 
@@ -493,6 +502,7 @@ void WorkerAgent::handleTaskFinished(qint64 taskId, const QString &state)
     m_cpuCores.release(runner->cpuCores());
     runner->deleteLater();
     qCInfo(lcWorkerAgent).noquote() << "task" << taskId << "done:" << state;
+    m_cache->trim(); // what the task used may go now
     emit taskFinished(taskId, state);
     // A slot just came free: ask for work without waiting for the next tick.
     pollLease();

@@ -1,6 +1,8 @@
 #include "blobcache.h"
 
 #include "api/rangedownload.h"
+#include "cache/datasetlayout.h"
+#include "cache/datasetmaterializer.h"
 #include "core/sha256.h"
 #include "packaging/archiveextractor.h"
 #include "workerlogging.h"
@@ -12,6 +14,8 @@
 #include <QUuid>
 #include <QtConcurrent>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
@@ -20,10 +24,16 @@ BlobCache::BlobCache(ApiClient *client, const QString &cacheRoot, QObject *paren
     : QObject(parent)
     , m_client(client)
     , m_root(cacheRoot)
+    , m_janitor(cacheRoot)
 {
     QDir().mkpath(m_root + u"/blobs"_s);
     QDir().mkpath(m_root + u"/datasets"_s);
+    // No other worker shares this folder: what is half-made now was left by a crash.
+    CacheJanitor::removePartials(m_root);
+    m_materializer = new DatasetMaterializer(this, this);
 }
+
+BlobCache::~BlobCache() = default;
 
 QString BlobCache::blobPath(const QString &sha256) const
 {
@@ -33,6 +43,42 @@ QString BlobCache::blobPath(const QString &sha256) const
 QString BlobCache::datasetPath(const QString &sha256) const
 {
     return m_root + u"/datasets/"_s + sha256;
+}
+
+QString BlobCache::manifestDatasetPath(const QString &manifestSha256) const
+{
+    return m_materializer->folderPath(manifestSha256);
+}
+
+void BlobCache::pin(const QString &owner, const QStringList &sha256s)
+{
+    QSet<QString> &pinned = m_pins[owner];
+    for (const QString &sha : sha256s) {
+        if (!sha.isEmpty())
+            pinned.insert(sha);
+    }
+}
+
+void BlobCache::unpin(const QString &owner)
+{
+    m_pins.remove(owner);
+}
+
+bool BlobCache::isPinned(const QString &sha256) const
+{
+    return std::any_of(m_pins.cbegin(), m_pins.cend(),
+                       [&sha256](const QSet<QString> &pinned) { return pinned.contains(sha256); });
+}
+
+QList<CacheJanitor::Eviction> BlobCache::trim(qint64 reserveBytes)
+{
+    return m_janitor.trim(reserveBytes, [this](const QString &sha) { return isPinned(sha); });
+}
+
+void BlobCache::fetchManifestDataset(const QString &manifestSha256, QObject *context,
+                                     Callback done)
+{
+    m_materializer->fetch(manifestSha256, context, std::move(done));
 }
 
 void BlobCache::notify(QList<Waiter> waiters, const Result<QString> &result)
@@ -55,6 +101,7 @@ void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done
     const QString path = blobPath(sha256);
     if (QFileInfo(path).isFile()) {
         qCDebug(lcWorkerCache) << "blob" << sha256 << "found in the cache";
+        markUsed(path);
         QTimer::singleShot(0, context, [done, path] { done(path); });
         return;
     }
@@ -91,6 +138,9 @@ void BlobCache::downloadBlob(const QString &sha256, int attempt)
             return;
         }
         if (result) {
+            // Read-only, as dataset folders hard-link to it: no task can change it in place.
+            if (const Status readOnly = makeReadOnly(*result); !readOnly)
+                qCWarning(lcWorkerCache).noquote() << readOnly.error().message;
             qCInfo(lcWorkerCache) << "blob" << sha256 << "cached";
         } else {
             qCWarning(lcWorkerCache).noquote()
@@ -106,6 +156,7 @@ void BlobCache::fetchDataset(const QString &sha256, QObject *context, Callback d
     const QString path = datasetPath(sha256);
     if (QFileInfo(path).isDir()) {
         qCDebug(lcWorkerCache) << "dataset" << sha256 << "found extracted in the cache";
+        markUsed(path);
         QTimer::singleShot(0, context, [done, path] { done(path); });
         return;
     }

@@ -1,5 +1,7 @@
 #include "workerconfig.h"
 
+#include "config/bytesize.h"
+
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
@@ -36,6 +38,14 @@ Result<int> parseCount(const QString &text, const QString &origin, const char *k
     if (!ok || value < 0)
         return configError(origin, key, u"must be a whole number >= 0, got '%1'"_s.arg(text));
     return value;
+}
+
+Result<qint64> parseCacheSize(const QString &text, const QString &origin)
+{
+    const Result<qint64> bytes = parseByteSize(text);
+    if (!bytes)
+        return configError(origin, configkey::CacheSize, bytes.error().message);
+    return bytes;
 }
 
 Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
@@ -81,7 +91,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::Gpus,
                                         configkey::Slots,
                                         configkey::NoSandbox,
-                                        configkey::NoNetwork};
+                                        configkey::NoNetwork,
+                                        configkey::CacheSize};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -130,6 +141,12 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         if (!count)
             return count.error();
         config.slotCount = *count;
+    }
+    if (root[configkey::CacheSize]) {
+        const Result<qint64> size = parseCacheSize(text(configkey::CacheSize), origin);
+        if (!size)
+            return size.error();
+        config.cacheSizeBytes = *size;
     }
     if (root[configkey::NoSandbox]) {
         const Result<bool> off =
@@ -187,6 +204,11 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Run at most N tasks at once (default: one per GPU, at "
          u"least one)."_s,
          u"n"_s},
+        {flagName(configkey::CacheSize),
+         u"Keep the blob and dataset cache under this size (20G, 512M; K/M/G/T are powers of "
+         u"1024), evicting what no running task uses, least recently used first. Default: 0, "
+         u"no limit."_s,
+         u"size"_s},
         {flagName(configkey::NoSandbox),
          u"Run tasks without the bubblewrap sandbox: they can then read and write everything "
          u"the worker's user can. Only for machines without bubblewrap."_s},
@@ -239,6 +261,12 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
         if (!count)
             return count.error();
         config.slotCount = *count;
+    }
+    if (auto value = flag(configkey::CacheSize)) {
+        const Result<qint64> size = parseCacheSize(*value, origin);
+        if (!size)
+            return size.error();
+        config.cacheSizeBytes = *size;
     }
     if (parser.isSet(flagName(configkey::NoSandbox)))
         config.sandbox = false;

@@ -23,6 +23,7 @@ inline constexpr char Gpus[] = "gpus";
 inline constexpr char Slots[] = "slots";
 inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
+inline constexpr char CacheSize[] = "cache_size";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -40,6 +41,7 @@ struct WorkerConfig
     int slotCount = 0;        // tasks at once; 0: one per GPU, at least one
     bool sandbox = true;      // false (--no-sandbox): tasks run unconfined
     bool network = true;      // false (--no-network): sandboxed tasks get no network
+    qint64 cacheSizeBytes = 0; // limit of WORK_DIR/cache (--cache-size 20G); 0: no limit
     QString configFile;       // the worker.yaml read, if any (hidden from tasks: it holds a token)
 
     // Timings of the daemon; not configurable by users, shortened by tests.

@@ -51,7 +51,13 @@ TaskRunner::TaskRunner(const TaskLease &lease,
 {
 }
 
+// Pins live in the cache's memory only: a runner destroyed with the worker leaves none behind.
 TaskRunner::~TaskRunner() = default;
+
+QString TaskRunner::pinOwner() const
+{
+    return u"task:%1"_s.arg(m_lease.taskId);
+}
 
 bool TaskRunner::stillPreparing() const
 {
@@ -60,6 +66,9 @@ bool TaskRunner::stillPreparing() const
 
 void TaskRunner::start()
 {
+    // Kept in the cache while the task may use them; the cache's janitor evicts only the rest.
+    m_services.cache->pin(pinOwner(),
+                          {m_lease.packageSha256, m_lease.datasetSha256, m_lease.datasetManifest});
     // A folder left by an earlier run of the worker under the same id is stale.
     if (QFileInfo::exists(m_paths.taskDir))
         QDir(m_paths.taskDir).removeRecursively();
@@ -136,6 +145,10 @@ void TaskRunner::extractPackage(const QString &blob)
 
 void TaskRunner::fetchDataset()
 {
+    if (!m_lease.datasetManifest.isEmpty()) {
+        fetchManifestDataset();
+        return;
+    }
     if (m_lease.datasetSha256.isEmpty()) {
         QDir().mkpath(m_paths.datasetDir);
         prepareEnvironment();
@@ -144,6 +157,22 @@ void TaskRunner::fetchDataset()
     m_log->appendLine(u"fetching dataset %1"_s.arg(m_lease.datasetSha256));
     m_services.cache->fetchDataset(
         m_lease.datasetSha256, this, [this](const Result<QString> &folder) {
+            if (!stillPreparing())
+                return;
+            if (!folder) {
+                failPreparation(u"cannot fetch the dataset: %1"_s.arg(folder.error().message));
+                return;
+            }
+            m_paths.datasetDir = *folder;
+            prepareEnvironment();
+        });
+}
+
+void TaskRunner::fetchManifestDataset()
+{
+    m_log->appendLine(u"fetching dataset (manifest %1)"_s.arg(m_lease.datasetManifest));
+    m_services.cache->fetchManifestDataset(
+        m_lease.datasetManifest, this, [this](const Result<QString> &folder) {
             if (!stillPreparing())
                 return;
             if (!folder) {
@@ -278,6 +307,8 @@ void TaskRunner::finishTask(const QString &state,
     if (m_phase == Phase::Finishing || m_phase == Phase::Done)
         return;
     m_phase = Phase::Finishing;
+    // Its process has ended: the cache may evict its code and data again.
+    m_services.cache->unpin(pinOwner());
     m_finalState = state;
     m_exitCode = exitCode;
     m_finalMessage = message;

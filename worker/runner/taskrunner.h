@@ -81,9 +81,11 @@ private:
     };
 
     bool stillPreparing() const;
+    QString pinOwner() const;
     void fetchPackage();
     void extractPackage(const QString &blob);
     void fetchDataset();
+    void fetchManifestDataset();
     void prepareEnvironment();
     void launch();
     void handleProcessStarted();
