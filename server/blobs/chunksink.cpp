@@ -1,17 +1,10 @@
 #include "chunksink.h"
 
-#include <QFile>
-
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace ddl::server {
-
-// Every 16 MiB the kernel is asked to start writing back, so dirty pages never pile up and the
-// final fdatasync waits for little.
-static constexpr qint64 WriteBehindBytes = 16LL << 20;
 
 ChunkSink::ChunkSink(int fd, QString path, qint64 offset, qint64 length, Sha256Stream hash,
                      std::function<void()> release)
@@ -29,27 +22,36 @@ ChunkSink::ChunkSink(ChunkSink &&other) noexcept
     , m_offset(other.m_offset)
     , m_length(other.m_length)
     , m_received(other.m_received)
-    , m_written(other.m_written)
-    , m_syncRequested(other.m_syncRequested)
     , m_checkCrc(other.m_checkCrc)
     , m_hash(other.m_hash)
-    , m_crc(other.m_crc)
+    , m_hasher(std::move(other.m_hasher))
     , m_release(std::exchange(other.m_release, nullptr))
 {}
 
 ChunkSink::~ChunkSink()
 {
+    m_hasher.reset(); // stops its thread before the file closes
     if (m_fd >= 0)
         ::close(m_fd);
     if (m_release)
         m_release();
 }
 
-static Error writeError(const QString &path)
+DiskHasher &ChunkSink::hasher()
 {
-    return Error::make(QStringLiteral("io_error"),
-                       QStringLiteral("cannot write %1: %2")
-                           .arg(path, QString::fromLocal8Bit(std::strerror(errno))));
+    if (!m_hasher)
+        m_hasher = std::make_unique<DiskHasher>(m_fd, m_path, m_offset, m_hash, m_checkCrc);
+    return *m_hasher;
+}
+
+qsizetype ChunkSink::room()
+{
+    return hasher().room();
+}
+
+void ChunkSink::whenRoom(std::function<void()> callback)
+{
+    hasher().whenRoom(std::move(callback));
 }
 
 Status ChunkSink::write(QByteArrayView bytes)
@@ -58,36 +60,20 @@ Status ChunkSink::write(QByteArrayView bytes)
         return Error::make(QStringLiteral("payload_too_large"),
                            QStringLiteral("the chunk sends more bytes than its Content-Length"));
     }
-    // Hashed and written while the bytes are still in the CPU's cache from the socket read.
-    m_hash.add(bytes);
-    if (m_checkCrc)
-        m_crc.add(bytes);
     m_received += bytes.size();
-    qsizetype done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = ::pwrite(m_fd, bytes.data() + done, size_t(bytes.size() - done),
-                                   m_offset + m_written + done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return writeError(m_path);
-        done += n;
-    }
-    m_written += done;
-#ifdef __linux__
-    if (m_written - m_syncRequested >= WriteBehindBytes) {
-        ::sync_file_range(m_fd, m_offset + m_syncRequested, m_written - m_syncRequested,
-                          SYNC_FILE_RANGE_WRITE);
-        m_syncRequested = m_written;
-    }
-#endif
+    hasher().write(bytes);
     return Ok{};
 }
 
 Status ChunkSink::flushAndSync()
 {
-    if (::fdatasync(m_fd) != 0)
-        return writeError(m_path);
+    if (Status written = hasher().finish(); !written)
+        return written;
+    if (::fdatasync(m_fd) != 0) {
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot write %1: %2")
+                               .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
+    }
     return Ok{};
 }
 

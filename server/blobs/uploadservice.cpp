@@ -223,6 +223,13 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
                                .arg(sink.length())
                                .arg(sink.offset()));
     }
+    Result<UploadState> upload = state(owner, uploadId);
+    if (!upload)
+        return upload;
+    // The offset is recorded only after the bytes are durable: a crash between the two leaves
+    // extra bytes that the next chunk cuts away, never a gap.
+    if (Status synced = sink.flushAndSync(); !synced)
+        return synced.error();
     if (expectedCrc32c && *expectedCrc32c != sink.crc32c()) {
         Error error = Error::make(QStringLiteral("chunk_corrupted"),
                                   QStringLiteral("the chunk's bytes do not match its CRC-32C "
@@ -235,13 +242,6 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
         error.details.insert(QStringLiteral("offset"), sink.offset());
         return error;
     }
-    Result<UploadState> upload = state(owner, uploadId);
-    if (!upload)
-        return upload;
-    // The offset is recorded only after the bytes are durable: a crash between the two leaves
-    // extra bytes that the next chunk cuts away, never a gap.
-    if (Status synced = sink.flushAndSync(); !synced)
-        return synced.error();
     upload->offset = sink.offset() + sink.length();
     Sha256Stream hash = sink.hash();
     Result<QSqlQuery> update = runSql(m_db,

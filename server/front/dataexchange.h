@@ -31,6 +31,15 @@ public:
     std::function<void(Step)> resume;
 
 protected:
+    // Reports a step taken outside the connection's calls; the connection may delete this
+    // exchange while handling it, so the function is copied first.
+    void step(Step taken)
+    {
+        std::function<void(Step)> report = resume;
+        if (report)
+            report(taken);
+    }
+
     QSslSocket *m_socket;
 };
 

@@ -62,8 +62,8 @@ DataExchange::Step UploadExchange::begin()
         // Pipelined: the chunk before this one is still arriving on another connection. This
         // body stays unread (TCP holds the client back) until that chunk ends.
         m_uploads.whenChunkEnds(m_uploadId, [this, alive = std::weak_ptr<bool>(m_alive)] {
-            if (alive.lock() && resume)
-                resume(begin());
+            if (alive.lock())
+                step(begin());
         });
         return Step::Continue;
     }
@@ -83,8 +83,18 @@ DataExchange::Step UploadExchange::onReadable()
     if (!m_sink)
         return Step::Continue; // waiting for the chunk before this one
     while (m_sink->remaining() > 0 && m_socket->bytesAvailable() > 0) {
-        const qint64 n = m_socket->read(m_buffer.data(),
-                                        std::min<qint64>(m_sink->remaining(), m_buffer.size()));
+        const qsizetype room = m_sink->room();
+        if (room == 0) {
+            // The disk thread is behind: leave the bytes in the socket (TCP holds the client)
+            // until it has room again.
+            m_sink->whenRoom([this, alive = std::weak_ptr<bool>(m_alive)] {
+                if (alive.lock())
+                    step(onReadable());
+            });
+            return Step::Continue;
+        }
+        const qint64 n = m_socket->read(
+            m_buffer.data(), std::min<qint64>({m_sink->remaining(), m_buffer.size(), room}));
         if (n <= 0)
             break;
         if (Status written = m_sink->write(QByteArrayView(m_buffer.constData(), n)); !written)

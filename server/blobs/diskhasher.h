@@ -1,0 +1,71 @@
+#pragma once
+
+#include "core/crc32c.h"
+#include "core/result.h"
+#include "core/sha256stream.h"
+
+#include <QByteArray>
+#include <QString>
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace ddl::server {
+
+// The second half of receiving a chunk, on a thread of its own: hashes the bytes (SHA-256,
+// CRC-32C when asked) and writes them to the part file, while the server's event loop goes on
+// decrypting the next bytes. The two halves meet in a few fixed buffers (2 MiB in all), so
+// memory stays bounded; when they are full the loop stops reading the socket until room frees.
+class DiskHasher
+{
+public:
+    static constexpr int Buffers = 8;
+    static constexpr qsizetype BufferBytes = 256 * 1024;
+
+    DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, bool withCrc);
+    ~DiskHasher();
+    DiskHasher(const DiskHasher &) = delete;
+    DiskHasher &operator=(const DiskHasher &) = delete;
+
+    // Bytes write() takes now without waiting.
+    qsizetype room();
+    // Copies bytes in, waiting for room when there is none.
+    void write(QByteArrayView bytes);
+    // Calls callback on the main event loop once room frees (at once when there is some).
+    void whenRoom(std::function<void()> callback);
+    // Waits until every byte is hashed and written; the first write error, if any.
+    Status finish();
+
+    // Valid after finish().
+    const Sha256Stream &hash() const { return m_hash; }
+    uint32_t crc32c() const { return m_crc.value(); }
+
+private:
+    void run();
+    void post(std::function<void()> callback);
+
+    int m_fd;
+    QString m_path;
+    qint64 m_offset;  // of the next byte to write
+    qint64 m_synced;  // where write-behind was last asked for
+    Sha256Stream m_hash;
+    Crc32c m_crc;
+    bool m_withCrc;
+
+    std::mutex m_mutex;
+    std::condition_variable m_changed;
+    std::deque<QByteArray> m_filled;
+    std::vector<QByteArray> m_free;
+    QByteArray m_current; // being filled by write(), owned by the caller's thread
+    bool m_closing = false;
+    bool m_finished = false;
+    Status m_error = Ok{};
+    std::function<void()> m_onRoom;
+    std::thread m_thread;
+};
+
+} // namespace ddl::server
