@@ -2,6 +2,7 @@
 
 #include "editor/jobeditor.h"
 #include "core/session.h"
+#include "views/datasetsview.h"
 #include "views/mainwindow.h"
 #include "views/workersview.h"
 
@@ -24,6 +25,12 @@ void WorkspaceBuilder::build(MainWindow &window)
     window.addWorkspaceTab(workers, WorkersView::tr("Workers"));
     QObject::connect(window.session(), &Session::loggedIn, workers,
                      [&window, workers] { workers->setClient(window.session()->client()); });
+
+    auto *datasets = new DatasetsView(window.workspace());
+    datasets->setObjectName(u"datasetsView"_s);
+    window.addWorkspaceTab(datasets, DatasetsView::tr("Datasets"));
+    QObject::connect(window.session(), &Session::loggedIn, datasets,
+                     [&window, datasets] { datasets->setClient(window.session()->client()); });
 
     QObject::connect(editor, &JobEditor::submitRequested, &window,
                      [&window](const JobSpec &spec) { window.openSubmitWizard(spec); });

@@ -1,0 +1,205 @@
+#include "datasetsview.h"
+
+#include "api/apiclient.h"
+#include "core/errortext.h"
+#include "core/requestcallback.h"
+#include "jobs/datasetupload.h"
+#include "models/datasetmodel.h"
+
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLocale>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableView>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+using namespace Qt::Literals::StringLiterals;
+
+namespace ddl::desktop {
+
+DatasetsView::DatasetsView(QWidget *parent)
+    : QWidget(parent)
+    , m_model(new DatasetModel(this))
+    , m_table(new QTableView(this))
+    , m_files(new QTreeWidget(this))
+    , m_hashing(new QProgressBar(this))
+    , m_status(new QLabel(this))
+{
+    setAcceptDrops(true);
+    m_table->setObjectName(u"datasetTable"_s);
+    m_table->setModel(m_model);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_files->setObjectName(u"uploadFiles"_s);
+    m_files->setHeaderLabels({tr("File being sent"), tr("Progress")});
+    m_files->setRootIsDecorated(false);
+    m_files->hide();
+    m_hashing->hide();
+    m_status->setObjectName(u"datasetStatus"_s);
+    m_status->setWordWrap(true);
+    m_status->setText(tr("Drop a folder here to upload it as a dataset."));
+    auto *upload = new QPushButton(tr("Upload folder…"), this);
+    m_deleteButton = new QPushButton(tr("Delete"), this);
+    auto *refresh = new QPushButton(tr("Refresh"), this);
+    auto *buttons = new QHBoxLayout;
+    buttons->addWidget(upload);
+    buttons->addWidget(m_deleteButton);
+    buttons->addWidget(refresh);
+    buttons->addStretch();
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(buttons);
+    layout->addWidget(m_table, 2);
+    layout->addWidget(m_hashing);
+    layout->addWidget(m_files, 1);
+    layout->addWidget(m_status);
+
+    connect(refresh, &QPushButton::clicked, this, &DatasetsView::refresh);
+    connect(upload, &QPushButton::clicked, this, [this] {
+        const QString folder = QFileDialog::getExistingDirectory(this, tr("Dataset folder"));
+        if (!folder.isEmpty())
+            uploadFolder(folder);
+    });
+    connect(m_deleteButton, &QPushButton::clicked, this, [this] {
+        const QModelIndex current = m_table->currentIndex();
+        if (!current.isValid())
+            return;
+        const QString name = current.data(DatasetModel::NameRole).toString();
+        if (QMessageBox::question(this, tr("Delete dataset"),
+                                  tr("Delete the dataset %1? Jobs that used it keep their "
+                                     "data.").arg(name))
+            == QMessageBox::Yes)
+            deleteDataset(name);
+    });
+}
+
+DatasetUpload *DatasetsView::currentUpload() const
+{
+    return m_upload;
+}
+
+void DatasetsView::setClient(ApiClient *client)
+{
+    m_client = client;
+    if (isVisible())
+        refresh();
+}
+
+void DatasetsView::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    refresh();
+}
+
+void DatasetsView::refresh()
+{
+    if (!m_client)
+        return;
+    whenFinished(m_client->get(u"/v1/datasets"_s), this, [this](const Result<ApiResponse> &result) {
+        if (!result) {
+            m_status->setText(ErrorText::describe(result.error()));
+            return;
+        }
+        m_model->setDatasets(result->json().value("datasets"_L1).toArray());
+        emit refreshed();
+    });
+}
+
+void DatasetsView::dragEnterEvent(QDragEnterEvent *event)
+{
+    const QMimeData *mime = event->mimeData();
+    if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().first().isLocalFile()
+        && QFileInfo(mime->urls().first().toLocalFile()).isDir())
+        event->acceptProposedAction();
+}
+
+void DatasetsView::dropEvent(QDropEvent *event)
+{
+    if (handleDrop(event->mimeData()))
+        event->acceptProposedAction();
+}
+
+bool DatasetsView::handleDrop(const QMimeData *mime)
+{
+    for (const QUrl &url : mime->urls()) {
+        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
+            uploadFolder(url.toLocalFile());
+            return true; // one folder at a time
+        }
+    }
+    return false;
+}
+
+void DatasetsView::uploadFolder(const QString &folder)
+{
+    if (!m_client)
+        return;
+    if (m_upload) {
+        m_status->setText(tr("Wait for the current upload to finish."));
+        return;
+    }
+    const QString name = DatasetUpload::nameFromFolder(folder);
+    m_upload = new DatasetUpload(m_client, name, folder, this);
+    m_files->clear();
+    m_fileItems.clear();
+    m_files->show();
+    m_hashing->setRange(0, 0);
+    m_hashing->show();
+    m_status->setText(tr("Reading %1…").arg(folder));
+    connect(m_upload, &DatasetUpload::hashing, this, [this](qint64 done, qint64 total) {
+        m_hashing->setRange(0, int(std::max<qint64>(1, total / 1024)));
+        m_hashing->setValue(int(done / 1024));
+    });
+    connect(m_upload, &DatasetUpload::filesToSend, this, [this](const QStringList &paths) {
+        m_hashing->hide();
+        m_status->setText(paths.isEmpty()
+                              ? tr("The server has every file already.")
+                              : tr("Sending %n file(s) the server does not have…", nullptr,
+                                   int(paths.size())));
+        for (const QString &path : paths)
+            m_fileItems.insert(path, new QTreeWidgetItem(m_files, {path, tr("waiting")}));
+    });
+    connect(m_upload, &DatasetUpload::fileProgress, this,
+            [this](const QString &path, qint64 done, qint64 total) {
+                if (QTreeWidgetItem *item = m_fileItems.value(path))
+                    item->setText(1, total > 0 ? u"%1 %"_s.arg(done * 100 / total) : QString());
+            });
+    connect(m_upload, &DatasetUpload::fileSent, this, [this](const QString &path) {
+        if (QTreeWidgetItem *item = m_fileItems.value(path))
+            item->setText(1, tr("sent"));
+    });
+    connect(m_upload, &DatasetUpload::finished, this, [this](bool ok, const QString &message) {
+        m_hashing->hide();
+        m_status->setText(message);
+        m_upload->deleteLater();
+        m_upload = nullptr;
+        refresh();
+        emit uploadFinished(ok, message);
+    });
+    m_upload->start();
+}
+
+void DatasetsView::deleteDataset(const QString &name)
+{
+    if (!m_client)
+        return;
+    whenFinished(m_client->sendBytes("DELETE", u"/v1/datasets/"_s + name, {}), this,
+                 [this, name](const Result<ApiResponse> &result) {
+                     m_status->setText(result ? tr("Deleted %1.").arg(name)
+                                              : ErrorText::describe(result.error()));
+                     refresh();
+                 });
+}
+
+} // namespace ddl::desktop

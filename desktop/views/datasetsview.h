@@ -1,0 +1,63 @@
+#pragma once
+
+#include <QHash>
+#include <QPointer>
+#include <QWidget>
+
+class QLabel;
+class QMimeData;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace ddl {
+class ApiClient;
+}
+
+namespace ddl::desktop {
+
+class DatasetModel;
+class DatasetUpload;
+
+// The datasets screen: the list, a folder dropped on it (or chosen) is uploaded as a dataset
+// with per-file progress, and delete.
+class DatasetsView : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit DatasetsView(QWidget *parent = nullptr);
+    void setClient(ApiClient *client);
+    DatasetModel *model() const { return m_model; }
+    void refresh();
+    // Uploads folder as a dataset named after it.
+    void uploadFolder(const QString &folder);
+    void deleteDataset(const QString &name);
+    // What a drop on the screen does: uploads the first folder among the dropped URLs.
+    bool handleDrop(const QMimeData *mime);
+    DatasetUpload *currentUpload() const;
+    QTreeWidget *fileList() const { return m_files; }
+
+signals:
+    void refreshed();
+    void uploadFinished(bool ok, const QString &message);
+
+protected:
+    void showEvent(QShowEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    QPointer<ApiClient> m_client;
+    DatasetModel *m_model;
+    QTableView *m_table;
+    QTreeWidget *m_files;
+    QProgressBar *m_hashing;
+    QLabel *m_status;
+    QPushButton *m_deleteButton;
+    QPointer<DatasetUpload> m_upload;
+    QHash<QString, QTreeWidgetItem *> m_fileItems;
+};
+
+} // namespace ddl::desktop

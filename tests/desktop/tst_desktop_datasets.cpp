@@ -1,0 +1,126 @@
+// The datasets screen against a real ddl-server: a folder dropped on it is uploaded as a
+// dataset (trusting the server by its CA file this time), a changed folder sends only what
+// changed, delete removes it; and the messages for a server that is not there.
+#include "clusterharness.h"
+
+#include "core/desktopsettings.h"
+#include "core/session.h"
+#include "core/tokenstore.h"
+#include "jobs/datasetupload.h"
+#include "models/datasetmodel.h"
+#include "views/datasetsview.h"
+
+#include <QAbstractItemModelTester>
+#include <QDir>
+#include <QDropEvent>
+#include <QFile>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeWidget>
+
+using namespace Qt::Literals::StringLiterals;
+using namespace ddl::desktop;
+
+static void writeFile(const QString &path, const QByteArray &bytes)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(bytes);
+}
+
+class TestDesktopDatasets : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void unreachableServer();
+    void dropUploadChangeDelete();
+
+private:
+    QTemporaryDir m_dir;
+};
+
+void TestDesktopDatasets::unreachableServer()
+{
+    DesktopSettings settings(m_dir.filePath(u"a.ini"_s));
+    TokenStore tokens(m_dir.path(), false);
+    Session session(settings, tokens);
+    QSignalSpy failed(&session, &Session::failed);
+    // A port nobody listens on (the harness's server is not started here).
+    session.connectToServer(u"https://127.0.0.1:1"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(failed.size(), 1, 15000);
+    QVERIFY2(failed.first().first().toString().startsWith(u"Cannot reach the server"_s),
+             qPrintable(failed.first().first().toString()));
+    session.connectToServer(u"http://example.com"_s);
+    QCOMPARE(failed.size(), 2);
+    QVERIFY(failed.last().first().toString().contains(u"HTTPS"_s));
+}
+
+void TestDesktopDatasets::dropUploadChangeDelete()
+{
+    ClusterHarness cluster;
+    QVERIFY(cluster.startServer());
+    DesktopSettings settings(m_dir.filePath(u"b.ini"_s));
+    TokenStore tokens(m_dir.path(), false);
+    Session session(settings, tokens);
+    QSignalSpy loggedIn(&session, &Session::loggedIn);
+    QSignalSpy failed(&session, &Session::failed);
+    connect(&session, &Session::connected, &session, [&session] {
+        session.registerUser(u"data@example.com"_s, u"long enough"_s);
+    });
+    session.connectToServer(cluster.serverUrl(), cluster.caCert());
+    QTRY_VERIFY_WITH_TIMEOUT(loggedIn.size() == 1 || !failed.isEmpty(), 15000);
+    QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+    QCOMPARE(settings.caFile(session.serverKey()), cluster.caCert());
+
+    DatasetsView view;
+    QAbstractItemModelTester tester(view.model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.setClient(session.client());
+    view.show();
+
+    const QString folder = m_dir.filePath(u"flowers"_s);
+    writeFile(folder + u"/a.csv"_s, "x,y\n1,2\n");
+    writeFile(folder + u"/b.csv"_s, "x,y\n3,4\n");
+    QByteArray big(200 * 1024, '\0');
+    for (int i = 0; i < big.size(); ++i)
+        big[i] = char(i * 7 % 251);
+    writeFile(folder + u"/images/big.bin"_s, big);
+
+    // Dropped like a folder from the file manager (offscreen has no drag, so the drop's data).
+    QSignalSpy finished(&view, &DatasetsView::uploadFinished);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(folder)});
+    QVERIFY(view.handleDrop(&mime));
+    QVERIFY(view.currentUpload());
+    QPointer<DatasetUpload> upload = view.currentUpload();
+    QSignalSpy sent(upload.data(), &DatasetUpload::fileSent);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 20000);
+    QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
+    QCOMPARE(sent.size(), 3);
+    QCOMPARE(view.fileList()->topLevelItemCount(), 3);
+    QTRY_VERIFY(view.model()->rowOf(u"flowers"_s) >= 0);
+    const int row = view.model()->rowOf(u"flowers"_s);
+    QCOMPARE(view.model()->dataset(row).value("file_count"_L1).toInt(), 3);
+    QCOMPARE(view.model()->dataset(row).value("total_size"_L1).toInteger(), 16 + 200 * 1024);
+
+    // One file changes: only it travels again.
+    writeFile(folder + u"/b.csv"_s, "x,y\n3,5\n");
+    view.uploadFolder(folder);
+    upload = view.currentUpload();
+    QSignalSpy sentAgain(upload.data(), &DatasetUpload::fileSent);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 2, 20000);
+    QVERIFY(finished.last().first().toBool());
+    QCOMPARE(sentAgain.size(), 1);
+    QCOMPARE(sentAgain.first().first().toString(), u"b.csv"_s);
+    QTRY_COMPARE(view.model()->rowCount(), 1);
+
+    view.deleteDataset(u"flowers"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(view.model()->rowCount(), 0, 10000);
+}
+
+QTEST_MAIN(TestDesktopDatasets)
+#include "tst_desktop_datasets.moc"
