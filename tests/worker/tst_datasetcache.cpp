@@ -179,8 +179,8 @@ QString tst_DatasetCache::leaseTaskOn(const QString &folder)
         if (!tasks.isEmpty()) {
             const ddl::Result<TaskLease> lease = TaskLease::fromJson(tasks.first().toObject());
             if (!lease || lease->jobUuid != *uuid) {
-                qWarning("unexpected lease: %s", qPrintable(lease ? lease->jobUuid
-                                                                  : lease.error().message));
+                qWarning("unexpected lease: %s",
+                         qPrintable(lease ? lease->jobUuid : lease.error().message));
                 return {};
             }
             if (lease->datasetManifest != *manifest)
@@ -196,9 +196,8 @@ QString tst_DatasetCache::leaseTaskOn(const QString &folder)
 ddl::Result<QString> tst_DatasetCache::fetch(const QString &manifest)
 {
     std::optional<ddl::Result<QString>> result;
-    m_cache->fetchManifestDataset(manifest, this, [&](const ddl::Result<QString> &r) {
-        result = r;
-    });
+    m_cache->fetchManifestDataset(
+        manifest, this, [&](const ddl::Result<QString> &r) { result = r; });
     QElapsedTimer clock;
     clock.start();
     while (!result && clock.elapsed() < 30000)
@@ -216,8 +215,8 @@ void tst_DatasetCache::laysOutHardLinksToTheCachedBlobs()
     writeFile(source + u"/same-as-notes.txt"_s, "a note\n");
     writeFile(source + u"/prepare.sh"_s, "#!/bin/sh\necho ready\n");
     QVERIFY(QFile::setPermissions(source + u"/prepare.sh"_s,
-                                  QFile::permissions(source + u"/prepare.sh"_s)
-                                      | QFileDevice::ExeOwner));
+                                  QFile::permissions(source + u"/prepare.sh"_s) |
+                                      QFileDevice::ExeOwner));
     const QString manifest = leaseTaskOn(source);
     QVERIFY(!manifest.isEmpty());
 
@@ -274,8 +273,8 @@ void tst_DatasetCache::secondTaskReusesTheFolder()
     const struct stat after = statOf(*second + u"/deep/er/more.txt"_s);
     QCOMPARE(after.st_ino, before.st_ino);
     // The use was recorded on the blob (the same inode), for the janitor's LRU order.
-    QVERIFY(after.st_mtim.tv_sec * 1000000000LL + after.st_mtim.tv_nsec
-            > before.st_mtim.tv_sec * 1000000000LL + before.st_mtim.tv_nsec);
+    QVERIFY(after.st_mtim.tv_sec * 1000000000LL + after.st_mtim.tv_nsec >
+            before.st_mtim.tv_sec * 1000000000LL + before.st_mtim.tv_nsec);
 
     // Two fetches at once of a dataset not yet laid out share one build.
     const QString other = m_dir->filePath(u"other"_s);

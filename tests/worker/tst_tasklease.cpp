@@ -79,14 +79,12 @@ void tst_TaskLease::errors_data()
                               << qint64(3);
     QTest::newRow("bad package") << QByteArray(R"({"task_id": 4, "package_sha256": "xyz"})")
                                  << u"package_sha256"_s << qint64(4);
-    QTest::newRow("bad manifest")
-        << QByteArray(R"({"task_id": 6, "package_sha256": ")" + Sha +
-                      R"(", "dataset_manifest": "../x"})")
-        << u"dataset_manifest"_s << qint64(6);
-    QTest::newRow("manifest not a string")
-        << QByteArray(R"({"task_id": 7, "package_sha256": ")" + Sha +
-                      R"(", "dataset_manifest": 12})")
-        << u"dataset_manifest"_s << qint64(7);
+    QTest::newRow("bad manifest") << QByteArray(R"({"task_id": 6, "package_sha256": ")" + Sha +
+                                                R"(", "dataset_manifest": "../x"})")
+                                  << u"dataset_manifest"_s << qint64(6);
+    QTest::newRow("manifest not a string") << QByteArray(R"({"task_id": 7, "package_sha256": ")" +
+                                                         Sha + R"(", "dataset_manifest": 12})")
+                                           << u"dataset_manifest"_s << qint64(7);
     QTest::newRow("openpai without command")
         << QByteArray(R"({"task_id": 5, "kind": "openpai", "package_sha256": ")" + Sha + R"("})")
         << u"command"_s << qint64(5);

@@ -547,12 +547,11 @@ void tst_WorkerAgent::tinyCacheStillRunsTasks()
     // Once the task has ended, the cache lets go of all of it, and says so.
     QTRY_VERIFY(QDir(m_dir->filePath(u"work/cache/blobs"_s)).isEmpty());
     QVERIFY(!QFileInfo::exists(m_dir->filePath(u"work/cache/datasets/m-"_s + *manifest)));
-    QVERIFY2(std::any_of(s_workerMessages.cbegin(),
-                         s_workerMessages.cend(),
-                         [&](const QString &m) {
-                             return m.startsWith(u"evicted blob "_s + *manifest);
-                         }),
-             qPrintable(s_workerMessages.join(u'\n')));
+    QVERIFY2(
+        std::any_of(s_workerMessages.cbegin(),
+                    s_workerMessages.cend(),
+                    [&](const QString &m) { return m.startsWith(u"evicted blob "_s + *manifest); }),
+        qPrintable(s_workerMessages.join(u'\n')));
 }
 
 void tst_WorkerAgent::cancelFromHeartbeatEndsTheProcessTree()

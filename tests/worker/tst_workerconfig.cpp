@@ -85,8 +85,8 @@ void tst_WorkerConfig::yamlErrors_data()
     QTest::newRow("list value") << QByteArray("python: [a, b]\n") << u"python"_s
                                 << u"single value"_s;
     QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QString() << u"mapping"_s;
-    QTest::newRow("bad cache size") << QByteArray("cache_size: 20X\n") << u"cache_size"_s
-                                    << u"'20X' is not a size"_s;
+    QTest::newRow("bad cache size")
+        << QByteArray("cache_size: 20X\n") << u"cache_size"_s << u"'20X' is not a size"_s;
     QTest::newRow("bad yaml") << QByteArray("server: [unclosed\n") << QString()
                               << u"not valid YAML"_s;
 }

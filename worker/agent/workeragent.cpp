@@ -181,12 +181,11 @@ Status WorkerAgent::start()
 
     m_cache = new BlobCache(m_client, m_config.workDir + u"/cache"_s, this);
     m_cache->setSizeLimit(m_config.cacheSizeBytes);
-    qCInfo(lcWorkerAgent).noquote()
-        << u"cache %1/cache holds %2, limit %3"_s.arg(
-               m_config.workDir,
-               formatByteSize(m_cache->usage()),
-               m_config.cacheSizeBytes > 0 ? formatByteSize(m_config.cacheSizeBytes)
-                                           : u"none (--cache-size)"_s);
+    qCInfo(lcWorkerAgent).noquote() << u"cache %1/cache holds %2, limit %3"_s.arg(
+        m_config.workDir,
+        formatByteSize(m_cache->usage()),
+        m_config.cacheSizeBytes > 0 ? formatByteSize(m_config.cacheSizeBytes)
+                                    : u"none (--cache-size)"_s);
     m_cache->trim();
     m_venvs = new VenvManager(m_config.workDir + u"/venvs"_s, m_config.python, this);
     m_venvs->setSandbox(m_sandbox, m_sandboxPolicy);

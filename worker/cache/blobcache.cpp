@@ -66,8 +66,9 @@ void BlobCache::unpin(const QString &owner)
 
 bool BlobCache::isPinned(const QString &sha256) const
 {
-    return std::any_of(m_pins.cbegin(), m_pins.cend(),
-                       [&sha256](const QSet<QString> &pinned) { return pinned.contains(sha256); });
+    return std::any_of(m_pins.cbegin(), m_pins.cend(), [&sha256](const QSet<QString> &pinned) {
+        return pinned.contains(sha256);
+    });
 }
 
 QList<CacheJanitor::Eviction> BlobCache::trim(qint64 reserveBytes)
@@ -75,8 +76,7 @@ QList<CacheJanitor::Eviction> BlobCache::trim(qint64 reserveBytes)
     return m_janitor.trim(reserveBytes, [this](const QString &sha) { return isPinned(sha); });
 }
 
-void BlobCache::fetchManifestDataset(const QString &manifestSha256, QObject *context,
-                                     Callback done)
+void BlobCache::fetchManifestDataset(const QString &manifestSha256, QObject *context, Callback done)
 {
     m_materializer->fetch(manifestSha256, context, std::move(done));
 }

@@ -83,8 +83,12 @@ QList<CacheJanitor::Entry> CacheJanitor::scan()
         struct stat info = {};
         if (!isSha256Hex(name) || !statOf(blobs + u'/' + name, info))
             continue; // downloads in progress (.part) are not the janitor's
-        entries.append(
-            {Kind::Blob, blobs + u'/' + name, name, info.st_size, mtimeNs(info), info.st_nlink > 1});
+        entries.append({Kind::Blob,
+                        blobs + u'/' + name,
+                        name,
+                        info.st_size,
+                        mtimeNs(info),
+                        info.st_nlink > 1});
     }
     const QString datasets = m_root + u"/datasets"_s;
     for (const QString &name : QDir(datasets).entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
@@ -110,8 +114,8 @@ qint64 CacheJanitor::usage()
 
 bool CacheJanitor::remove(const Entry &entry)
 {
-    const bool removed = entry.kind == Kind::Blob ? QFile::remove(entry.path)
-                                                  : QDir(entry.path).removeRecursively();
+    const bool removed =
+        entry.kind == Kind::Blob ? QFile::remove(entry.path) : QDir(entry.path).removeRecursively();
     if (!removed) {
         qCWarning(lcWorkerCache).noquote()
             << u"cannot remove %1 from the cache; check its permissions"_s.arg(entry.path);
@@ -153,8 +157,8 @@ QList<CacheJanitor::Eviction> CacheJanitor::trim(qint64 reserveBytes, const PinC
 
     QList<Entry> candidates;
     for (const Entry &entry : std::as_const(entries)) {
-        const bool evictable = (entry.kind == Kind::Blob && !entry.linked)
-                               || entry.kind == Kind::Extracted;
+        const bool evictable =
+            (entry.kind == Kind::Blob && !entry.linked) || entry.kind == Kind::Extracted;
         if (evictable && !isPinned(entry.sha256))
             candidates.append(entry);
     }
@@ -166,21 +170,19 @@ QList<CacheJanitor::Eviction> CacheJanitor::trim(qint64 reserveBytes, const PinC
             break;
         if (!remove(entry))
             continue;
-        qCInfo(lcWorkerCache).noquote()
-            << u"evicted %1 %2 (%3, last used %4)"_s.arg(
-                   entry.kind == Kind::Blob ? u"blob"_s : u"extracted dataset"_s,
-                   entry.sha256,
-                   formatByteSize(entry.bytes),
-                   describeTime(entry.lastUsedNs));
+        qCInfo(lcWorkerCache).noquote() << u"evicted %1 %2 (%3, last used %4)"_s.arg(
+            entry.kind == Kind::Blob ? u"blob"_s : u"extracted dataset"_s,
+            entry.sha256,
+            formatByteSize(entry.bytes),
+            describeTime(entry.lastUsedNs));
         usage -= entry.bytes;
         evicted.append({entry.path, entry.bytes});
     }
     if (usage + reserveBytes > m_limit) {
         qCWarning(lcWorkerCache).noquote()
             << u"the cache holds %1 (with %2 to come) over its limit of %3: the rest is in use "
-               u"by running tasks"_s.arg(formatByteSize(usage),
-                                         formatByteSize(reserveBytes),
-                                         formatByteSize(m_limit));
+               u"by running tasks"_s.arg(
+                   formatByteSize(usage), formatByteSize(reserveBytes), formatByteSize(m_limit));
     }
     return evicted;
 }

@@ -30,8 +30,8 @@ Error ioError(const QString &what, int error)
 // A link that the file system refuses for reasons of its own: a copy does the same job.
 bool copyInstead(int error)
 {
-    return error == EXDEV || error == EMLINK || error == EPERM || error == ENOTSUP
-           || error == ENOSYS;
+    return error == EXDEV || error == EMLINK || error == EPERM || error == ENOTSUP ||
+           error == ENOSYS;
 }
 
 Status copyFile(const QString &from, const QString &to, QFileDevice::Permissions permissions)
@@ -70,13 +70,12 @@ Status makeReadOnly(const QString &path)
     return Ok{};
 }
 
-Result<LayoutStats> layOutDataset(const DatasetManifest &manifest,
-                                  const QString &blobDir,
-                                  const QString &destination)
+Result<LayoutStats>
+layOutDataset(const DatasetManifest &manifest, const QString &blobDir, const QString &destination)
 {
     const QFileInfo target(destination);
-    const QString partial = target.absolutePath() + u"/.partial-"_s + target.fileName() + u'-'
-                            + QUuid::createUuid().toString(QUuid::WithoutBraces);
+    const QString partial = target.absolutePath() + u"/.partial-"_s + target.fileName() + u'-' +
+                            QUuid::createUuid().toString(QUuid::WithoutBraces);
     if (!QDir().mkpath(partial))
         return Error::make(u"io_error"_s, u"cannot create %1"_s.arg(partial));
     auto fail = [&partial](const Error &error) -> Result<LayoutStats> {
@@ -97,12 +96,14 @@ Result<LayoutStats> layOutDataset(const DatasetManifest &manifest,
         }
         struct stat info = {};
         if (::stat(QFile::encodeName(blob).constData(), &info) != 0)
-            return fail(ioError(u"blob %1 of %2 is not in the cache"_s.arg(file.sha256, file.path),
-                                errno));
+            return fail(
+                ioError(u"blob %1 of %2 is not in the cache"_s.arg(file.sha256, file.path), errno));
         if (info.st_size != file.size) {
             return fail(Error::make(u"bad_manifest"_s,
                                     u"%1 is %2 bytes in the manifest, its blob %3 has %4"_s.arg(
-                                        file.path, QString::number(file.size), file.sha256,
+                                        file.path,
+                                        QString::number(file.size),
+                                        file.sha256,
                                         QString::number(info.st_size))));
         }
         if (Status readOnly = makeReadOnly(blob); !readOnly)
@@ -110,10 +111,11 @@ Result<LayoutStats> layOutDataset(const DatasetManifest &manifest,
         markUsed(blob);
 
         if (file.executable) {
-            const Status copied = copyFile(blob, path,
-                                           QFileDevice::ReadOwner | QFileDevice::ExeOwner
-                                               | QFileDevice::ReadGroup | QFileDevice::ExeGroup
-                                               | QFileDevice::ReadOther | QFileDevice::ExeOther);
+            const Status copied = copyFile(blob,
+                                           path,
+                                           QFileDevice::ReadOwner | QFileDevice::ExeOwner |
+                                               QFileDevice::ReadGroup | QFileDevice::ExeGroup |
+                                               QFileDevice::ReadOther | QFileDevice::ExeOther);
             if (!copied)
                 return fail(copied.error());
             ++stats.copies;
@@ -126,17 +128,15 @@ Result<LayoutStats> layOutDataset(const DatasetManifest &manifest,
         const int error = errno;
         if (!copyInstead(error))
             return fail(ioError(u"cannot link %1 to %2"_s.arg(path, blob), error));
-        const Status copied = copyFile(blob, path,
-                                       QFileDevice::ReadOwner | QFileDevice::ReadGroup
-                                           | QFileDevice::ReadOther);
+        const Status copied = copyFile(
+            blob, path, QFileDevice::ReadOwner | QFileDevice::ReadGroup | QFileDevice::ReadOther);
         if (!copied)
             return fail(copied.error());
         ++stats.copies;
     }
 
     if (::rename(QFile::encodeName(partial).constData(),
-                 QFile::encodeName(destination).constData())
-        != 0) {
+                 QFile::encodeName(destination).constData()) != 0) {
         const int error = errno;
         // Laid out by someone else meanwhile: theirs is as good.
         if ((error == EEXIST || error == ENOTEMPTY) && QFileInfo(destination).isDir()) {

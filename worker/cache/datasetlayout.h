@@ -25,9 +25,8 @@ struct LayoutStats
 // so that no link can change a cached blob in place. An executable file is a copy with mode
 // 0555, as a link would make the blob executable for every dataset that holds it. Every blob
 // used is marked used (markUsed). Safe to call from a worker thread.
-Result<LayoutStats> layOutDataset(const DatasetManifest &manifest,
-                                  const QString &blobDir,
-                                  const QString &destination);
+Result<LayoutStats>
+layOutDataset(const DatasetManifest &manifest, const QString &blobDir, const QString &destination);
 
 // Sets the modification time of path to now: the cache's record of its last use (the janitor
 // evicts the least recently used first). Through a hard link this marks the blob as well.

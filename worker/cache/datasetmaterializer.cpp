@@ -74,7 +74,9 @@ void DatasetMaterializer::reuse(const QString &folder, QObject *context, Callbac
     qCDebug(lcWorkerCache) << "dataset" << folder << "found laid out in the cache";
     // Marking each file marks its blob (the same inode), so the janitor sees them in use.
     auto *watcher = new QFutureWatcher<void>(this);
-    connect(watcher, &QFutureWatcher<void>::finished, this,
+    connect(watcher,
+            &QFutureWatcher<void>::finished,
+            this,
             [watcher, folder, guard = QPointer<QObject>(context), done] {
                 watcher->deleteLater();
                 if (guard)
@@ -89,12 +91,13 @@ void DatasetMaterializer::readManifest(const std::shared_ptr<Build> &build, cons
     auto makePlan = [blob, blobDir]() -> Result<Plan> {
         QFile file(blob);
         if (!file.open(QIODevice::ReadOnly))
-            return Error::make(u"io_error"_s, u"cannot read %1: %2"_s.arg(blob, file.errorString()));
+            return Error::make(u"io_error"_s,
+                               u"cannot read %1: %2"_s.arg(blob, file.errorString()));
         if (file.size() > DatasetManifest::MaxJsonBytes) {
-            return Error::make(u"bad_manifest"_s,
-                               u"the manifest is %1, more than a manifest may be (%2)"_s.arg(
-                                   formatByteSize(file.size()),
-                                   formatByteSize(DatasetManifest::MaxJsonBytes)));
+            return Error::make(
+                u"bad_manifest"_s,
+                u"the manifest is %1, more than a manifest may be (%2)"_s.arg(
+                    formatByteSize(file.size()), formatByteSize(DatasetManifest::MaxJsonBytes)));
         }
         Result<DatasetManifest> manifest = DatasetManifest::parse(file.readAll());
         if (!manifest)
@@ -144,8 +147,8 @@ void DatasetMaterializer::readManifest(const std::shared_ptr<Build> &build, cons
 
 void DatasetMaterializer::downloadMore(const std::shared_ptr<Build> &build)
 {
-    while (!build->failed && build->downloading < ConcurrentDownloads
-           && build->nextMissing < build->missing.size()) {
+    while (!build->failed && build->downloading < ConcurrentDownloads &&
+           build->nextMissing < build->missing.size()) {
         const QString sha = build->missing.at(build->nextMissing++);
         ++build->downloading;
         m_cache->fetchBlob(sha, this, [this, build, sha](const Result<QString> &blob) {
@@ -163,8 +166,7 @@ void DatasetMaterializer::downloadMore(const std::shared_ptr<Build> &build)
             downloadMore(build);
         });
     }
-    if (!build->failed && build->downloading == 0
-        && build->nextMissing == build->missing.size())
+    if (!build->failed && build->downloading == 0 && build->nextMissing == build->missing.size())
         layOut(build);
 }
 
@@ -173,7 +175,9 @@ void DatasetMaterializer::layOut(const std::shared_ptr<Build> &build)
     const QString folder = folderPath(build->manifestSha256);
     const QString blobDir = QFileInfo(m_cache->blobPath(build->manifestSha256)).path();
     auto *watcher = new QFutureWatcher<Result<LayoutStats>>(this);
-    connect(watcher, &QFutureWatcher<Result<LayoutStats>>::finished, this,
+    connect(watcher,
+            &QFutureWatcher<Result<LayoutStats>>::finished,
+            this,
             [this, watcher, build, folder] {
                 watcher->deleteLater();
                 const Result<LayoutStats> stats = watcher->result();
@@ -186,7 +190,9 @@ void DatasetMaterializer::layOut(const std::shared_ptr<Build> &build)
                 }
                 qCInfo(lcWorkerCache).noquote()
                     << u"dataset %1 laid out in %2: %3 file(s) linked, %4 copied"_s.arg(
-                           build->manifestSha256, folder, QString::number(stats->links),
+                           build->manifestSha256,
+                           folder,
+                           QString::number(stats->links),
                            QString::number(stats->copies));
                 finish(build, folder);
             });

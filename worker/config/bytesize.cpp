@@ -10,9 +10,8 @@ namespace ddl::worker {
 
 Result<qint64> parseByteSize(const QString &text)
 {
-    static const QRegularExpression pattern(
-        u"^\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT]?)(?:I?B)?\\s*$"_s,
-        QRegularExpression::CaseInsensitiveOption);
+    static const QRegularExpression pattern(u"^\\s*(\\d+(?:\\.\\d+)?)\\s*([KMGT]?)(?:I?B)?\\s*$"_s,
+                                            QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch match = pattern.match(text);
     if (!match.hasMatch()) {
         return Error::make(u"invalid_size"_s,
