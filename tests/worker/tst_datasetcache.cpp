@@ -86,6 +86,7 @@ private slots:
     void laysOutHardLinksToTheCachedBlobs();
     void secondTaskReusesTheFolder();
     void changedDatasetFetchesOnlyTheChangedFile();
+    void fetchesAFewBlobsAtOnce();
     void evictionKeepsWhatARunningTaskPinned();
 
 private:
@@ -316,6 +317,36 @@ void tst_DatasetCache::changedDatasetFetchesOnlyTheChangedFile()
     QCOMPARE(statOf(*folder + u"/a.bin"_s).st_ino,
              statOf(m_cache->manifestDatasetPath(v1) + u"/a.bin"_s).st_ino);
     QCOMPARE(statOf(*folder + u"/a.bin"_s).st_nlink, nlink_t(3));
+}
+
+void tst_DatasetCache::fetchesAFewBlobsAtOnce()
+{
+    const QString source = m_dir->filePath(u"many"_s);
+    for (int i = 0; i < 12; ++i)
+        writeFile(source + u"/part-%1.bin"_s.arg(i), QByteArray(100000 + i, char('a' + i)));
+    const QString manifest = leaseTaskOn(source);
+    QVERIFY(!manifest.isEmpty());
+    const ddl::Result<QString> folder = fetch(manifest);
+    VERIFY_OK(folder);
+    QCOMPARE(fetchedBlobs().size(), 13);
+
+    // The cache's log tells when each download starts and ends: never more than four of the
+    // dataset's files at once, and four while there are that many left.
+    int downloading = 0;
+    int most = 0;
+    for (const QString &message : std::as_const(s_cacheMessages)) {
+        if (message.startsWith(u"fetching blob") && !message.contains(manifest))
+            most = std::max(most, ++downloading);
+        else if (message.startsWith(u"blob") && message.endsWith(u"cached") &&
+                 !message.contains(manifest))
+            --downloading;
+    }
+    QCOMPARE(downloading, 0);
+    QCOMPARE(most, 4);
+    for (int i = 0; i < 12; ++i) {
+        QCOMPARE(QFileInfo(*folder + u"/part-%1.bin"_s.arg(i)).size(), 100000 + i);
+        QVERIFY(statOf(*folder + u"/part-%1.bin"_s.arg(i)).st_nlink >= 2);
+    }
 }
 
 void tst_DatasetCache::evictionKeepsWhatARunningTaskPinned()
