@@ -53,6 +53,28 @@ Result<LogChunk> JobApi::logChunk(
     return chunk;
 }
 
+Result<qint64> JobApi::followLog(CliContext &context, const QString &uuid, qint64 taskId,
+                                qint64 offset, const std::function<void(const QByteArray &)> &onBytes)
+{
+    QUrlQuery query;
+    query.addQueryItem(u"task"_s, QString::number(taskId));
+    query.addQueryItem(u"offset"_s, QString::number(offset));
+    query.addQueryItem(u"follow"_s, u"1"_s);
+    qint64 next = offset;
+    Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
+        ApiRequest *request = api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query);
+        request->streamBody();
+        QObject::connect(request, &ApiRequest::bodyReceived, [&](const QByteArray &bytes) {
+            next += bytes.size();
+            onBytes(bytes);
+        });
+        return request;
+    });
+    if (!answer)
+        return answer.error();
+    return next;
+}
+
 Result<QStringList>
 JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId, int count)
 {

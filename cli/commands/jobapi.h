@@ -7,6 +7,8 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include <functional>
+
 namespace ddl::cli {
 
 class CliContext;
@@ -35,6 +37,11 @@ public:
                                      qint64 taskId,
                                      qint64 offset,
                                      qint64 limit = LogPageSize);
+    // Streams a task's log from offset while the server sends it (?follow=1: until the task
+    // ends or for up to 20 s); returns the offset reached.
+    static Result<qint64> followLog(CliContext &context, const QString &uuid, qint64 taskId,
+                                    qint64 offset,
+                                    const std::function<void(const QByteArray &)> &onBytes);
     // The last count lines of a task's log, read with the API's tail so only its end travels.
     static Result<QStringList>
     logTail(CliContext &context, const QString &uuid, qint64 taskId, int count);

@@ -211,6 +211,21 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
             if (logs.empty() && jobEnded)
                 break;
         }
+        // One task still writing: stream its log as the worker sends it instead of polling.
+        const auto open = std::count_if(logs.begin(), logs.end(),
+                                        [](const auto &entry) { return !entry.second.complete; });
+        auto only = std::find_if(logs.begin(), logs.end(),
+                                 [](const auto &entry) { return !entry.second.complete; });
+        if (open == 1 && only->second.idle) {
+            TaskLog &log = only->second;
+            Result<qint64> reached = JobApi::followLog(
+                context, *uuid, only->first, log.offset,
+                [&log](const QByteArray &bytes) { log.writer->write(bytes); });
+            if (!reached)
+                return reached.error();
+            log.offset = *reached;
+            continue;
+        }
         waitMs(PollIntervalMs);
     }
     for (auto &[id, log] : logs)

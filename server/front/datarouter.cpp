@@ -1,6 +1,7 @@
 #include "datarouter.h"
 
 #include "fileexchange.h"
+#include "logfollowexchange.h"
 #include "uploadexchange.h"
 
 #include "app/servercontext.h"
@@ -52,6 +53,10 @@ std::unique_ptr<DataExchange> DataRouter::route(const RequestHead &head, QSslSoc
         return userBlob(*sha, head, socket);
     if (const auto uuid = segmentAfter(head.path, "/v1/jobs/", "/artifacts/file"))
         return artifact(*uuid, head, socket);
+    if (const auto uuid = segmentAfter(head.path, "/v1/jobs/", "/logs");
+        uuid && head.query.queryItemValue(QStringLiteral("follow")) == QLatin1String("1")) {
+        return logFollow(*uuid, head, socket);
+    }
     return nullptr;
 }
 
@@ -118,6 +123,28 @@ std::unique_ptr<DataExchange> DataRouter::userBlob(const QString &sha256, const 
     }
     return std::make_unique<FileExchange>(socket, m_context.blobs.blobPath(sha256), head,
                                           sha256.toLatin1());
+}
+
+std::unique_ptr<DataExchange> DataRouter::logFollow(const QString &uuid, const RequestHead &head,
+                                                    QSslSocket *socket)
+{
+    const bool keepAlive = head.keepAlive && !hasBody(head);
+    Result<qint64> user = m_auth.userForToken(tokenOf(head));
+    if (!user)
+        return ImmediateReply::error(socket, user.error(), keepAlive);
+    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    if (!job)
+        return ImmediateReply::error(socket, job.error(), keepAlive);
+    Result<qint64> task = RequestReader::parseInteger(head.query.queryItemValue(QStringLiteral("task")),
+                                                      QStringLiteral("task"), -1);
+    Result<qint64> offset = RequestReader::parseInteger(
+        head.query.queryItemValue(QStringLiteral("offset")), QStringLiteral("offset"), 0);
+    if (!task || !offset)
+        return ImmediateReply::error(socket, !task ? task.error() : offset.error(), keepAlive);
+    // Another job's task is as unknown as a task that does not exist.
+    if (Result<QString> state = m_context.outputs.taskState(job->id, *task); !state)
+        return ImmediateReply::error(socket, state.error(), keepAlive);
+    return std::make_unique<LogFollowExchange>(socket, m_context, job->id, *task, *offset, head);
 }
 
 std::unique_ptr<DataExchange> DataRouter::artifact(const QString &uuid, const RequestHead &head,

@@ -29,6 +29,8 @@ private:
                                              QSslSocket *socket);
     std::unique_ptr<DataExchange> userBlob(const QString &sha256, const RequestHead &head,
                                            QSslSocket *socket);
+    std::unique_ptr<DataExchange> logFollow(const QString &uuid, const RequestHead &head,
+                                            QSslSocket *socket);
     std::unique_ptr<DataExchange> artifact(const QString &uuid, const RequestHead &head,
                                            QSslSocket *socket);
 

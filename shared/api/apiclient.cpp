@@ -50,7 +50,7 @@ QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &que
     return request;
 }
 
-bool ApiClient::isDataPlane(const QByteArray &verb, const QString &path)
+bool ApiClient::isDataPlane(const QByteArray &verb, const QString &path, const QUrlQuery &query)
 {
     const QStringList parts = path.split(u'/');
     // "/v1/uploads/<id>" splits into "", "v1", "uploads", "<id>".
@@ -62,13 +62,17 @@ bool ApiClient::isDataPlane(const QByteArray &verb, const QString &path)
         return true;
     if (parts.size() == 5 && parts[2] == QLatin1String("workers") && parts[3] == QLatin1String("blobs"))
         return true;
+    // A log read with ?follow=1 is streamed too; a plain one is a control request.
+    if (parts.size() == 5 && parts[2] == QLatin1String("jobs") && parts[4] == QLatin1String("logs"))
+        return query.queryItemValue(QStringLiteral("follow")) == QLatin1String("1");
     return parts.size() == 6 && parts[2] == QLatin1String("jobs")
            && parts[4] == QLatin1String("artifacts") && parts[5] == QLatin1String("file");
 }
 
-QNetworkAccessManager &ApiClient::networkFor(const QByteArray &verb, const QString &path)
+QNetworkAccessManager &ApiClient::networkFor(const QByteArray &verb, const QString &path,
+                                             const QUrlQuery &query)
 {
-    return isDataPlane(verb, path) ? m_dataNetwork : m_network;
+    return isDataPlane(verb, path, query) ? m_dataNetwork : m_network;
 }
 
 ApiRequest *ApiClient::wrap(QNetworkReply *reply)
@@ -82,7 +86,7 @@ ApiRequest *ApiClient::get(const QString &path, const QUrlQuery &query,
     QNetworkRequest request = makeRequest(path, query);
     for (const auto &[name, value] : headers)
         request.setRawHeader(name, value);
-    return wrap(networkFor("GET", path).get(request));
+    return wrap(networkFor("GET", path, query).get(request));
 }
 
 ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
@@ -102,7 +106,7 @@ ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
         request.setRawHeader(name, value);
     request.setHeader(QNetworkRequest::ContentTypeHeader,
                       QByteArrayLiteral("application/octet-stream"));
-    return wrap(networkFor(verb, path).sendCustomRequest(request, verb, body));
+    return wrap(networkFor(verb, path, query).sendCustomRequest(request, verb, body));
 }
 
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)

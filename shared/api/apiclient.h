@@ -50,10 +50,12 @@ public:
     // downloads). They travel on connections of their own: the server hands a connection's
     // first control request to QtHttpServer for good, and a chunk sent after it on the same
     // connection would be buffered whole there.
-    static bool isDataPlane(const QByteArray &verb, const QString &path);
+    static bool isDataPlane(const QByteArray &verb, const QString &path,
+                            const QUrlQuery &query = {});
 
 private:
-    QNetworkAccessManager &networkFor(const QByteArray &verb, const QString &path);
+    QNetworkAccessManager &networkFor(const QByteArray &verb, const QString &path,
+                                      const QUrlQuery &query);
     QNetworkRequest makeRequest(const QString &path, const QUrlQuery &query) const;
     ApiRequest *wrap(QNetworkReply *reply);
 

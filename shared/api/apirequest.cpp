@@ -53,6 +53,17 @@ const Result<ApiResponse> &ApiRequest::waitForFinished()
     return result();
 }
 
+void ApiRequest::streamBody()
+{
+    if (!m_reply)
+        return;
+    connect(m_reply, &QNetworkReply::readyRead, this, [this] {
+        const int status = m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (status >= 200 && status < 300)
+            emit bodyReceived(m_reply->readAll());
+    });
+}
+
 void ApiRequest::abort()
 {
     if (m_reply)

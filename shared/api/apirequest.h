@@ -29,11 +29,15 @@ public:
     const Result<ApiResponse> &waitForFinished();
 
     void abort();
+    // For a response read as it arrives (log follow): bodyReceived() carries each piece of a
+    // successful answer, and the final response's body holds none of it.
+    void streamBody();
 
 signals:
     void finished();
     // Bytes of the request body handed to the network so far.
     void uploadProgress(qint64 sent, qint64 total);
+    void bodyReceived(const QByteArray &bytes);
 
 private:
     void handleFinished();

@@ -206,6 +206,7 @@ private slots:
     void tasksOfOneJobSeeEachOther();
     void workerReadsPackageByRange();
     void logsAreWrittenAndReadByOffset();
+    void logFollowStreamsUntilTheTaskEnds();
     void taskSucceedsWithArtifacts();
     void artifactSizeMustMatchItsBlob();
     void taskEndsWithoutAMessage_data();
@@ -1196,6 +1197,59 @@ void tst_ServerApi::workerReadsPackageByRange()
                               0),
                   200);
     VERIFY_ERROR(get(path, worker.token), 404, "not_found");
+}
+
+void tst_ServerApi::logFollowStreamsUntilTheTaskEnds()
+{
+    QString user, uuid;
+    Worker worker;
+    QJsonObject leased;
+    QVERIFY(startOneTask(QStringLiteral("follow"), &user, &uuid, &worker, &leased));
+    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
+    VERIFY_STATUS(send("POST", logPath, worker.token, "line 1\n",
+                       QUrlQuery(QStringLiteral("offset=0")), "application/octet-stream"),
+                  200);
+
+    // A follower that starts after line 1: it gets lines as the worker appends them, in pieces,
+    // and its stream ends once the task has ended and every byte is out.
+    ApiClient client(m_base, m_trust);
+    client.setBearerToken(user);
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("task"), QString::number(taskId));
+    query.addQueryItem(QStringLiteral("offset"), QStringLiteral("7"));
+    query.addQueryItem(QStringLiteral("follow"), QStringLiteral("1"));
+    std::unique_ptr<ApiRequest> follow(client.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
+    follow->streamBody();
+    QByteArray received;
+    int pieces = 0;
+    connect(follow.get(), &ApiRequest::bodyReceived, this, [&](const QByteArray &bytes) {
+        received += bytes;
+        ++pieces;
+    });
+    QTest::qWait(300);
+    QVERIFY(!follow->isFinished());
+    VERIFY_STATUS(send("POST", logPath, worker.token, "line 2\n",
+                       QUrlQuery(QStringLiteral("offset=7")), "application/octet-stream"),
+                  200);
+    QTRY_COMPARE_WITH_TIMEOUT(received, QByteArray("line 2\n"), 3000);
+    VERIFY_STATUS(send("POST", logPath, worker.token, "line 3\n",
+                       QUrlQuery(QStringLiteral("offset=14")), "application/octet-stream"),
+                  200);
+    QTRY_COMPARE_WITH_TIMEOUT(received, QByteArray("line 2\nline 3\n"), 3000);
+    QVERIFY(pieces >= 2);
+    QVERIFY(!follow->isFinished());
+    VERIFY_STATUS(reportState(worker, taskId, QStringLiteral("SUCCEEDED"), 0), 200);
+    QTRY_VERIFY_WITH_TIMEOUT(follow->isFinished(), 3000);
+    QVERIFY(follow->result());
+    QCOMPARE(follow->result()->header("DDL-Log-Offset"), QByteArray("7"));
+
+    // Another user's follow is refused like any read of the job.
+    ApiClient other(m_base, m_trust);
+    other.setBearerToken(m_bob);
+    std::unique_ptr<ApiRequest> denied(other.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
+    QVERIFY(!denied->waitForFinished());
+    QCOMPARE(denied->result().error().code, QStringLiteral("not_found"));
 }
 
 void tst_ServerApi::logsAreWrittenAndReadByOffset()

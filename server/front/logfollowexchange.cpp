@@ -1,0 +1,67 @@
+#include "logfollowexchange.h"
+
+#include "app/servercontext.h"
+#include "jobs/jobstate.h"
+
+namespace ddl::server {
+
+static constexpr qint64 PieceBytes = 256 * 1024;
+static constexpr qint64 HighWaterBytes = 1024 * 1024;
+
+LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context, qint64 jobId,
+                                     qint64 taskId, qint64 offset, const RequestHead &head)
+    : DataExchange(socket)
+    , m_context(context)
+    , m_jobId(jobId)
+    , m_taskId(taskId)
+    , m_offset(offset)
+    , m_head(head)
+{
+    m_check.setSingleShot(true);
+    m_check.setInterval(CheckMs);
+    QObject::connect(&m_check, &QTimer::timeout, &m_check, [this] { step(pump()); });
+}
+
+DataExchange::Step LogFollowExchange::start()
+{
+    m_offset = std::clamp<qint64>(m_offset, 0, m_context.logs.size(m_taskId));
+    m_socket->write(FrontReply::head(200,
+                                     {{"Content-Type", "text/plain; charset=utf-8"},
+                                      {"Transfer-Encoding", "chunked"},
+                                      {"Cache-Control", "no-store"},
+                                      {"DDL-Log-Offset", QByteArray::number(m_offset)}},
+                                     -1, m_head.keepAlive));
+    m_since.start();
+    return pump();
+}
+
+DataExchange::Step LogFollowExchange::onWritten()
+{
+    return m_check.isActive() ? Step::Continue : pump();
+}
+
+DataExchange::Step LogFollowExchange::pump()
+{
+    while (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < HighWaterBytes) {
+        Result<LogSlice> slice = m_context.logs.read(m_taskId, m_offset, PieceBytes);
+        if (!slice || slice->bytes.isEmpty())
+            break;
+        m_socket->write(QByteArray::number(slice->bytes.size(), 16) + "\r\n");
+        m_socket->write(slice->bytes);
+        m_socket->write("\r\n");
+        m_offset += slice->bytes.size();
+    }
+    if (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() >= HighWaterBytes)
+        return Step::Continue; // onWritten() goes on
+    const bool caughtUp = m_offset >= m_context.logs.size(m_taskId);
+    Result<QString> state = m_context.outputs.taskState(m_jobId, m_taskId);
+    const bool ended = !state || JobState::isFinal(*state);
+    if ((caughtUp && ended) || m_since.elapsed() > MaxSeconds * 1000) {
+        m_socket->write("0\r\n\r\n");
+        return m_head.keepAlive ? Step::Done : Step::DoneClose;
+    }
+    m_check.start();
+    return Step::Continue;
+}
+
+} // namespace ddl::server

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "dataexchange.h"
+#include "requesthead.h"
+
+#include <QElapsedTimer>
+#include <QTimer>
+
+namespace ddl::server {
+
+struct ServerContext;
+
+// GET /v1/jobs/<uuid>/logs?task=N&offset=X&follow=1: the task's log from offset, sent as chunked
+// transfer encoding while the worker appends to it (checked every 100 ms), ending when the task
+// has ended and every byte is out, or after MaxSeconds so that no connection sits idle for
+// long; the client then reads on from where it is.
+class LogFollowExchange : public DataExchange
+{
+public:
+    static constexpr int MaxSeconds = 20;
+    static constexpr int CheckMs = 100;
+
+    LogFollowExchange(QSslSocket *socket, ServerContext &context, qint64 jobId, qint64 taskId,
+                      qint64 offset, const RequestHead &head);
+
+    Step start() override;
+    Step onWritten() override;
+
+private:
+    Step pump();
+
+    ServerContext &m_context;
+    qint64 m_jobId;
+    qint64 m_taskId;
+    qint64 m_offset;
+    RequestHead m_head;
+    QTimer m_check;
+    QElapsedTimer m_since;
+    std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
+};
+
+} // namespace ddl::server
