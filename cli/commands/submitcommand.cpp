@@ -1,10 +1,10 @@
 #include "submitcommand.h"
 
 #include "api/blobupload.h"
+#include "api/datasetupload.h"
 #include "clicontext.h"
 #include "console.h"
 #include "jobspec/jobspecparser.h"
-#include "packaging/directoryarchiver.h"
 #include "packaging/gitworktree.h"
 #include "packaging/packagebuilder.h"
 #include "progressbar.h"
@@ -63,7 +63,7 @@ namespace {
 struct Payload
 {
     std::optional<PackageInfo> package;
-    std::optional<ArchiveInfo> dataset;
+    QString datasetManifest;
 };
 } // namespace
 
@@ -123,6 +123,41 @@ upload(CliContext &context, const QString &label, const QString &path, const QSt
     });
     bar.finish();
     return status;
+}
+
+// The dataset folder goes up as a manifest of blobs: only files the server lacks are sent.
+static Result<QString> uploadDataset(CliContext &context, const QString &folder)
+{
+    Console &console = context.console();
+    QString manifest;
+    Status status = context.runAuthorized([&](ApiClient &api) -> Status {
+        ProgressBar bar(console, SubmitCommand::tr("dataset"));
+        DatasetUpload dataset(&api, folder);
+        QObject::connect(&dataset, &DatasetUpload::planned, [&](int files, qint64 bytes) {
+            console.printStatus(SubmitCommand::tr("Dataset %1 (%2 files, %3): %4 to send in %5 "
+                                                  "files")
+                                    .arg(QDir::toNativeSeparators(folder))
+                                    .arg(dataset.manifest().files().size())
+                                    .arg(Output::humanSize(dataset.manifest().totalSize()),
+                                         Output::humanSize(bytes))
+                                    .arg(files)
+                                + u'\n');
+        });
+        QObject::connect(&dataset, &DatasetUpload::progress,
+                         [&bar](const TransferProgress &progress) { bar.update(progress); });
+        dataset.start();
+        const Result<QString> &result = dataset.waitForFinished();
+        bar.finish();
+        if (!result)
+            return result.error();
+        for (const QString &warning : dataset.manifest().warnings())
+            console.printError(SubmitCommand::tr("warning: %1").arg(warning) + u'\n');
+        manifest = *result;
+        return Ok{};
+    });
+    if (!status)
+        return status.error();
+    return manifest;
 }
 
 Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
@@ -217,21 +252,6 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
                             u'\n');
         payload.package = *package;
     }
-    if (!datasetFolder.isEmpty()) {
-        Result<ArchiveInfo> dataset =
-            DirectoryArchiver().archive(datasetFolder, scratch.filePath(u"dataset.tar.zst"_s));
-        if (!dataset)
-            return dataset.error();
-        for (const QString &warning : dataset->warnings)
-            console.printError(tr("warning: %1").arg(warning) + u'\n');
-        console.printStatus(tr("Packed dataset %1 (%2 files, %3)")
-                                .arg(QDir::toNativeSeparators(datasetFolder))
-                                .arg(dataset->fileCount)
-                                .arg(Output::humanSize(dataset->size)) +
-                            u'\n');
-        payload.dataset = *dataset;
-    }
-
     if (payload.package) {
         if (Status sent = upload(
                 context, tr("code   "), payload.package->archivePath, payload.package->sha256);
@@ -239,12 +259,11 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
             return sent;
         }
     }
-    if (payload.dataset) {
-        if (Status sent = upload(
-                context, tr("dataset"), payload.dataset->archivePath, payload.dataset->sha256);
-            !sent) {
-            return sent;
-        }
+    if (!datasetFolder.isEmpty()) {
+        Result<QString> manifest = uploadDataset(context, datasetFolder);
+        if (!manifest)
+            return manifest.error();
+        payload.datasetManifest = *manifest;
     }
 
     QJsonObject body{{"spec"_L1, spec.toJson()}};
@@ -261,8 +280,9 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
                                                          {"commit"_L1, payload.package->commitId}})
                                 : QJsonValue(QJsonValue::Null));
     body.insert("dataset"_L1,
-                payload.dataset ? QJsonValue(QJsonObject{{"sha256"_L1, payload.dataset->sha256}})
-                                : QJsonValue(QJsonValue::Null));
+                payload.datasetManifest.isEmpty()
+                    ? QJsonValue(QJsonValue::Null)
+                    : QJsonValue(QJsonObject{{"manifest"_L1, payload.datasetManifest}}));
     Result<ApiResponse> answer =
         context.sendAuthorized([&](ApiClient &api) { return api.postJson(u"/v1/jobs"_s, body); });
     if (!answer)

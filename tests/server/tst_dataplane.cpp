@@ -5,12 +5,14 @@
 
 #include "api/apiclient.h"
 #include "api/blobupload.h"
+#include "api/datasetupload.h"
 #include "api/rangedownload.h"
 #include "core/crc32c.h"
 #include "core/sha256.h"
 #include "packaging/datasetmanifest.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QJsonArray>
 #include <QProcess>
@@ -62,6 +64,7 @@ private slots:
     void wrongOffsetIsRefusedAndChangesNothing();
     void corruptedChunkAndWrongDigestAreRejected();
     void anotherUserLearnsNothing();
+    void datasetSendsOnlyWhatChangedAndIsStoredOnce();
     void oversizedHeadersAndBodiesAreRefusedEarly();
     void killedClientResumesFromTheServersOffset();
     void serverKilledMidUploadResumesWithTheRightDigest();
@@ -314,6 +317,58 @@ void tst_DataPlane::anotherUserLearnsNothing()
             ->waitForFinished();
     QCOMPARE(removed.error().code, u"not_found"_s);
     QVERIFY(std::unique_ptr<ApiRequest>(m_alice->get(u"/v1/datasets/secret"_s))->waitForFinished());
+}
+
+static int countFiles(const QString &folder)
+{
+    int count = 0;
+    QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        ++count;
+    }
+    return count;
+}
+
+void tst_DataPlane::datasetSendsOnlyWhatChangedAndIsStoredOnce()
+{
+    const QString folder = m_dir.filePath(u"images"_s);
+    QVERIFY(QDir().mkpath(folder + u"/train"_s));
+    for (int i = 0; i < 5; ++i)
+        QVERIFY(!writeFile(u"images/train/%1.bin"_s.arg(i), patterned(200000 + i, char('0' + i))).isEmpty());
+    const auto upload = [&](int *files, qint64 *bytes) -> QString {
+        DatasetUpload dataset(m_alice.get(), folder);
+        dataset.start();
+        const Result<QString> &manifest = dataset.waitForFinished();
+        if (!manifest)
+            return {};
+        *files = dataset.filesToSend();
+        *bytes = dataset.bytesToSend();
+        return *manifest;
+    };
+    int files = 0;
+    qint64 bytes = 0;
+    const QString first = upload(&files, &bytes);
+    QVERIFY(!first.isEmpty());
+    QCOMPARE(files, 5);
+    const QString blobs = m_server->dataDir() + u"/blobs"_s;
+    const int stored = countFiles(blobs);
+
+    // The same folder ten times (ten jobs' worth): nothing sent, nothing stored again.
+    for (int i = 0; i < 10; ++i) {
+        QCOMPARE(upload(&files, &bytes), first);
+        QCOMPARE(files, 0);
+        QCOMPARE(bytes, 0);
+    }
+    QCOMPARE(countFiles(blobs), stored);
+
+    // One file changed: that file alone goes, plus the new manifest.
+    QVERIFY(!writeFile(u"images/train/3.bin"_s, patterned(123456, 'z')).isEmpty());
+    const QString second = upload(&files, &bytes);
+    QVERIFY(!second.isEmpty() && second != first);
+    QCOMPARE(files, 1);
+    QCOMPARE(bytes, 123456);
+    QCOMPARE(countFiles(blobs), stored + 2);
 }
 
 void tst_DataPlane::oversizedHeadersAndBodiesAreRefusedEarly()
