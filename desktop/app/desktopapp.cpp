@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QLibraryInfo>
 #include <QLocale>
+#include <QPointer>
 #include <QTranslator>
 
 using namespace Qt::Literals::StringLiterals;
@@ -17,6 +18,15 @@ namespace ddl::desktop {
 bool DesktopApp::installTranslation(QApplication &app, const QString &language)
 {
     initDesktopResources();
+    // The translators of an earlier call go first: one language at a time.
+    static QList<QPointer<QTranslator>> installed;
+    for (const QPointer<QTranslator> &old : std::as_const(installed)) {
+        if (old) {
+            QCoreApplication::removeTranslator(old);
+            delete old;
+        }
+    }
+    installed.clear();
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
     auto *translator = new QTranslator(&app);
     if (!translator->load(locale, u"ddl"_s, u"_"_s, u":/i18n"_s)) {
@@ -24,13 +34,16 @@ bool DesktopApp::installTranslation(QApplication &app, const QString &language)
         return false;
     }
     app.installTranslator(translator);
+    installed.append(translator);
     // Qt's own strings (dialog buttons) in the same language, where Qt ships them.
     auto *qtTranslator = new QTranslator(&app);
     if (qtTranslator->load(locale, u"qtbase"_s, u"_"_s,
-                           QLibraryInfo::path(QLibraryInfo::TranslationsPath)))
+                           QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
         app.installTranslator(qtTranslator);
-    else
+        installed.append(qtTranslator);
+    } else {
         delete qtTranslator;
+    }
     return true;
 }
 

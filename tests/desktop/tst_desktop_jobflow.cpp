@@ -89,7 +89,7 @@ void TestDesktopJobFlow::wrongPasswordAndRegister()
     QTest::mouseClick(window.findChild<QPushButton *>(u"loginButton"_s), Qt::LeftButton);
     auto *status = window.findChild<QLabel *>(u"statusLabel"_s);
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), QCoreApplication::translate(
-                                                  "ddl::desktop::ErrorText",
+                                                  "ErrorText",
                                                   "Wrong email or password."), 10000);
     QVERIFY(!window.isLoggedIn());
 

@@ -1,0 +1,1115 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>ErrorText</name>
+    <message>
+        <source>Cannot reach the server. Check the address and that ddl-server is running.
+(%1)</source>
+        <translation>Der Server ist nicht erreichbar. Prüfen Sie die Adresse und ob ddl-server läuft.
+(%1)</translation>
+    </message>
+    <message>
+        <source>The server did not answer in time. Check your network and try again.</source>
+        <translation>Der Server hat nicht rechtzeitig geantwortet. Prüfen Sie Ihr Netzwerk und versuchen Sie es erneut.</translation>
+    </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
+    </message>
+    <message>
+        <source>The server presented a different certificate than the one you trusted. If it was replaced on purpose, remove the pin in the connection settings; otherwise do not connect.</source>
+        <translation>Der Server zeigt ein anderes Zertifikat als das, dem Sie vertraut haben. Wurde es absichtlich ersetzt, entfernen Sie die Fixierung in den Verbindungseinstellungen; andernfalls verbinden Sie sich nicht.</translation>
+    </message>
+    <message>
+        <source>The server's certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
+        <translation>Dem Zertifikat des Servers wird nicht vertraut. Fixieren Sie seinen Fingerabdruck oder wählen Sie seine CA-Datei.</translation>
+    </message>
+    <message>
+        <source>Too many attempts: %1</source>
+        <translation>Zu viele Versuche: %1</translation>
+    </message>
+    <message>
+        <source>Conflict: %1</source>
+        <translation>Konflikt: %1</translation>
+    </message>
+    <message>
+        <source>The request failed (%1).</source>
+        <translation>Die Anfrage ist fehlgeschlagen (%1).</translation>
+    </message>
+    <message>
+        <source>Wrong email or password.</source>
+        <translation>E-Mail oder Passwort falsch.</translation>
+    </message>
+</context>
+<context>
+    <name>GitCheck</name>
+    <message>
+        <source>%1 is not in a git repository. DDL packages the code of the last commit: run git init, add and commit your code, then check again.</source>
+        <translation>%1 liegt in keinem git-Repository. DDL verpackt den Code des letzten Commits: führen Sie git init aus, fügen Sie Ihren Code hinzu, committen Sie ihn und prüfen Sie erneut.</translation>
+    </message>
+</context>
+<context>
+    <name>JobStateStyle</name>
+    <message>
+        <source>Waiting</source>
+        <translation>Wartend</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>Läuft</translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation>Erfolgreich</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Gestoppt</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+</context>
+<context>
+    <name>JobTemplates</name>
+    <message>
+        <source>Hello world (a shell command)</source>
+        <translation>Hallo Welt (ein Shell-Befehl)</translation>
+    </message>
+    <message>
+        <source>DDL training (main.py of your repository)</source>
+        <translation>DDL-Training (main.py Ihres Repositorys)</translation>
+    </message>
+    <message>
+        <source>Parameter server and workers</source>
+        <translation>Parameterserver und Worker</translation>
+    </message>
+</context>
+<context>
+    <name>ServerAddress</name>
+    <message>
+        <source>Enter the server address, e.g. https://host:8443.</source>
+        <translation>Geben Sie die Serveradresse ein, z. B. https://host:8443.</translation>
+    </message>
+    <message>
+        <source>%1 is not a server address; write it as https://host:port.</source>
+        <translation>%1 ist keine Serveradresse; schreiben Sie sie als https://host:port.</translation>
+    </message>
+    <message>
+        <source>DDL servers speak HTTPS only; use https://%1.</source>
+        <translation>DDL-Server sprechen nur HTTPS; verwenden Sie https://%1.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactBrowser</name>
+    <message>
+        <source>Select a file to preview it.</source>
+        <translation>Wählen Sie eine Datei für die Vorschau.</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Download selected…</source>
+        <translation>Auswahl herunterladen…</translation>
+    </message>
+    <message>
+        <source>Download all…</source>
+        <translation>Alles herunterladen…</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>Ordner öffnen</translation>
+    </message>
+    <message>
+        <source>The job has no outputs (yet). Files written to model_output_dir appear here when it ends.</source>
+        <translation>Der Job hat (noch) keine Ausgaben. Dateien in model_output_dir erscheinen hier, wenn er endet.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n Datei</numerusform><numerusform>%n Dateien</numerusform></translation>
+    </message>
+    <message>
+        <source>%1 is a binary file; download it to open it.</source>
+        <translation>%1 ist eine Binärdatei; laden Sie sie herunter, um sie zu öffnen.</translation>
+    </message>
+    <message>
+        <source>(only the first %1 KiB are shown)</source>
+        <translation>(nur die ersten %1 KiB werden angezeigt)</translation>
+    </message>
+    <message>
+        <source>Select the files to download first.</source>
+        <translation>Wählen Sie zuerst die Dateien zum Herunterladen.</translation>
+    </message>
+    <message>
+        <source>Download to</source>
+        <translation>Herunterladen nach</translation>
+    </message>
+    <message>
+        <source>Downloading…</source>
+        <translation>Wird heruntergeladen…</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactDownloader</name>
+    <message>
+        <source>Download cancelled; start it again to resume.</source>
+        <translation>Download abgebrochen; starten Sie ihn erneut, um fortzusetzen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded %n file(s) to %1</source>
+        <translation>
+            <numerusform>%n Datei nach %1 heruntergeladen</numerusform><numerusform>%n Dateien nach %1 heruntergeladen</numerusform></translation>
+    </message>
+    <message>
+        <source>Not connected to a server.</source>
+        <translation>Nicht mit einem Server verbunden.</translation>
+    </message>
+    <message>
+        <source>The server listed an unsafe path: %1</source>
+        <translation>Der Server nannte einen unsicheren Pfad: %1</translation>
+    </message>
+    <message>
+        <source>Could not download %1: %2</source>
+        <translation>%1 konnte nicht heruntergeladen werden: %2</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactModel</name>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ConnectPage</name>
+    <message>
+        <source>&lt;h2&gt;Connect to a DDL server&lt;/h2&gt;</source>
+        <translation>&lt;h2&gt;Mit einem DDL-Server verbinden&lt;/h2&gt;</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>Server</translation>
+    </message>
+    <message>
+        <source>https://host:8443</source>
+        <translation>https://host:8443</translation>
+    </message>
+    <message>
+        <source>optional: the server's certificate or CA file</source>
+        <translation>optional: das Zertifikat des Servers oder eine CA-Datei</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>CA certificate</source>
+        <translation>CA-Zertifikat</translation>
+    </message>
+    <message>
+        <source>Certificates (*.crt *.pem)</source>
+        <translation>Zertifikate (*.crt *.pem)</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>Verbinden</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>Adresse:</translation>
+    </message>
+    <message>
+        <source>CA file:</source>
+        <translation>CA-Datei:</translation>
+    </message>
+    <message>
+        <source>First connection to this server</source>
+        <translation>Erste Verbindung zu diesem Server</translation>
+    </message>
+    <message>
+        <source>Trust this certificate</source>
+        <translation>Diesem Zertifikat vertrauen</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>Konto</translation>
+    </message>
+    <message>
+        <source>Log in</source>
+        <translation>Anmelden</translation>
+    </message>
+    <message>
+        <source>Register</source>
+        <translation>Registrieren</translation>
+    </message>
+    <message>
+        <source>Email:</source>
+        <translation>E-Mail:</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>Passwort:</translation>
+    </message>
+    <message>
+        <source>Logging in…</source>
+        <translation>Anmeldung läuft…</translation>
+    </message>
+    <message>
+        <source>Choose a password of at least 8 characters.</source>
+        <translation>Wählen Sie ein Passwort mit mindestens 8 Zeichen.</translation>
+    </message>
+    <message>
+        <source>Creating the account…</source>
+        <translation>Konto wird angelegt…</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>Verbindung wird hergestellt…</translation>
+    </message>
+    <message>
+        <source>The server presents a certificate no one vouches for yet. Compare its fingerprint with the one the server printed at start (ddl-server logs it) before you trust it:
+
+%1</source>
+        <translation>Der Server zeigt ein Zertifikat, für das noch niemand bürgt. Vergleichen Sie seinen Fingerabdruck mit dem, den der Server beim Start ausgegeben hat (ddl-server protokolliert ihn), bevor Sie ihm vertrauen:
+
+%1</translation>
+    </message>
+    <message>
+        <source>Connected to %1.</source>
+        <translation>Verbunden mit %1.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetModel</name>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>Dateien</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Uploaded</source>
+        <translation>Hochgeladen</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetPage</name>
+    <message>
+        <source>Dataset folder</source>
+        <translation>Datensatzordner</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>Datensatz</translation>
+    </message>
+    <message>
+        <source>The folder your main() reads as dataset_dir. Leave it empty for none.</source>
+        <translation>Der Ordner, den Ihr main() als dataset_dir liest. Leer lassen für keinen.</translation>
+    </message>
+    <message>
+        <source>Dataset folder:</source>
+        <translation>Datensatzordner:</translation>
+    </message>
+    <message>
+        <source>No dataset.</source>
+        <translation>Kein Datensatz.</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder.</source>
+        <translation>%1 ist kein Ordner.</translation>
+    </message>
+    <message>
+        <source>Counting…</source>
+        <translation>Wird gezählt…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
+        <translation>
+            <numerusform>%n Datei, %1. Sie wird beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform><numerusform>%n Dateien, %1. Sie werden beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetUpload</name>
+    <message>
+        <source>Upload of %1 cancelled; drop the folder again to resume.</source>
+        <translation>Upload von %1 abgebrochen; ziehen Sie den Ordner erneut hierher, um fortzusetzen.</translation>
+    </message>
+    <message>
+        <source>Could not upload %1: %2</source>
+        <translation>%1 konnte nicht hochgeladen werden: %2</translation>
+    </message>
+    <message>
+        <source>the manifest</source>
+        <translation>das Manifest</translation>
+    </message>
+    <message numerus="yes">
+        <source>Dataset %1: %n file(s), %2 sent.</source>
+        <translation>
+            <numerusform>Datensatz %1: %n Datei, %2 gesendet.</numerusform><numerusform>Datensatz %1: %n Dateien, %2 gesendet.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetsView</name>
+    <message>
+        <source>Datasets</source>
+        <translation>Datensätze</translation>
+    </message>
+    <message>
+        <source>File being sent</source>
+        <translation>Gesendete Datei</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>Fortschritt</translation>
+    </message>
+    <message>
+        <source>Drop a folder here to upload it as a dataset.</source>
+        <translation>Ziehen Sie einen Ordner hierher, um ihn als Datensatz hochzuladen.</translation>
+    </message>
+    <message>
+        <source>Upload folder…</source>
+        <translation>Ordner hochladen…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>Löschen</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Dataset folder</source>
+        <translation>Datensatzordner</translation>
+    </message>
+    <message>
+        <source>Delete dataset</source>
+        <translation>Datensatz löschen</translation>
+    </message>
+    <message>
+        <source>Delete the dataset %1? Jobs that used it keep their data.</source>
+        <translation>Datensatz %1 löschen? Jobs, die ihn verwendet haben, behalten ihre Daten.</translation>
+    </message>
+    <message>
+        <source>Wait for the current upload to finish.</source>
+        <translation>Warten Sie, bis der aktuelle Upload fertig ist.</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>%1 wird gelesen…</translation>
+    </message>
+    <message>
+        <source>The server has every file already.</source>
+        <translation>Der Server hat bereits alle Dateien.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sending %n file(s) the server does not have…</source>
+        <translation>
+            <numerusform>Sende %n Datei, die der Server nicht hat…</numerusform><numerusform>Sende %n Dateien, die der Server nicht hat…</numerusform></translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>wartet</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>gesendet</translation>
+    </message>
+    <message>
+        <source>Deleted %1.</source>
+        <translation>%1 gelöscht.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::FolderField</name>
+    <message>
+        <source>Drop a folder here or browse</source>
+        <translation>Ordner hierher ziehen oder durchsuchen</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>Durchsuchen…</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::GitPage</name>
+    <message>
+        <source>Code</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>DDL packages the last commit of the repository, never the files as they are on disk.</source>
+        <translation>DDL verpackt den letzten Commit des Repositorys, nie die Dateien, wie sie auf der Platte liegen.</translation>
+    </message>
+    <message>
+        <source>Largest files</source>
+        <translation>Größte Dateien</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>Erneut prüfen</translation>
+    </message>
+    <message>
+        <source>Checking the repository and packaging a preview…</source>
+        <translation>Repository wird geprüft und eine Vorschau gepackt…</translation>
+    </message>
+    <message>
+        <source>The working tree of %1 has changes that are not committed. Commit them, or put them aside with &lt;code&gt;git stash -u&lt;/code&gt;; files that should never be sent belong in .gitignore. Then press Check again.</source>
+        <translation>Der Arbeitsbaum von %1 hat nicht committete Änderungen. Committen Sie sie oder legen Sie sie mit &lt;code&gt;git stash -u&lt;/code&gt; beiseite; Dateien, die nie gesendet werden sollen, gehören in .gitignore. Drücken Sie dann „Erneut prüfen“.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file(s), %3 unpacked; the package is %4.</source>
+        <translation>
+            <numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Datei, %3 entpackt; das Paket ist %4 groß.</numerusform><numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Dateien, %3 entpackt; das Paket ist %4 groß.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobDetailView</name>
+    <message>
+        <source>Cancel job</source>
+        <translation>Job abbrechen</translation>
+    </message>
+    <message>
+        <source>Clone into editor</source>
+        <translation>In den Editor klonen</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>Logs</translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation>Metriken</translation>
+    </message>
+    <message>
+        <source>Artifacts</source>
+        <translation>Artefakte</translation>
+    </message>
+    <message>
+        <source>State: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
+        <translation>Status: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>Abgeschickt %1</translation>
+    </message>
+    <message>
+        <source>started %1</source>
+        <translation>gestartet %1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>Versuch %1 von %2</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobEditor</name>
+    <message>
+        <source>Editor</source>
+        <translation>Editor</translation>
+    </message>
+    <message>
+        <source>Start from a template…</source>
+        <translation>Mit einer Vorlage beginnen…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>Importieren…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>Exportieren…</translation>
+    </message>
+    <message>
+        <source>Submit…</source>
+        <translation>Absenden…</translation>
+    </message>
+    <message>
+        <source>DDL (main.py of a repository)</source>
+        <translation>DDL (main.py eines Repositorys)</translation>
+    </message>
+    <message>
+        <source>OpenPAI (commands)</source>
+        <translation>OpenPAI (Befehle)</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>Rolle</translation>
+    </message>
+    <message>
+        <source>Tasks</source>
+        <translation>Tasks</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPUs</translation>
+    </message>
+    <message>
+        <source>Memory (MB)</source>
+        <translation>Speicher (MB)</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>Befehl</translation>
+    </message>
+    <message>
+        <source>Add role</source>
+        <translation>Rolle hinzufügen</translation>
+    </message>
+    <message>
+        <source>Remove role</source>
+        <translation>Rolle entfernen</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>Art:</translation>
+    </message>
+    <message>
+        <source>Job name:</source>
+        <translation>Jobname:</translation>
+    </message>
+    <message>
+        <source>Image:</source>
+        <translation>Image:</translation>
+    </message>
+    <message>
+        <source>Retries:</source>
+        <translation>Wiederholungen:</translation>
+    </message>
+    <message>
+        <source>Task roles:</source>
+        <translation>Task-Rollen:</translation>
+    </message>
+    <message>
+        <source>Import a job</source>
+        <translation>Job importieren</translation>
+    </message>
+    <message>
+        <source>Jobs (*.json *.yaml *.yml)</source>
+        <translation>Jobs (*.json *.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Export the job</source>
+        <translation>Job exportieren</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;DDL task.yaml (*.yaml)</source>
+        <translation>JSON (*.json);;DDL task.yaml (*.yaml)</translation>
+    </message>
+    <message>
+        <source>JSON syntax: %1</source>
+        <translation>JSON-Syntax: %1</translation>
+    </message>
+    <message>
+        <source>the job must be a JSON object { ... }</source>
+        <translation>der Job muss ein JSON-Objekt { ... } sein</translation>
+    </message>
+    <message>
+        <source>line %1: %2%3</source>
+        <translation>Zeile %1: %2%3</translation>
+    </message>
+    <message>
+        <source>The job is valid.</source>
+        <translation>Der Job ist gültig.</translation>
+    </message>
+    <message>
+        <source>%1 is not a valid task.yaml:
+%2</source>
+        <translation>%1 ist keine gültige task.yaml:
+%2</translation>
+    </message>
+    <message>
+        <source>Imported %1</source>
+        <translation>%1 importiert</translation>
+    </message>
+    <message>
+        <source>Only a valid DDL job can be written as task.yaml.</source>
+        <translation>Nur ein gültiger DDL-Job kann als task.yaml geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>%1 gespeichert</translation>
+    </message>
+    <message>
+        <source>Could not write %1</source>
+        <translation>%1 konnte nicht geschrieben werden</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobListModel</name>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Tasks</source>
+        <translation>Tasks</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>Wiederholungen</translation>
+    </message>
+    <message>
+        <source>Submitted</source>
+        <translation>Abgeschickt</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>Dauer</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobListView</name>
+    <message>
+        <source>All states</source>
+        <translation>Alle Status</translation>
+    </message>
+    <message>
+        <source>Filter by name or uuid</source>
+        <translation>Nach Name oder UUID filtern</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>New job…</source>
+        <translation>Neuer Job…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s)</source>
+        <translation>
+            <numerusform>%n Job</numerusform><numerusform>%n Jobs</numerusform></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>Öffnen</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>Abbrechen</translation>
+    </message>
+    <message>
+        <source>Clone into the editor</source>
+        <translation>In den Editor klonen</translation>
+    </message>
+    <message>
+        <source>Copy uuid</source>
+        <translation>UUID kopieren</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobSubmission</name>
+    <message>
+        <source>Not connected to a server.</source>
+        <translation>Nicht mit einem Server verbunden.</translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder: %1</source>
+        <translation>Temporärer Ordner kann nicht angelegt werden: %1</translation>
+    </message>
+    <message>
+        <source>The repository has changes that are not committed. Commit them (or stash them), then submit again.
+%1</source>
+        <translation>Das Repository hat nicht committete Änderungen. Committen (oder stashen) Sie sie und senden Sie erneut ab.
+%1</translation>
+    </message>
+    <message>
+        <source>The server refused the job:
+%1</source>
+        <translation>Der Server hat den Job abgelehnt:
+%1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::LogView</name>
+    <message>
+        <source>Follow</source>
+        <translation>Folgen</translation>
+    </message>
+    <message>
+        <source>Search in the shown part</source>
+        <translation>Im angezeigten Teil suchen</translation>
+    </message>
+    <message>
+        <source>Where in the whole log the shown part lies</source>
+        <translation>Wo im ganzen Log der angezeigte Teil liegt</translation>
+    </message>
+    <message>
+        <source>Task:</source>
+        <translation>Task:</translation>
+    </message>
+    <message>
+        <source>%1–%2 of %3</source>
+        <translation>%1–%2 von %3</translation>
+    </message>
+    <message>
+        <source>"%1" is not in the shown part of the log</source>
+        <translation>„%1“ steht nicht im angezeigten Teil des Logs</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MainWindow</name>
+    <message>
+        <source>DDL</source>
+        <translation>DDL</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>Jobs</translation>
+    </message>
+    <message>
+        <source>Job %1 ended</source>
+        <translation>Job %1 beendet</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>&amp;Datei</translation>
+    </message>
+    <message>
+        <source>&amp;New job…</source>
+        <translation>&amp;Neuer Job…</translation>
+    </message>
+    <message>
+        <source>Log &amp;out</source>
+        <translation>&amp;Abmelden</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>&amp;Sprache</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>Systemsprache</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>Sprache</translation>
+    </message>
+    <message>
+        <source>The language changes when DDL starts next time.</source>
+        <translation>Die Sprache ändert sich beim nächsten Start von DDL.</translation>
+    </message>
+    <message>
+        <source>DDL — %1 on %2</source>
+        <translation>DDL — %1 auf %2</translation>
+    </message>
+    <message>
+        <source>Logged in as %1</source>
+        <translation>Angemeldet als %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MetricChartsView</name>
+    <message>
+        <source>No metrics yet. Print lines such as
+DDL_METRIC {"step": 10, "loss": 0.25}
+from your training code to see them here.</source>
+        <translation>Noch keine Metriken. Geben Sie Zeilen wie
+DDL_METRIC {"step": 10, "loss": 0.25}
+in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ProjectPage</name>
+    <message>
+        <source>Project folder</source>
+        <translation>Projektordner</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>Projekt</translation>
+    </message>
+    <message>
+        <source>The git repository with your main.py. DDL sends the code of its last commit.</source>
+        <translation>Das git-Repository mit Ihrer main.py. DDL sendet den Code des letzten Commits.</translation>
+    </message>
+    <message>
+        <source>Optional: a git repository whose code the commands run in.</source>
+        <translation>Optional: ein git-Repository, in dessen Code die Befehle laufen.</translation>
+    </message>
+    <message>
+        <source>Project folder:</source>
+        <translation>Projektordner:</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ResourcesPage</name>
+    <message>
+        <source>Resources</source>
+        <translation>Ressourcen</translation>
+    </message>
+    <message>
+        <source>What each task gets. The job starts when all its tasks fit at once.</source>
+        <translation>Was jeder Task bekommt. Der Job startet, wenn alle seine Tasks gleichzeitig Platz finden.</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>Job name:</source>
+        <translation>Jobname:</translation>
+    </message>
+    <message>
+        <source>Tasks (workers):</source>
+        <translation>Tasks (Worker):</translation>
+    </message>
+    <message>
+        <source>GPUs per task:</source>
+        <translation>GPUs pro Task:</translation>
+    </message>
+    <message>
+        <source>CPUs per task:</source>
+        <translation>CPUs pro Task:</translation>
+    </message>
+    <message>
+        <source>Memory per task:</source>
+        <translation>Speicher pro Task:</translation>
+    </message>
+    <message>
+        <source>Retries:</source>
+        <translation>Wiederholungen:</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ReviewPage</name>
+    <message>
+        <source>Review</source>
+        <translation>Überprüfen</translation>
+    </message>
+    <message>
+        <source>The job exactly as it is sent. Press Submit to start it.</source>
+        <translation>Der Job genau so, wie er gesendet wird. Drücken Sie „Absenden“, um ihn zu starten.</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>Absenden</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::Session</name>
+    <message>
+        <source>%1 holds no PEM certificate. Choose the server's certificate (DATA_DIR/tls/server.crt) or its CA.</source>
+        <translation>%1 enthält kein PEM-Zertifikat. Wählen Sie das Zertifikat des Servers (DATA_DIR/tls/server.crt) oder seine CA.</translation>
+    </message>
+    <message>
+        <source>Connect to a server first.</source>
+        <translation>Verbinden Sie sich zuerst mit einem Server.</translation>
+    </message>
+    <message>
+        <source>An account for %1 exists already; log in instead.</source>
+        <translation>Ein Konto für %1 existiert bereits; melden Sie sich stattdessen an.</translation>
+    </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::SubmitPageWidget</name>
+    <message>
+        <source>Cancel submission</source>
+        <translation>Absenden abbrechen</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>Absenden</translation>
+    </message>
+    <message>
+        <source>Packaging the code and the dataset…</source>
+        <translation>Code und Datensatz werden gepackt…</translation>
+    </message>
+    <message>
+        <source>Uploading the code…</source>
+        <translation>Code wird hochgeladen…</translation>
+    </message>
+    <message>
+        <source>Uploading the dataset…</source>
+        <translation>Datensatz wird hochgeladen…</translation>
+    </message>
+    <message>
+        <source>Starting the job…</source>
+        <translation>Job wird gestartet…</translation>
+    </message>
+    <message>
+        <source>Cancelled. Go back and submit again; finished uploads are not sent twice.</source>
+        <translation>Abgebrochen. Gehen Sie zurück und senden Sie erneut ab; fertige Uploads werden nicht doppelt gesendet.</translation>
+    </message>
+    <message>
+        <source>The job was not submitted: %1</source>
+        <translation>Der Job wurde nicht abgeschickt: %1</translation>
+    </message>
+    <message>
+        <source>Job %1 submitted. It is in your job list.</source>
+        <translation>Job %1 abgeschickt. Er steht in Ihrer Jobliste.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::SubmitWizard</name>
+    <message>
+        <source>Submit a job</source>
+        <translation>Job absenden</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::TaskModel</name>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>Rolle</translation>
+    </message>
+    <message>
+        <source>Index</source>
+        <translation>Index</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>Worker</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>Exit-Code</translation>
+    </message>
+    <message>
+        <source>Attempt</source>
+        <translation>Versuch</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::TrayNotifier</name>
+    <message>
+        <source>DDL</source>
+        <translation>DDL</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::WorkerModel</name>
+    <message>
+        <source>Online</source>
+        <translation>Online</translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation>Verloren</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>Host</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPUs</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>Slots</source>
+        <translation>Slots</translation>
+    </message>
+    <message>
+        <source>Running tasks</source>
+        <translation>Laufende Tasks</translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation>Zuletzt gesehen</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::WorkersView</name>
+    <message>
+        <source>Workers</source>
+        <translation>Worker</translation>
+    </message>
+    <message>
+        <source>This server does not list its workers (it is older than this client).</source>
+        <translation>Dieser Server listet seine Worker nicht auf (er ist älter als dieser Client).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online, %2 GPUs</source>
+        <translation>
+            <numerusform>%1 von %n Worker online, %2 GPUs</numerusform><numerusform>%1 von %n Workern online, %2 GPUs</numerusform></translation>
+    </message>
+</context>
+</TS>

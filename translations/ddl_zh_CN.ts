@@ -1,0 +1,1115 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN">
+<context>
+    <name>ErrorText</name>
+    <message>
+        <source>Cannot reach the server. Check the address and that ddl-server is running.
+(%1)</source>
+        <translation>无法连接服务器。请检查地址以及 ddl-server 是否正在运行。
+(%1)</translation>
+    </message>
+    <message>
+        <source>The server did not answer in time. Check your network and try again.</source>
+        <translation>服务器未及时响应。请检查网络后重试。</translation>
+    </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>会话已过期，请重新登录。</translation>
+    </message>
+    <message>
+        <source>The server presented a different certificate than the one you trusted. If it was replaced on purpose, remove the pin in the connection settings; otherwise do not connect.</source>
+        <translation>服务器出示的证书与您信任的证书不同。如果证书是有意更换的，请在连接设置中移除固定的指纹；否则请不要连接。</translation>
+    </message>
+    <message>
+        <source>The server's certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
+        <translation>服务器证书不受信任。请固定其指纹或选择其 CA 文件。</translation>
+    </message>
+    <message>
+        <source>Too many attempts: %1</source>
+        <translation>尝试次数过多：%1</translation>
+    </message>
+    <message>
+        <source>Conflict: %1</source>
+        <translation>冲突：%1</translation>
+    </message>
+    <message>
+        <source>The request failed (%1).</source>
+        <translation>请求失败（%1）。</translation>
+    </message>
+    <message>
+        <source>Wrong email or password.</source>
+        <translation>邮箱或密码错误。</translation>
+    </message>
+</context>
+<context>
+    <name>GitCheck</name>
+    <message>
+        <source>%1 is not in a git repository. DDL packages the code of the last commit: run git init, add and commit your code, then check again.</source>
+        <translation>%1 不在 git 仓库中。DDL 打包的是最后一次提交的代码：请运行 git init，添加并提交代码，然后重新检查。</translation>
+    </message>
+</context>
+<context>
+    <name>JobStateStyle</name>
+    <message>
+        <source>Waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Succeeded</source>
+        <translation>已成功</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>已失败</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+</context>
+<context>
+    <name>JobTemplates</name>
+    <message>
+        <source>Hello world (a shell command)</source>
+        <translation>Hello world（一条 shell 命令）</translation>
+    </message>
+    <message>
+        <source>DDL training (main.py of your repository)</source>
+        <translation>DDL 训练（仓库中的 main.py）</translation>
+    </message>
+    <message>
+        <source>Parameter server and workers</source>
+        <translation>参数服务器与工作节点</translation>
+    </message>
+</context>
+<context>
+    <name>ServerAddress</name>
+    <message>
+        <source>Enter the server address, e.g. https://host:8443.</source>
+        <translation>请输入服务器地址，例如 https://host:8443。</translation>
+    </message>
+    <message>
+        <source>%1 is not a server address; write it as https://host:port.</source>
+        <translation>%1 不是服务器地址，请写成 https://主机:端口。</translation>
+    </message>
+    <message>
+        <source>DDL servers speak HTTPS only; use https://%1.</source>
+        <translation>DDL 服务器只支持 HTTPS，请使用 https://%1。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactBrowser</name>
+    <message>
+        <source>Select a file to preview it.</source>
+        <translation>选择一个文件进行预览。</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Download selected…</source>
+        <translation>下载所选…</translation>
+    </message>
+    <message>
+        <source>Download all…</source>
+        <translation>全部下载…</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>The job has no outputs (yet). Files written to model_output_dir appear here when it ends.</source>
+        <translation>该作业（暂时）没有输出。写入 model_output_dir 的文件会在作业结束后显示在这里。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n 个文件</numerusform></translation>
+    </message>
+    <message>
+        <source>%1 is a binary file; download it to open it.</source>
+        <translation>%1 是二进制文件，请下载后打开。</translation>
+    </message>
+    <message>
+        <source>(only the first %1 KiB are shown)</source>
+        <translation>（仅显示前 %1 KiB）</translation>
+    </message>
+    <message>
+        <source>Select the files to download first.</source>
+        <translation>请先选择要下载的文件。</translation>
+    </message>
+    <message>
+        <source>Download to</source>
+        <translation>下载到</translation>
+    </message>
+    <message>
+        <source>Downloading…</source>
+        <translation>正在下载…</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactDownloader</name>
+    <message>
+        <source>Download cancelled; start it again to resume.</source>
+        <translation>下载已取消，重新开始即可续传。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Downloaded %n file(s) to %1</source>
+        <translation>
+            <numerusform>已下载 %n 个文件到 %1</numerusform></translation>
+    </message>
+    <message>
+        <source>Not connected to a server.</source>
+        <translation>未连接到服务器。</translation>
+    </message>
+    <message>
+        <source>The server listed an unsafe path: %1</source>
+        <translation>服务器列出了不安全的路径：%1</translation>
+    </message>
+    <message>
+        <source>Could not download %1: %2</source>
+        <translation>无法下载 %1：%2</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactModel</name>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ConnectPage</name>
+    <message>
+        <source>&lt;h2&gt;Connect to a DDL server&lt;/h2&gt;</source>
+        <translation>&lt;h2&gt;连接到 DDL 服务器&lt;/h2&gt;</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>https://host:8443</source>
+        <translation>https://host:8443</translation>
+    </message>
+    <message>
+        <source>optional: the server's certificate or CA file</source>
+        <translation>可选：服务器证书或 CA 文件</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>CA certificate</source>
+        <translation>CA 证书</translation>
+    </message>
+    <message>
+        <source>Certificates (*.crt *.pem)</source>
+        <translation>证书 (*.crt *.pem)</translation>
+    </message>
+    <message>
+        <source>Connect</source>
+        <translation>连接</translation>
+    </message>
+    <message>
+        <source>Address:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>CA file:</source>
+        <translation>CA 文件：</translation>
+    </message>
+    <message>
+        <source>First connection to this server</source>
+        <translation>首次连接此服务器</translation>
+    </message>
+    <message>
+        <source>Trust this certificate</source>
+        <translation>信任此证书</translation>
+    </message>
+    <message>
+        <source>Account</source>
+        <translation>账户</translation>
+    </message>
+    <message>
+        <source>Log in</source>
+        <translation>登录</translation>
+    </message>
+    <message>
+        <source>Register</source>
+        <translation>注册</translation>
+    </message>
+    <message>
+        <source>Email:</source>
+        <translation>邮箱：</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <source>Logging in…</source>
+        <translation>正在登录…</translation>
+    </message>
+    <message>
+        <source>Choose a password of at least 8 characters.</source>
+        <translation>请选择至少 8 个字符的密码。</translation>
+    </message>
+    <message>
+        <source>Creating the account…</source>
+        <translation>正在创建账户…</translation>
+    </message>
+    <message>
+        <source>Connecting…</source>
+        <translation>正在连接…</translation>
+    </message>
+    <message>
+        <source>The server presents a certificate no one vouches for yet. Compare its fingerprint with the one the server printed at start (ddl-server logs it) before you trust it:
+
+%1</source>
+        <translation>服务器出示的证书尚无人担保。在信任之前，请将其指纹与服务器启动时打印的指纹（ddl-server 会记录在日志中）进行比对：
+
+%1</translation>
+    </message>
+    <message>
+        <source>Connected to %1.</source>
+        <translation>已连接到 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetModel</name>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Files</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Uploaded</source>
+        <translation>上传时间</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetPage</name>
+    <message>
+        <source>Dataset folder</source>
+        <translation>数据集文件夹</translation>
+    </message>
+    <message>
+        <source>Dataset</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>The folder your main() reads as dataset_dir. Leave it empty for none.</source>
+        <translation>main() 作为 dataset_dir 读取的文件夹。留空表示不使用数据集。</translation>
+    </message>
+    <message>
+        <source>Dataset folder:</source>
+        <translation>数据集文件夹：</translation>
+    </message>
+    <message>
+        <source>No dataset.</source>
+        <translation>无数据集。</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder.</source>
+        <translation>%1 不是文件夹。</translation>
+    </message>
+    <message>
+        <source>Counting…</source>
+        <translation>正在统计…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
+        <translation>
+            <numerusform>%n 个文件，%1。提交时会打包并上传；如果服务器已有相同内容，则不会重复发送。</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetUpload</name>
+    <message>
+        <source>Upload of %1 cancelled; drop the folder again to resume.</source>
+        <translation>%1 的上传已取消，再次拖入文件夹即可续传。</translation>
+    </message>
+    <message>
+        <source>Could not upload %1: %2</source>
+        <translation>无法上传 %1：%2</translation>
+    </message>
+    <message>
+        <source>the manifest</source>
+        <translation>清单</translation>
+    </message>
+    <message numerus="yes">
+        <source>Dataset %1: %n file(s), %2 sent.</source>
+        <translation>
+            <numerusform>数据集 %1：%n 个文件，已发送 %2 个。</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetsView</name>
+    <message>
+        <source>Datasets</source>
+        <translation>数据集</translation>
+    </message>
+    <message>
+        <source>File being sent</source>
+        <translation>正在发送的文件</translation>
+    </message>
+    <message>
+        <source>Progress</source>
+        <translation>进度</translation>
+    </message>
+    <message>
+        <source>Drop a folder here to upload it as a dataset.</source>
+        <translation>将文件夹拖到这里即可作为数据集上传。</translation>
+    </message>
+    <message>
+        <source>Upload folder…</source>
+        <translation>上传文件夹…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Dataset folder</source>
+        <translation>数据集文件夹</translation>
+    </message>
+    <message>
+        <source>Delete dataset</source>
+        <translation>删除数据集</translation>
+    </message>
+    <message>
+        <source>Delete the dataset %1? Jobs that used it keep their data.</source>
+        <translation>删除数据集 %1？使用过它的作业会保留其数据。</translation>
+    </message>
+    <message>
+        <source>Wait for the current upload to finish.</source>
+        <translation>请等待当前上传完成。</translation>
+    </message>
+    <message>
+        <source>Reading %1…</source>
+        <translation>正在读取 %1…</translation>
+    </message>
+    <message>
+        <source>The server has every file already.</source>
+        <translation>服务器已拥有所有文件。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Sending %n file(s) the server does not have…</source>
+        <translation>
+            <numerusform>正在发送服务器缺少的 %n 个文件…</numerusform></translation>
+    </message>
+    <message>
+        <source>waiting</source>
+        <translation>等待中</translation>
+    </message>
+    <message>
+        <source>sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>Deleted %1.</source>
+        <translation>已删除 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::FolderField</name>
+    <message>
+        <source>Drop a folder here or browse</source>
+        <translation>将文件夹拖到这里或浏览</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::GitPage</name>
+    <message>
+        <source>Code</source>
+        <translation>代码</translation>
+    </message>
+    <message>
+        <source>DDL packages the last commit of the repository, never the files as they are on disk.</source>
+        <translation>DDL 打包的是仓库的最后一次提交，而不是磁盘上的当前文件。</translation>
+    </message>
+    <message>
+        <source>Largest files</source>
+        <translation>最大的文件</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Check again</source>
+        <translation>重新检查</translation>
+    </message>
+    <message>
+        <source>Checking the repository and packaging a preview…</source>
+        <translation>正在检查仓库并打包预览…</translation>
+    </message>
+    <message>
+        <source>The working tree of %1 has changes that are not committed. Commit them, or put them aside with &lt;code&gt;git stash -u&lt;/code&gt;; files that should never be sent belong in .gitignore. Then press Check again.</source>
+        <translation>%1 的工作区有未提交的更改。请提交它们，或用 &lt;code&gt;git stash -u&lt;/code&gt; 暂存；不应发送的文件请加入 .gitignore。然后点击“重新检查”。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file(s), %3 unpacked; the package is %4.</source>
+        <translation>
+            <numerusform>提交 &lt;b&gt;%1&lt;/b&gt;：%2&lt;br&gt;%n 个文件，解包后 %3；打包后 %4。</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobDetailView</name>
+    <message>
+        <source>Cancel job</source>
+        <translation>取消作业</translation>
+    </message>
+    <message>
+        <source>Clone into editor</source>
+        <translation>克隆到编辑器</translation>
+    </message>
+    <message>
+        <source>Logs</source>
+        <translation>日志</translation>
+    </message>
+    <message>
+        <source>Metrics</source>
+        <translation>指标</translation>
+    </message>
+    <message>
+        <source>Artifacts</source>
+        <translation>产出文件</translation>
+    </message>
+    <message>
+        <source>State: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
+        <translation>状态：&lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>提交于 %1</translation>
+    </message>
+    <message>
+        <source>started %1</source>
+        <translation>开始于 %1</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <translation>%1 %2</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>第 %1 次尝试，共 %2 次</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobEditor</name>
+    <message>
+        <source>Editor</source>
+        <translation>编辑器</translation>
+    </message>
+    <message>
+        <source>Start from a template…</source>
+        <translation>从模板开始…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Submit…</source>
+        <translation>提交…</translation>
+    </message>
+    <message>
+        <source>DDL (main.py of a repository)</source>
+        <translation>DDL（仓库中的 main.py）</translation>
+    </message>
+    <message>
+        <source>OpenPAI (commands)</source>
+        <translation>OpenPAI（命令）</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <source>Tasks</source>
+        <translation>任务数</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Memory (MB)</source>
+        <translation>内存 (MB)</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>Add role</source>
+        <translation>添加角色</translation>
+    </message>
+    <message>
+        <source>Remove role</source>
+        <translation>移除角色</translation>
+    </message>
+    <message>
+        <source>Kind:</source>
+        <translation>类型：</translation>
+    </message>
+    <message>
+        <source>Job name:</source>
+        <translation>作业名称：</translation>
+    </message>
+    <message>
+        <source>Image:</source>
+        <translation>镜像：</translation>
+    </message>
+    <message>
+        <source>Retries:</source>
+        <translation>重试次数：</translation>
+    </message>
+    <message>
+        <source>Task roles:</source>
+        <translation>任务角色：</translation>
+    </message>
+    <message>
+        <source>Import a job</source>
+        <translation>导入作业</translation>
+    </message>
+    <message>
+        <source>Jobs (*.json *.yaml *.yml)</source>
+        <translation>作业 (*.json *.yaml *.yml)</translation>
+    </message>
+    <message>
+        <source>Export the job</source>
+        <translation>导出作业</translation>
+    </message>
+    <message>
+        <source>JSON (*.json);;DDL task.yaml (*.yaml)</source>
+        <translation>JSON (*.json);;DDL task.yaml (*.yaml)</translation>
+    </message>
+    <message>
+        <source>JSON syntax: %1</source>
+        <translation>JSON 语法错误：%1</translation>
+    </message>
+    <message>
+        <source>the job must be a JSON object { ... }</source>
+        <translation>作业必须是一个 JSON 对象 { ... }</translation>
+    </message>
+    <message>
+        <source>line %1: %2%3</source>
+        <translation>第 %1 行：%2%3</translation>
+    </message>
+    <message>
+        <source>The job is valid.</source>
+        <translation>作业有效。</translation>
+    </message>
+    <message>
+        <source>%1 is not a valid task.yaml:
+%2</source>
+        <translation>%1 不是有效的 task.yaml：
+%2</translation>
+    </message>
+    <message>
+        <source>Imported %1</source>
+        <translation>已导入 %1</translation>
+    </message>
+    <message>
+        <source>Only a valid DDL job can be written as task.yaml.</source>
+        <translation>只有有效的 DDL 作业才能写成 task.yaml。</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存 %1</translation>
+    </message>
+    <message>
+        <source>Could not write %1</source>
+        <translation>无法写入 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobListModel</name>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Tasks</source>
+        <translation>任务数</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Retries</source>
+        <translation>重试</translation>
+    </message>
+    <message>
+        <source>Submitted</source>
+        <translation>提交时间</translation>
+    </message>
+    <message>
+        <source>Duration</source>
+        <translation>时长</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobListView</name>
+    <message>
+        <source>All states</source>
+        <translation>所有状态</translation>
+    </message>
+    <message>
+        <source>Filter by name or uuid</source>
+        <translation>按名称或 uuid 筛选</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>New job…</source>
+        <translation>新建作业…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n job(s)</source>
+        <translation>
+            <numerusform>%n 个作业</numerusform></translation>
+    </message>
+    <message>
+        <source>Open</source>
+        <translation>打开</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Clone into the editor</source>
+        <translation>克隆到编辑器</translation>
+    </message>
+    <message>
+        <source>Copy uuid</source>
+        <translation>复制 uuid</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobSubmission</name>
+    <message>
+        <source>Not connected to a server.</source>
+        <translation>未连接到服务器。</translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder: %1</source>
+        <translation>无法创建临时文件夹：%1</translation>
+    </message>
+    <message>
+        <source>The repository has changes that are not committed. Commit them (or stash them), then submit again.
+%1</source>
+        <translation>仓库有未提交的更改。请提交（或暂存）后再提交作业。
+%1</translation>
+    </message>
+    <message>
+        <source>The server refused the job:
+%1</source>
+        <translation>服务器拒绝了该作业：
+%1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::LogView</name>
+    <message>
+        <source>Follow</source>
+        <translation>跟随</translation>
+    </message>
+    <message>
+        <source>Search in the shown part</source>
+        <translation>在显示部分中搜索</translation>
+    </message>
+    <message>
+        <source>Where in the whole log the shown part lies</source>
+        <translation>显示部分在整个日志中的位置</translation>
+    </message>
+    <message>
+        <source>Task:</source>
+        <translation>任务：</translation>
+    </message>
+    <message>
+        <source>%1–%2 of %3</source>
+        <translation>%1–%2 / %3</translation>
+    </message>
+    <message>
+        <source>"%1" is not in the shown part of the log</source>
+        <translation>日志的显示部分中没有“%1”</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MainWindow</name>
+    <message>
+        <source>DDL</source>
+        <translation>DDL</translation>
+    </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Job %1 ended</source>
+        <translation>作业 %1 已结束</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;New job…</source>
+        <translation>新建作业(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>Log &amp;out</source>
+        <translation>退出登录(&amp;O)</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>退出(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Language</source>
+        <translation>语言(&amp;L)</translation>
+    </message>
+    <message>
+        <source>System language</source>
+        <translation>系统语言</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>The language changes when DDL starts next time.</source>
+        <translation>语言将在下次启动 DDL 时更改。</translation>
+    </message>
+    <message>
+        <source>DDL — %1 on %2</source>
+        <translation>DDL — %1 @ %2</translation>
+    </message>
+    <message>
+        <source>Logged in as %1</source>
+        <translation>已登录为 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MetricChartsView</name>
+    <message>
+        <source>No metrics yet. Print lines such as
+DDL_METRIC {"step": 10, "loss": 0.25}
+from your training code to see them here.</source>
+        <translation>暂无指标。在训练代码中打印如下行
+DDL_METRIC {"step": 10, "loss": 0.25}
+即可在这里看到。</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步数</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ProjectPage</name>
+    <message>
+        <source>Project folder</source>
+        <translation>项目文件夹</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>The git repository with your main.py. DDL sends the code of its last commit.</source>
+        <translation>包含 main.py 的 git 仓库。DDL 发送其最后一次提交的代码。</translation>
+    </message>
+    <message>
+        <source>Optional: a git repository whose code the commands run in.</source>
+        <translation>可选：命令在其中运行的 git 仓库。</translation>
+    </message>
+    <message>
+        <source>Project folder:</source>
+        <translation>项目文件夹：</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ResourcesPage</name>
+    <message>
+        <source>Resources</source>
+        <translation>资源</translation>
+    </message>
+    <message>
+        <source>What each task gets. The job starts when all its tasks fit at once.</source>
+        <translation>每个任务获得的资源。当所有任务能同时放下时作业才开始。</translation>
+    </message>
+    <message>
+        <source> MB</source>
+        <translation> MB</translation>
+    </message>
+    <message>
+        <source>Job name:</source>
+        <translation>作业名称：</translation>
+    </message>
+    <message>
+        <source>Tasks (workers):</source>
+        <translation>任务数（worker）：</translation>
+    </message>
+    <message>
+        <source>GPUs per task:</source>
+        <translation>每个任务的 GPU：</translation>
+    </message>
+    <message>
+        <source>CPUs per task:</source>
+        <translation>每个任务的 CPU：</translation>
+    </message>
+    <message>
+        <source>Memory per task:</source>
+        <translation>每个任务的内存：</translation>
+    </message>
+    <message>
+        <source>Retries:</source>
+        <translation>重试次数：</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ReviewPage</name>
+    <message>
+        <source>Review</source>
+        <translation>检查</translation>
+    </message>
+    <message>
+        <source>The job exactly as it is sent. Press Submit to start it.</source>
+        <translation>这就是将要发送的作业。点击“提交”启动它。</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>提交</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::Session</name>
+    <message>
+        <source>%1 holds no PEM certificate. Choose the server's certificate (DATA_DIR/tls/server.crt) or its CA.</source>
+        <translation>%1 中没有 PEM 证书。请选择服务器证书（DATA_DIR/tls/server.crt）或其 CA。</translation>
+    </message>
+    <message>
+        <source>Connect to a server first.</source>
+        <translation>请先连接到服务器。</translation>
+    </message>
+    <message>
+        <source>An account for %1 exists already; log in instead.</source>
+        <translation>%1 的账户已存在，请直接登录。</translation>
+    </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>会话已过期，请重新登录。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::SubmitPageWidget</name>
+    <message>
+        <source>Cancel submission</source>
+        <translation>取消提交</translation>
+    </message>
+    <message>
+        <source>Submit</source>
+        <translation>提交</translation>
+    </message>
+    <message>
+        <source>Packaging the code and the dataset…</source>
+        <translation>正在打包代码和数据集…</translation>
+    </message>
+    <message>
+        <source>Uploading the code…</source>
+        <translation>正在上传代码…</translation>
+    </message>
+    <message>
+        <source>Uploading the dataset…</source>
+        <translation>正在上传数据集…</translation>
+    </message>
+    <message>
+        <source>Starting the job…</source>
+        <translation>正在启动作业…</translation>
+    </message>
+    <message>
+        <source>Cancelled. Go back and submit again; finished uploads are not sent twice.</source>
+        <translation>已取消。返回后可再次提交；已完成的上传不会重复发送。</translation>
+    </message>
+    <message>
+        <source>The job was not submitted: %1</source>
+        <translation>作业未提交：%1</translation>
+    </message>
+    <message>
+        <source>Job %1 submitted. It is in your job list.</source>
+        <translation>作业 %1 已提交，可在作业列表中查看。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::SubmitWizard</name>
+    <message>
+        <source>Submit a job</source>
+        <translation>提交作业</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::TaskModel</name>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>Role</source>
+        <translation>角色</translation>
+    </message>
+    <message>
+        <source>Index</source>
+        <translation>序号</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>Worker</source>
+        <translation>工作节点</translation>
+    </message>
+    <message>
+        <source>Exit code</source>
+        <translation>退出码</translation>
+    </message>
+    <message>
+        <source>Attempt</source>
+        <translation>尝试</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::TrayNotifier</name>
+    <message>
+        <source>DDL</source>
+        <translation>DDL</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::WorkerModel</name>
+    <message>
+        <source>Online</source>
+        <translation>在线</translation>
+    </message>
+    <message>
+        <source>Lost</source>
+        <translation>失联</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Host</source>
+        <translation>主机</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>CPUs</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>Slots</source>
+        <translation>槽位</translation>
+    </message>
+    <message>
+        <source>Running tasks</source>
+        <translation>运行中的任务</translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation>最后在线</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::WorkersView</name>
+    <message>
+        <source>Workers</source>
+        <translation>工作节点</translation>
+    </message>
+    <message>
+        <source>This server does not list its workers (it is older than this client).</source>
+        <translation>此服务器不提供工作节点列表（服务器版本比客户端旧）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online, %2 GPUs</source>
+        <translation>
+            <numerusform>%n 个工作节点中 %1 个在线，共 %2 个 GPU</numerusform></translation>
+    </message>
+</context>
+</TS>
