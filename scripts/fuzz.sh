@@ -16,7 +16,7 @@ build="${DDL_FUZZ_BUILD_DIR:-build-fuzz}"
 
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
-    -DDDL_BUILD_FUZZERS=ON -DDDL_BUILD_TESTS=OFF >/dev/null
+    -DDDL_BUILD_FUZZERS=ON -DDDL_BUILD_TESTS=OFF -DDDL_BUILD_DESKTOP=OFF >/dev/null
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 
 rm -rf "$build/artifacts"
