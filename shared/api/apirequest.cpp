@@ -64,6 +64,16 @@ void ApiRequest::streamBody()
     });
 }
 
+int ApiRequest::streamingStatus() const
+{
+    return m_reply ? m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() : 0;
+}
+
+QByteArray ApiRequest::streamingHeader(const QByteArray &name) const
+{
+    return m_reply ? m_reply->rawHeader(name) : QByteArray();
+}
+
 void ApiRequest::abort()
 {
     if (m_reply)

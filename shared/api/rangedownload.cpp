@@ -53,6 +53,17 @@ void RangeDownload::requestNextRange()
     const QByteArray range = "bytes=" + QByteArray::number(offset) + '-'
                              + QByteArray::number(offset + RangeSize - 1);
     m_request = m_client->get(m_path, m_query, {{"Range", range}});
+    m_rangeChecked = false;
+    m_rangeBytes = 0;
+    m_request->streamBody();
+    connect(m_request, &ApiRequest::bodyReceived, this, [this](const QByteArray &bytes) {
+        if (Status written = writeBytes(bytes); !written) {
+            ApiRequest *request = std::exchange(m_request, nullptr);
+            request->disconnect(this);
+            request->deleteLater();
+            fail(written.error());
+        }
+    });
     connect(m_request, &ApiRequest::finished, this, &RangeDownload::handleRange);
 }
 
@@ -83,37 +94,52 @@ void RangeDownload::handleRange()
         fail(request->result().error());
         return;
     }
-    const ApiResponse &response = *request->result();
-    const qint64 offset = m_part.size();
-    if (response.status == 206) {
-        m_total = totalFromContentRange(response.header("Content-Range"));
-        if (m_total < 0) {
-            fail(Error::make(QStringLiteral("network"),
-                             QStringLiteral("the server sent part of %1 without saying its size "
-                                            "(no Content-Range); try again")
-                                 .arg(m_path)));
-            return;
-        }
-    } else {
-        // A server that ignores Range sends the whole file: start from zero.
-        m_part.resize(0);
-        m_total = response.body.size();
-    }
-    m_part.seek(m_part.size());
-    if (m_part.write(response.body) != response.body.size()) {
-        fail(Error::make(QStringLiteral("io_error"),
-                         QStringLiteral("cannot write %1: %2")
-                             .arg(m_part.fileName(), m_part.errorString())));
+    // Whatever was not streamed (a short answer) comes with the response.
+    if (Status written = writeBytes(request->result()->body); !written) {
+        fail(written.error());
         return;
     }
-    m_part.flush();
-    emit progress(m_clock.at(m_part.size(), m_total));
-    if (response.body.isEmpty() && m_part.size() == offset && m_part.size() < m_total) {
+    if (request->result()->status != 206)
+        m_total = m_part.size(); // the whole file came
+    else if (!m_rangeChecked)    // an empty answer: nothing was looked at yet
+        m_total = totalFromContentRange(request->result()->header("Content-Range"));
+    if (m_rangeBytes == 0 && m_part.size() < m_total) {
         fail(Error::make(QStringLiteral("network"),
                          QStringLiteral("the server sent no bytes for %1; try again").arg(m_path)));
         return;
     }
     requestNextRange();
+}
+
+Status RangeDownload::writeBytes(const QByteArray &bytes)
+{
+    if (!m_rangeChecked && m_request) {
+        m_rangeChecked = true;
+        if (m_request->streamingStatus() == 206) {
+            m_total = totalFromContentRange(m_request->streamingHeader("Content-Range"));
+            if (m_total < 0) {
+                return Error::make(QStringLiteral("network"),
+                                   QStringLiteral("the server sent part of %1 without saying its "
+                                                  "size (no Content-Range); try again")
+                                       .arg(m_path));
+            }
+        } else {
+            // A server that ignores Range sends the whole file: start from zero.
+            m_part.resize(0);
+            m_total = m_request->streamingHeader("Content-Length").toLongLong();
+        }
+    }
+    if (bytes.isEmpty())
+        return Ok{};
+    m_part.seek(m_part.size());
+    if (m_part.write(bytes) != bytes.size()) {
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot write %1: %2")
+                               .arg(m_part.fileName(), m_part.errorString()));
+    }
+    m_rangeBytes += bytes.size();
+    emit progress(m_clock.at(m_part.size(), std::max(m_total, m_part.size())));
+    return Ok{};
 }
 
 void RangeDownload::complete()

@@ -10,13 +10,14 @@
 namespace ddl {
 
 // Downloads one server file by byte ranges into DEST.part, resuming from what a previous run left
-// there, then verifies the digest (when known) and renames it to DEST. Memory stays bounded by
-// one range.
+// there, then verifies the digest (when known) and renames it to DEST. Each range is written to
+// the part file as it arrives, so memory stays bounded whatever the range's size, and a client
+// killed mid-range keeps what it had.
 class RangeDownload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qint64 RangeSize = 8 * 1024 * 1024;
+    static constexpr qint64 RangeSize = 1LL << 30;
 
     RangeDownload(ApiClient *client, const QString &path, const QUrlQuery &query,
                   const QString &destination, const QString &expectedSha256 = {},
@@ -35,6 +36,7 @@ signals:
 private:
     void requestNextRange();
     void handleRange();
+    Status writeBytes(const QByteArray &bytes);
     void complete();
     void fail(const Error &error);
 
@@ -45,6 +47,8 @@ private:
     QString m_expectedSha256;
     QFile m_part;
     qint64 m_total = -1;
+    bool m_rangeChecked = false; // the current answer's status and range were looked at
+    qint64 m_rangeBytes = 0;     // bytes the current answer brought
     ApiRequest *m_request = nullptr;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;
