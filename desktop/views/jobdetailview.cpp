@@ -76,6 +76,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     splitter->addWidget(m_taskTable);
     splitter->addWidget(m_tabs);
     splitter->setStretchFactor(1, 3);
+    splitter->setSizes({110, 520}); // a few task rows; the logs get the room
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(splitter, 1);

@@ -1,7 +1,12 @@
 #include "desktoptestsupport.h"
 
 #include "api/apiclient.h"
+#include "jobspec/jobspecparser.h"
 #include "views/mainwindow.h"
+#include "wizard/folderfield.h"
+#include "wizard/submitwizard.h"
+
+#include <QFile>
 
 #include <QGroupBox>
 #include <QLabel>
@@ -69,4 +74,41 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
     if (!waitFor([&window] { return window.isLoggedIn(); }, 15000))
         return u"not logged in after registering; status: "_s + status->text();
     return {};
+}
+
+QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &repo,
+                            QString *problem)
+{
+    using ddl::desktop::SubmitWizard;
+    QFile taskYaml(repo + u"/task.yaml"_s);
+    if (!taskYaml.open(QIODevice::ReadOnly)) {
+        *problem = u"no task.yaml in "_s + repo;
+        return {};
+    }
+    ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(),
+                                                                        u"project"_s);
+    if (!spec) {
+        *problem = spec.error().message;
+        return {};
+    }
+    SubmitWizard *wizard = window.openSubmitWizard(*spec);
+    wizard->findChild<ddl::desktop::FolderField *>(u"projectFolder"_s)->setPath(repo);
+    wizard->next();
+    if (!waitFor([wizard] { return wizard->currentPage()->isComplete(); }, 20000)) {
+        *problem = u"the git check did not pass"_s;
+        return {};
+    }
+    for (int page = SubmitWizard::DatasetPage; page <= SubmitWizard::SubmitPage; ++page)
+        wizard->next();
+    if (wizard->currentId() != SubmitWizard::SubmitPage) {
+        *problem = u"the wizard stopped at page %1"_s.arg(wizard->currentId());
+        return {};
+    }
+    if (!waitFor([wizard] { return !wizard->submittedUuid().isEmpty(); }, 30000)) {
+        *problem = u"no job was submitted"_s;
+        return {};
+    }
+    const QString uuid = wizard->submittedUuid();
+    wizard->accept();
+    return uuid;
 }
