@@ -179,6 +179,16 @@ def main():
                     {"email": "bench@example.org", "password": "bench-password"})["access_token"]
         auth = ["-H", "Authorization: Bearer " + token]
 
+        # ddlcli as a second user (so nothing is deduplicated against curl's uploads).
+        cli_env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "cli-config"),
+                       DDL_SERVER=url, DDL_CA_CERT=os.path.join(tls, "server.crt"))
+        ddlcli = os.path.join(args.bin, "ddlcli")
+        subprocess.run([ddlcli, "register"], input="cli@example.org\nbench-password\nbench-password\n",
+                       text=True, env=cli_env, check=True, capture_output=True)
+        subprocess.run([ddlcli, "login"], input="cli@example.org\nbench-password\n",
+                       text=True, env=cli_env, check=True, capture_output=True)
+        cli_rows = []
+
         rows = []
         sizes = [int(s) for s in args.sizes_mib.split(",")]
         for mib in sizes:
@@ -200,6 +210,22 @@ def main():
                          ddl_down[1] / gib, nginx_down[1] / gib))
             os.remove(os.path.join(nginx_root, "up-%d" % mib))
 
+            # The same file through ddlcli (hashing included): dataset upload and download.
+            folder = os.path.join(work, "cli-%d" % mib)
+            os.makedirs(folder)
+            os.link(source, os.path.join(folder, "data.bin"))
+            started = time.monotonic()
+            subprocess.run([ddlcli, "dataset", "upload", folder, "--name", "d%d" % mib],
+                           env=cli_env, check=True, capture_output=True)
+            cli_up = time.monotonic() - started
+            started = time.monotonic()
+            subprocess.run([ddlcli, "dataset", "download", "d%d" % mib, "--dest",
+                            os.path.join(work, "cli-copy-%d" % mib)],
+                           env=cli_env, check=True, capture_output=True)
+            cli_down = time.monotonic() - started
+            shutil.rmtree(os.path.join(work, "cli-copy-%d" % mib))
+            cli_rows.append((mib, size / cli_up / MB, size / cli_down / MB))
+
         # The memory bound: the largest upload and download at the same time.
         mib = sizes[-1]
         source = os.path.join(work, "file-%d" % mib)
@@ -219,6 +245,9 @@ def main():
         for mib, direction, ddl, ngx, ddl_cpu, ngx_cpu in rows:
             print("%-9s %-9s %10.0f %11.0f %6.2f %14.2f %16.2f" % (
                 "%d MiB" % mib, direction, ddl, ngx, ddl / ngx, ddl_cpu, ngx_cpu))
+        for mib, up, down in cli_rows:
+            print("ddlcli dataset upload / download of %d MiB (hashing and verifying included): "
+                  "%.0f / %.0f MB/s" % (mib, up, down))
         print("concurrent %d MiB upload + download through ddl-server: %s" %
               (mib, "ok" if concurrent_ok else "FAILED"))
         print("ddl-server peak RSS over the run: %.0f MiB" % rss)

@@ -1,3 +1,4 @@
+#include "app/memorytuning.h"
 #include "app/serverapp.h"
 #include "app/tokencommand.h"
 #include "app/userlimitscommand.h"
@@ -16,6 +17,7 @@ static int fail(const QString &message)
 
 int main(int argc, char *argv[])
 {
+    tuneAllocatorForStreaming();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("ddl-server"));
     QCoreApplication::setApplicationVersion(QStringLiteral(DDL_VERSION));
