@@ -75,7 +75,7 @@ void JobSubmission::start()
             }
             packed.package = *package;
         }
-        if (!request.datasetFolder.isEmpty()) {
+        if (!request.datasetFolder.isEmpty() && request.datasetName.isEmpty()) {
             Result<ArchiveInfo> dataset =
                 DirectoryArchiver().archive(request.datasetFolder, dir + u"/dataset.tar.zst"_s);
             if (!dataset) {
@@ -151,9 +151,13 @@ void JobSubmission::post()
                     ? QJsonValue(QJsonObject{{"sha256"_L1, m_packed.package->sha256},
                                              {"commit"_L1, m_packed.package->commitId}})
                     : QJsonValue(QJsonValue::Null));
-    body.insert("dataset"_L1, m_packed.dataset
-                                  ? QJsonValue(QJsonObject{{"sha256"_L1, m_packed.dataset->sha256}})
-                                  : QJsonValue(QJsonValue::Null));
+    if (!m_request.datasetName.isEmpty())
+        body.insert("dataset"_L1, QJsonObject{{"name"_L1, m_request.datasetName}});
+    else
+        body.insert("dataset"_L1,
+                    m_packed.dataset
+                        ? QJsonValue(QJsonObject{{"sha256"_L1, m_packed.dataset->sha256}})
+                        : QJsonValue(QJsonValue::Null));
     whenFinished(m_client->postJson(u"/v1/jobs"_s, body), this,
                  [this](const Result<ApiResponse> &result) {
                      if (m_stage == Stage::Cancelled)

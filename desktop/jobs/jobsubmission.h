@@ -23,6 +23,7 @@ struct SubmissionRequest
     JobSpec spec;
     QString repositoryFolder; // empty: no code package (OpenPAI jobs only)
     QString datasetFolder;    // empty: no dataset
+    QString datasetName;      // a dataset already on the server (instead of a folder)
     int priority = 0;
 };
 

@@ -1,6 +1,13 @@
 #include "datasetpage.h"
 
+#include "api/apiclient.h"
+#include "core/requestcallback.h"
 #include "wizard/folderfield.h"
+#include "wizard/submitwizard.h"
+
+#include <QComboBox>
+#include <QJsonArray>
+#include <QJsonObject>
 
 #include <QDir>
 #include <QDirIterator>
@@ -26,26 +33,67 @@ DatasetPage::DatasetPage(QWidget *parent)
     : QWizardPage(parent)
     , m_folder(new FolderField(tr("Dataset folder"), this))
     , m_summary(new QLabel(this))
+    , m_serverCombo(new QComboBox(this))
 {
     setTitle(tr("Dataset"));
     setSubTitle(tr("The folder your main() reads as dataset_dir. Leave it empty for none."));
     m_folder->setObjectName(u"datasetFolder"_s);
     m_summary->setObjectName(u"datasetSummary"_s);
     m_summary->setWordWrap(true);
+    m_serverCombo->setObjectName(u"serverDatasets"_s);
+    m_serverCombo->addItem(tr("A folder on this computer"), QString());
     auto *layout = new QVBoxLayout(this);
+    layout->addWidget(new QLabel(tr("Use:"), this));
+    layout->addWidget(m_serverCombo);
     layout->addWidget(new QLabel(tr("Dataset folder:"), this));
     layout->addWidget(m_folder);
     layout->addWidget(m_summary);
     layout->addStretch();
     registerField(u"dataset"_s, m_folder, "path", SIGNAL(pathChanged(QString)));
+    // A dataset on the server is used as it is there: nothing to upload.
+    connect(m_serverCombo, &QComboBox::currentIndexChanged, this, [this] {
+        m_folder->setEnabled(serverDataset().isEmpty());
+        measure();
+        emit completeChanged();
+    });
     connect(m_folder, &FolderField::pathChanged, this, [this] {
         measure();
         emit completeChanged();
     });
 }
 
+QString DatasetPage::serverDataset() const
+{
+    return m_serverCombo->currentData().toString();
+}
+
+void DatasetPage::listServerDatasets()
+{
+    ApiClient *client = static_cast<SubmitWizard *>(wizard())->client();
+    if (m_listed || !client)
+        return;
+    m_listed = true;
+    whenFinished(client->get(u"/v1/datasets"_s), this, [this](const Result<ApiResponse> &result) {
+        if (!result)
+            return; // an older server without datasets: the folder it is
+        const QJsonArray datasets = result->json().value("datasets"_L1).toArray();
+        for (const QJsonValue &value : datasets) {
+            const QJsonObject dataset = value.toObject();
+            const QString name = dataset.value("name"_L1).toString();
+            m_serverCombo->addItem(
+                tr("%1 on the server (%n file(s), %2)", nullptr,
+                   int(dataset.value("file_count"_L1).toInteger()))
+                    .arg(name, QLocale().formattedDataSize(
+                                    dataset.value("total_size"_L1).toInteger())),
+                name);
+        }
+        emit serverDatasetsListed(int(datasets.size()));
+    });
+}
+
 void DatasetPage::initializePage()
 {
+    listServerDatasets();
     // A DDL project usually keeps its data in ./data: offer it.
     const QString project = field(u"folder"_s).toString();
     if (m_folder->path().isEmpty() && !project.isEmpty() && QDir(project).exists(u"data"_s))
@@ -55,6 +103,8 @@ void DatasetPage::initializePage()
 
 bool DatasetPage::isComplete() const
 {
+    if (!serverDataset().isEmpty())
+        return true;
     return m_folder->path().isEmpty() || QDir(m_folder->path()).exists();
 }
 
@@ -67,6 +117,10 @@ void DatasetPage::measure()
 {
     const QString path = m_folder->path();
     const int generation = ++m_generation;
+    if (!serverDataset().isEmpty()) {
+        m_summary->setText(tr("The server has this dataset already: nothing is uploaded."));
+        return;
+    }
     if (path.isEmpty()) {
         m_summary->setText(tr("No dataset."));
         return;

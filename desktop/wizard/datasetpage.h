@@ -2,6 +2,7 @@
 
 #include <QWizardPage>
 
+class QComboBox;
 class QLabel;
 
 namespace ddl::desktop {
@@ -18,13 +19,22 @@ public:
     void initializePage() override;
     bool isComplete() const override;
     FolderField *folderField() const { return m_folder; }
+    QComboBox *serverCombo() const { return m_serverCombo; }
     QString summary() const;
+    // The dataset chosen from the server's list, or empty for the folder (or none).
+    QString serverDataset() const;
+
+signals:
+    void serverDatasetsListed(int count);
 
 private:
     void measure();
+    void listServerDatasets();
 
     FolderField *m_folder;
     QLabel *m_summary;
+    QComboBox *m_serverCombo;
+    bool m_listed = false;
     int m_generation = 0;
 };
 

@@ -1,6 +1,7 @@
 #include "submitpage.h"
 
 #include "jobs/jobsubmission.h"
+#include "wizard/datasetpage.h"
 #include "wizard/submitwizard.h"
 
 #include <QLabel>
@@ -72,6 +73,9 @@ void SubmitPageWidget::start()
     request.spec = wizard->finalSpec();
     request.repositoryFolder = field(u"folder"_s).toString();
     request.datasetFolder = field(u"dataset"_s).toString();
+    auto *datasets = qobject_cast<DatasetPage *>(wizard->page(SubmitWizard::DatasetPage));
+    if (datasets)
+        request.datasetName = datasets->serverDataset();
     m_submission = new JobSubmission(wizard->client(), request, this);
     m_cancel->setEnabled(true);
     connect(m_submission, &JobSubmission::stageChanged, this, [this](JobSubmission::Stage stage) {

@@ -23,10 +23,15 @@
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
 #include "views/traynotifier.h"
+#include "views/datasetsview.h"
+#include "editor/jobeditor.h"
+#include "jobs/jobsubmission.h"
+#include "wizard/datasetpage.h"
 #include "views/workersview.h"
 #include "models/workermodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -50,6 +55,8 @@ private slots:
     void wrongPasswordAndRegister();
     void submitAndWatch();
     void workersScreen();
+    void submitOnServerDataset();
+    void cancelAndClone();
     void restartResumesSession();
 
 private:
@@ -58,6 +65,7 @@ private:
     std::unique_ptr<DesktopSettings> m_settings;
     std::unique_ptr<MainWindow> m_window;
     QString m_uuid;
+    QString m_repo;
 };
 
 void TestDesktopJobFlow::initTestCase()
@@ -108,6 +116,7 @@ void TestDesktopJobFlow::submitAndWatch()
 
     const QString repo = m_cluster.makeExampleRepo(u"iris"_s);
     QVERIFY(!repo.isEmpty());
+    m_repo = repo;
     QFile taskYaml(repo + u"/task.yaml"_s);
     QVERIFY(taskYaml.open(QIODevice::ReadOnly));
     ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
@@ -198,6 +207,90 @@ void TestDesktopJobFlow::workersScreen()
     const QModelIndex state = workers->model()->index(0, WorkerModel::StateColumn);
     QCOMPARE(state.data(WorkerModel::StateRole).toString(), u"ONLINE"_s);
     QVERIFY(workers->model()->index(0, WorkerModel::CpusColumn).data().toInt() >= 1);
+}
+
+void TestDesktopJobFlow::submitOnServerDataset()
+{
+    MainWindow &window = *m_window;
+    // The data goes up once as a dataset (the datasets screen), then a job names it.
+    auto *datasets = window.findChild<DatasetsView *>(u"datasetsView"_s);
+    QSignalSpy uploaded(datasets, &DatasetsView::uploadFinished);
+    datasets->uploadFolder(m_repo + u"/data"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(uploaded.size(), 1, 20000);
+    QVERIFY2(uploaded.first().first().toBool(), qPrintable(uploaded.first().at(1).toString()));
+
+    QFile taskYaml(m_repo + u"/task.yaml"_s);
+    QVERIFY(taskYaml.open(QIODevice::ReadOnly));
+    ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
+    QVERIFY(spec.ok());
+    SubmitWizard *wizard = window.openSubmitWizard(*spec);
+    wizard->findChild<FolderField *>(u"projectFolder"_s)->setPath(m_repo);
+    wizard->next();
+    QTRY_VERIFY_WITH_TIMEOUT(wizard->currentPage()->isComplete(), 20000);
+    wizard->next();
+    auto *page = qobject_cast<DatasetPage *>(wizard->currentPage());
+    QVERIFY(page);
+    QTRY_COMPARE_WITH_TIMEOUT(page->serverCombo()->count(), 2, 10000);
+    page->serverCombo()->setCurrentIndex(page->serverCombo()->findData(u"data"_s));
+    QCOMPARE(page->serverDataset(), u"data"_s);
+    QVERIFY(page->summary().contains(u"nothing is uploaded"_s));
+    wizard->next();
+    wizard->next();
+    wizard->next();
+    QTRY_VERIFY_WITH_TIMEOUT(!wizard->submittedUuid().isEmpty(), 30000);
+    const QString uuid = wizard->submittedUuid();
+    wizard->accept();
+    JobDetailView *detail = window.jobView(uuid);
+    QVERIFY(detail);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 90000);
+    // The worker laid the dataset's files out for main(): no fallback to the repository's copy.
+    QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
+                                 u"final test accuracy"_s), 10000);
+    const QString log = detail->logView()->text()->toPlainText();
+    QVERIFY2(!log.contains(u"no iris.csv"_s), qPrintable(log));
+    QVERIFY2(log.contains(u"manifest"_s), qPrintable(log));
+}
+
+void TestDesktopJobFlow::cancelAndClone()
+{
+    MainWindow &window = *m_window;
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = u"long-sleep"_s;
+    spec.image = u"python3"_s;
+    ddl::TaskRole role;
+    role.name = u"main"_s;
+    role.memoryMB = 256;
+    role.command = u"echo started; sleep 60"_s;
+    spec.taskRoles = {role};
+    SubmissionRequest request;
+    request.spec = spec;
+    JobSubmission submission(window.session()->client(), request);
+    submission.start();
+    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
+    JobDetailView *detail = window.openJob(submission.jobUuid());
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"RUNNING"_s, 20000);
+    QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(u"started"_s),
+                             10000);
+    auto *cancel = detail->findChild<QPushButton *>(u"cancelButton"_s);
+    QVERIFY(cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"STOPPED"_s, 15000);
+    QVERIFY(!cancel->isEnabled());
+
+    // Clone: the job's spec lands in the editor, valid and ready to change.
+    QTest::mouseClick(detail->findChild<QPushButton *>(u"cloneButton"_s), Qt::LeftButton);
+    auto *editor = window.findChild<JobEditor *>(u"jobEditor"_s);
+    QCOMPARE(window.workspace()->currentWidget(), editor);
+    QVERIFY(editor->spec());
+    QCOMPARE(editor->spec()->jobName, u"long-sleep"_s);
+    QCOMPARE(editor->spec()->taskRoles.first().command, u"echo started; sleep 60"_s);
+
+    // The list's state filter is the server's.
+    window.jobModel()->setStateFilter(u"STOPPED"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(window.jobModel()->rowCount(), 1, 10000);
+    QCOMPARE(window.jobModel()->record(0)->uuid, submission.jobUuid());
+    window.jobModel()->setStateFilter(QString());
 }
 
 void TestDesktopJobFlow::restartResumesSession()

@@ -118,7 +118,9 @@ void TestDesktopScreenshots::screens()
     role.memoryMB = 256;
     role.command = u"echo 'loading shards'; echo 'shard 3 is corrupt' >&2; exit 3"_s;
     failing.taskRoles = {role};
-    JobSubmission failSubmission(window.session()->client(), {failing, {}, {}, 0});
+    SubmissionRequest request;
+    request.spec = failing;
+    JobSubmission failSubmission(window.session()->client(), request);
     failSubmission.start();
     QTRY_COMPARE_WITH_TIMEOUT(failSubmission.stage(), JobSubmission::Stage::Done, 20000);
     const QString last = submitThroughWizard(window, repo, &problem);
