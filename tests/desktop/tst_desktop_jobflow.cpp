@@ -31,6 +31,7 @@
 #include "models/workermodel.h"
 
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
@@ -57,6 +58,7 @@ private slots:
     void workersScreen();
     void submitOnServerDataset();
     void cancelAndClone();
+    void largeLogLoadsByWindows();
     void restartResumesSession();
 
 private:
@@ -291,6 +293,52 @@ void TestDesktopJobFlow::cancelAndClone()
     QTRY_COMPARE_WITH_TIMEOUT(window.jobModel()->rowCount(), 1, 10000);
     QCOMPARE(window.jobModel()->record(0)->uuid, submission.jobUuid());
     window.jobModel()->setStateFilter(QString());
+}
+
+void TestDesktopJobFlow::largeLogLoadsByWindows()
+{
+    MainWindow &window = *m_window;
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = u"chatty"_s;
+    spec.image = u"python3"_s;
+    ddl::TaskRole role;
+    role.name = u"main"_s;
+    role.memoryMB = 256;
+    // About 2.4 MB of numbered lines: bigger than a window many times over.
+    role.command = u"python3 -c \"import sys; [sys.stdout.write('line %07d of the log\\n' % i) "
+                   "for i in range(120000)]\""_s;
+    spec.taskRoles = {role};
+    SubmissionRequest request;
+    request.spec = spec;
+    JobSubmission submission(window.session()->client(), request);
+    submission.start();
+    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
+    JobDetailView *detail = window.openJob(submission.jobUuid());
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 60000);
+    LogView *logs = detail->logView();
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"line 0119999 of the log"_s),
+                             15000);
+    LogWindowLoader *loader = logs->loader();
+    QTRY_VERIFY_WITH_TIMEOUT(loader->logSize() > 2 * 1024 * 1024, 10000);
+    // Followed to the end, but only what the window holds is in memory and on screen.
+    QVERIFY(logs->text()->toPlainText().size() < 3 * LogWindowLoader::WindowBytes);
+    QVERIFY(!logs->text()->toPlainText().contains(u"line 0000000 "_s));
+
+    // A jump to the middle: a window that starts on a line of its own.
+    QSignalSpy loaded(loader, &LogWindowLoader::windowLoaded);
+    logs->findChild<QCheckBox *>(u"followCheck"_s)->setChecked(false);
+    loader->loadAt(loader->logSize() / 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!loaded.isEmpty(), 10000);
+    const qint64 start = loaded.last().at(0).toLongLong();
+    QVERIFY(start > 1024 * 1024 && start < loader->logSize());
+    const QString text = logs->text()->toPlainText();
+    QVERIFY2(text.startsWith(u"line "_s), qPrintable(text.left(40)));
+    QVERIFY(text.size() <= LogWindowLoader::WindowBytes);
+    // Each line is 24 bytes after the worker's few lines of preamble: the first line's number
+    // says where it lies.
+    const qint64 preamble = start - text.mid(5, 7).toLongLong() * 24;
+    QVERIFY2(preamble >= 0 && preamble < 2048, qPrintable(QString::number(preamble)));
 }
 
 void TestDesktopJobFlow::restartResumesSession()
