@@ -354,6 +354,23 @@
         <translation>
             <numerusform>%n Datei, %1. Sie wird beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform><numerusform>%n Dateien, %1. Sie werden beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform></translation>
     </message>
+    <message>
+        <source>A folder on this computer</source>
+        <translation>Ein Ordner auf diesem Computer</translation>
+    </message>
+    <message>
+        <source>Use:</source>
+        <translation>Verwenden:</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on the server (%n file(s), %2)</source>
+        <translation>
+            <numerusform>%1 auf dem Server (%n Datei, %2)</numerusform><numerusform>%1 auf dem Server (%n Dateien, %2)</numerusform></translation>
+    </message>
+    <message>
+        <source>The server has this dataset already: nothing is uploaded.</source>
+        <translation>Der Server hat diesen Datensatz bereits: nichts wird hochgeladen.</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::DatasetUpload</name>

@@ -354,6 +354,23 @@
         <translation>
             <numerusform>%n 个文件，%1。提交时会打包并上传；如果服务器已有相同内容，则不会重复发送。</numerusform></translation>
     </message>
+    <message>
+        <source>A folder on this computer</source>
+        <translation>本机上的文件夹</translation>
+    </message>
+    <message>
+        <source>Use:</source>
+        <translation>使用：</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 on the server (%n file(s), %2)</source>
+        <translation>
+            <numerusform>服务器上的 %1（%n 个文件，%2）</numerusform></translation>
+    </message>
+    <message>
+        <source>The server has this dataset already: nothing is uploaded.</source>
+        <translation>服务器上已有此数据集：无需上传。</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::DatasetUpload</name>

@@ -5,6 +5,7 @@
 #include "clusterharness.h"
 #include "desktoptestsupport.h"
 
+#include "app/desktopapp.h"
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
 #include "core/session.h"
@@ -25,6 +26,7 @@
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
 
+#include <QApplication>
 #include <QDir>
 #include <QImage>
 #include <QLineEdit>
@@ -58,6 +60,8 @@ private:
 
 void TestDesktopScreenshots::initTestCase()
 {
+    // As the application starts: English with its plural forms.
+    QVERIFY(DesktopApp::installTranslation(*qApp, u"en"_s));
     m_outDir = qEnvironmentVariable("DDL_SCREENSHOT_DIR", m_scratch.filePath(u"shots"_s));
     QVERIFY(QDir().mkpath(m_outDir));
     QVERIFY(m_cluster.startServer());

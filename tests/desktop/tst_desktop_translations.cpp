@@ -25,6 +25,7 @@ private slots:
     void windowSpeaksTheLanguage_data();
     void windowSpeaksTheLanguage();
     void unknownLanguageFallsBackToEnglish();
+    void englishPlurals();
 };
 
 void TestDesktopTranslations::chineseIsComplete()
@@ -77,11 +78,20 @@ void TestDesktopTranslations::windowSpeaksTheLanguage()
 
 void TestDesktopTranslations::unknownLanguageFallsBackToEnglish()
 {
-    QVERIFY(!DesktopApp::installTranslation(*qApp, u"en"_s));
+    QVERIFY(!DesktopApp::installTranslation(*qApp, u"fr"_s));
     QTemporaryDir dir;
     DesktopSettings settings(dir.filePath(u"s.ini"_s));
     MainWindow window(settings);
     QCOMPARE(window.findChild<QPushButton *>(u"connectButton"_s)->text(), u"Connect"_s);
+}
+
+void TestDesktopTranslations::englishPlurals()
+{
+    QVERIFY(DesktopApp::installTranslation(*qApp, u"en"_s));
+    QCOMPARE(QCoreApplication::translate("ddl::desktop::JobListView", "%n job(s)", nullptr, 1),
+             u"1 job"_s);
+    QCOMPARE(QCoreApplication::translate("ddl::desktop::JobListView", "%n job(s)", nullptr, 3),
+             u"3 jobs"_s);
 }
 
 QTEST_MAIN(TestDesktopTranslations)

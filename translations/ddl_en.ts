@@ -1,0 +1,73 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>ddl::desktop::ArtifactBrowser</name>
+    <message numerus="yes">
+        <source>%n file(s)</source>
+        <translation>
+            <numerusform>%n file</numerusform><numerusform>%n files</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ArtifactDownloader</name>
+    <message numerus="yes">
+        <source>Downloaded %n file(s) to %1</source>
+        <translation>
+            <numerusform>Downloaded %n file to %1</numerusform><numerusform>Downloaded %n files to %1</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetPage</name>
+    <message numerus="yes">
+        <source>%1 on the server (%n file(s), %2)</source>
+        <translation>
+            <numerusform>%1 on the server (%n file, %2)</numerusform><numerusform>%1 on the server (%n files, %2)</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
+        <translation>
+            <numerusform>%n file, %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</numerusform><numerusform>%n files, %1. They are packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetUpload</name>
+    <message numerus="yes">
+        <source>Dataset %1: %n file(s), %2 sent.</source>
+        <translation>
+            <numerusform>Dataset %1: %n file, %2 sent.</numerusform><numerusform>Dataset %1: %n files, %2 sent.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::DatasetsView</name>
+    <message numerus="yes">
+        <source>Sending %n file(s) the server does not have…</source>
+        <translation>
+            <numerusform>Sending %n file the server does not have…</numerusform><numerusform>Sending %n files the server does not have…</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::GitPage</name>
+    <message numerus="yes">
+        <source>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file(s), %3 unpacked; the package is %4.</source>
+        <translation>
+            <numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file, %3 unpacked; the package is %4.</numerusform><numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n files, %3 unpacked; the package is %4.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobListView</name>
+    <message numerus="yes">
+        <source>%n job(s)</source>
+        <translation>
+            <numerusform>%n job</numerusform><numerusform>%n jobs</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::WorkersView</name>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online, %2 GPUs</source>
+        <translation>
+            <numerusform>%1 of %n worker online, %2 GPUs</numerusform><numerusform>%1 of %n workers online, %2 GPUs</numerusform></translation>
+    </message>
+</context>
+</TS>
