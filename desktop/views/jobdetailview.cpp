@@ -105,6 +105,8 @@ void JobDetailView::poll()
                  [this](const Result<ApiResponse> &result) {
                      m_polling = false;
                      if (!result) {
+                         if (ErrorText::isAuthError(result.error()))
+                             emit authFailed();
                          emit failed(ErrorText::describe(result.error()));
                          return;
                      }

@@ -49,6 +49,8 @@ signals:
     void cloneRequested(const QJsonObject &spec);
     void titleChanged(const QString &title);
     void failed(const QString &message);
+    // A request was refused for the session (expired): the session refreshes or asks to log in.
+    void authFailed();
 
 private:
     void poll();

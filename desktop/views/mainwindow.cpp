@@ -196,6 +196,7 @@ JobDetailView *MainWindow::openJob(const QString &uuid)
         statusBar()->showMessage(message, 10000);
     });
     connect(view, &JobDetailView::stateChanged, m_jobModel, &JobListModel::refresh);
+    connect(view, &JobDetailView::authFailed, m_session, &Session::handleAuthError);
     return view;
 }
 

@@ -76,6 +76,14 @@ void TestDesktopDatasets::dropUploadChangeDelete()
     QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
     QCOMPARE(settings.caFile(session.serverKey()), cluster.caCert());
 
+    // The silent refresh: new tokens, the new refresh token kept, the client still signed in.
+    QSignalSpy written(&tokens, &TokenStore::tokenWritten);
+    QSignalSpy refreshed(&session, &Session::refreshed);
+    session.refreshNow();
+    QTRY_COMPARE_WITH_TIMEOUT(refreshed.size(), 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!written.isEmpty(), 10000);
+    QCOMPARE(session.state(), Session::State::LoggedIn);
+
     DatasetsView view;
     QAbstractItemModelTester tester(view.model(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
