@@ -37,6 +37,9 @@ public:
 
     UploadService(const QSqlDatabase &db, const BlobStorage &storage, qint64 maxBlobBytes);
 
+    // The owner name of a user's uploads ("user:<id>").
+    static QString userOwner(qint64 userId) { return QStringLiteral("user:") + QString::number(userId); }
+
     Result<UploadState> create(const QString &owner, qint64 size, const QString &sha256);
     Result<UploadState> state(const QString &owner, const QString &uploadId);
     // A buffered chunk, in one call (the QtHttpServer route).

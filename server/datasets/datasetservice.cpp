@@ -13,11 +13,6 @@
 
 namespace ddl::server {
 
-static QString userOwner(qint64 userId)
-{
-    return QStringLiteral("user:") + QString::number(userId);
-}
-
 static Error datasetNotFound(const QString &name)
 {
     return Error::make(QStringLiteral("not_found"),
@@ -163,7 +158,7 @@ Result<QJsonObject> DatasetService::create(qint64 userId, const QString &name,
 {
     if (Status named = checkName(name); !named)
         return named.error();
-    Result<DatasetManifest> manifest = loadManifest(userOwner(userId), manifestSha256);
+    Result<DatasetManifest> manifest = loadManifest(UploadService::userOwner(userId), manifestSha256);
     if (!manifest)
         return manifest.error();
     if (Status registered = registerManifest(manifestSha256, *manifest); !registered)
@@ -228,7 +223,7 @@ Result<QJsonObject> DatasetService::get(qint64 userId, const QString &name)
     if (!entry)
         return entry;
     Result<DatasetManifest> manifest = loadManifest(
-        userOwner(userId), entry->value(QStringLiteral("manifest_sha256")).toString());
+        UploadService::userOwner(userId), entry->value(QStringLiteral("manifest_sha256")).toString());
     if (!manifest)
         return manifest.error();
     QJsonArray files;
@@ -268,7 +263,7 @@ Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject 
             return entry.error();
         sha = entry->value(QStringLiteral("manifest_sha256")).toString();
     }
-    Result<DatasetManifest> manifest = loadManifest(userOwner(userId), sha);
+    Result<DatasetManifest> manifest = loadManifest(UploadService::userOwner(userId), sha);
     if (!manifest) {
         Error error = manifest.error();
         error.field = QStringLiteral("dataset.manifest");

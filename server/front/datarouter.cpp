@@ -117,7 +117,7 @@ std::unique_ptr<DataExchange> DataRouter::userBlob(const QString &sha256, const 
         return ImmediateReply::error(socket, user.error(), keepAlive);
     // Only blobs the caller uploaded (or was given through its datasets): no digest oracle.
     if (!isSha256Hex(sha256)
-        || !m_context.uploads.ownsBlob(QStringLiteral("user:") + QString::number(*user), sha256)
+        || !m_context.uploads.ownsBlob(UploadService::userOwner(*user), sha256)
         || !m_context.blobs.hasBlob(sha256)) {
         return ImmediateReply::error(socket, noBlob(sha256, QStringLiteral("of yours")), keepAlive);
     }
@@ -125,14 +125,19 @@ std::unique_ptr<DataExchange> DataRouter::userBlob(const QString &sha256, const 
                                           sha256.toLatin1());
 }
 
+Result<JobRef> DataRouter::callersJob(const RequestHead &head, const QString &uuid)
+{
+    Result<qint64> user = m_auth.userForToken(tokenOf(head));
+    if (!user)
+        return user.error();
+    return m_context.jobs.find(*user, uuid);
+}
+
 std::unique_ptr<DataExchange> DataRouter::logFollow(const QString &uuid, const RequestHead &head,
                                                     QSslSocket *socket)
 {
     const bool keepAlive = head.keepAlive && !hasBody(head);
-    Result<qint64> user = m_auth.userForToken(tokenOf(head));
-    if (!user)
-        return ImmediateReply::error(socket, user.error(), keepAlive);
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    Result<JobRef> job = callersJob(head, uuid);
     if (!job)
         return ImmediateReply::error(socket, job.error(), keepAlive);
     Result<qint64> task = RequestReader::parseInteger(head.query.queryItemValue(QStringLiteral("task")),
@@ -151,10 +156,7 @@ std::unique_ptr<DataExchange> DataRouter::artifact(const QString &uuid, const Re
                                                    QSslSocket *socket)
 {
     const bool keepAlive = head.keepAlive && !hasBody(head);
-    Result<qint64> user = m_auth.userForToken(tokenOf(head));
-    if (!user)
-        return ImmediateReply::error(socket, user.error(), keepAlive);
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    Result<JobRef> job = callersJob(head, uuid);
     if (!job)
         return ImmediateReply::error(socket, job.error(), keepAlive);
     Result<ArtifactEntry> entry = m_context.outputs.artifact(

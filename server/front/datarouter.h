@@ -4,6 +4,7 @@
 #include "requesthead.h"
 
 #include "http/requestauth.h"
+#include "jobs/jobservice.h"
 
 #include <memory>
 
@@ -23,6 +24,8 @@ public:
     std::unique_ptr<DataExchange> route(const RequestHead &head, QSslSocket *socket);
 
 private:
+    // The job uuid names, if it is the caller's (by the head's token); not_found otherwise.
+    Result<JobRef> callersJob(const RequestHead &head, const QString &uuid);
     std::unique_ptr<DataExchange> upload(const QString &uploadId, const RequestHead &head,
                                          QSslSocket *socket);
     std::unique_ptr<DataExchange> workerBlob(const QString &sha256, const RequestHead &head,

@@ -51,7 +51,7 @@ Result<QString> RequestAuth::uploadOwnerForToken(const QString &token) const
     Result<qint64> userId = userForToken(token);
     if (!userId)
         return userId.error();
-    return QString(QStringLiteral("user:") + QString::number(*userId));
+    return UploadService::userOwner(*userId);
 }
 
 } // namespace ddl::server

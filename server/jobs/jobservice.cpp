@@ -14,11 +14,6 @@
 
 namespace ddl::server {
 
-static QString userOwner(qint64 userId)
-{
-    return QStringLiteral("user:") + QString::number(userId);
-}
-
 static Error jobNotFound(const QString &uuid)
 {
     return Error::make(QStringLiteral("not_found"),
@@ -53,7 +48,7 @@ static Result<QString> blobMember(const QJsonObject &request, const QString &nam
                            QStringLiteral("%1.sha256 must be 64 lowercase hex characters").arg(name),
                            name + QStringLiteral(".sha256"));
     }
-    if (!uploads.ownsBlob(userOwner(userId), sha256)) {
+    if (!uploads.ownsBlob(UploadService::userOwner(userId), sha256)) {
         return Error::make(QStringLiteral("bad_request"),
                            QStringLiteral("%1.sha256 names no blob you uploaded; upload it first")
                                .arg(name),
