@@ -349,11 +349,6 @@
         <source>Counting…</source>
         <translation>Wird gezählt…</translation>
     </message>
-    <message numerus="yes">
-        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
-        <translation>
-            <numerusform>%n Datei, %1. Sie wird beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform><numerusform>%n Dateien, %1. Sie werden beim Absenden gepackt und hochgeladen; hat der Server dieselben Bytes schon, wird nichts gesendet.</numerusform></translation>
-    </message>
     <message>
         <source>A folder on this computer</source>
         <translation>Ein Ordner auf diesem Computer</translation>
@@ -370,6 +365,20 @@
     <message>
         <source>The server has this dataset already: nothing is uploaded.</source>
         <translation>Der Server hat diesen Datensatz bereits: nichts wird hochgeladen.</translation>
+    </message>
+    <message>
+        <source>Asking the server which files it has…</source>
+        <translation>Der Server wird gefragt, welche Dateien er hat…</translation>
+    </message>
+    <message numerus="yes">
+        <source>To upload: %1 (%2 of %n file(s)); the server has the rest.</source>
+        <translation>
+            <numerusform>Hochzuladen: %1 (%2 von %n Datei); den Rest hat der Server.</numerusform><numerusform>Hochzuladen: %1 (%2 von %n Dateien); den Rest hat der Server.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1.</source>
+        <translation>
+            <numerusform>%n Datei, %1.</numerusform><numerusform>%n Dateien, %1.</numerusform></translation>
     </message>
 </context>
 <context>
@@ -390,6 +399,11 @@
         <source>Dataset %1: %n file(s), %2 sent.</source>
         <translation>
             <numerusform>Datensatz %1: %n Datei, %2 gesendet.</numerusform><numerusform>Datensatz %1: %n Dateien, %2 gesendet.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) sent.</source>
+        <translation>
+            <numerusform>%n Datei gesendet.</numerusform><numerusform>%n Dateien gesendet.</numerusform></translation>
     </message>
 </context>
 <context>

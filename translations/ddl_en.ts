@@ -25,9 +25,14 @@
             <numerusform>%1 on the server (%n file, %2)</numerusform><numerusform>%1 on the server (%n files, %2)</numerusform></translation>
     </message>
     <message numerus="yes">
-        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
+        <source>To upload: %1 (%2 of %n file(s)); the server has the rest.</source>
         <translation>
-            <numerusform>%n file, %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</numerusform><numerusform>%n files, %1. They are packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</numerusform></translation>
+            <numerusform>To upload: %1 (%2 of %n file); the server has the rest.</numerusform><numerusform>To upload: %1 (%2 of %n files); the server has the rest.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1.</source>
+        <translation>
+            <numerusform>%n file, %1.</numerusform><numerusform>%n files, %1.</numerusform></translation>
     </message>
 </context>
 <context>
@@ -36,6 +41,11 @@
         <source>Dataset %1: %n file(s), %2 sent.</source>
         <translation>
             <numerusform>Dataset %1: %n file, %2 sent.</numerusform><numerusform>Dataset %1: %n files, %2 sent.</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) sent.</source>
+        <translation>
+            <numerusform>%n file sent.</numerusform><numerusform>%n files sent.</numerusform></translation>
     </message>
 </context>
 <context>

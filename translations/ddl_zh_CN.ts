@@ -349,11 +349,6 @@
         <source>Counting…</source>
         <translation>正在统计…</translation>
     </message>
-    <message numerus="yes">
-        <source>%n file(s), %1. It is packed and uploaded when you submit; if the server has the same bytes already, nothing is sent.</source>
-        <translation>
-            <numerusform>%n 个文件，%1。提交时会打包并上传；如果服务器已有相同内容，则不会重复发送。</numerusform></translation>
-    </message>
     <message>
         <source>A folder on this computer</source>
         <translation>本机上的文件夹</translation>
@@ -370,6 +365,20 @@
     <message>
         <source>The server has this dataset already: nothing is uploaded.</source>
         <translation>服务器上已有此数据集：无需上传。</translation>
+    </message>
+    <message>
+        <source>Asking the server which files it has…</source>
+        <translation>正在询问服务器已有哪些文件…</translation>
+    </message>
+    <message numerus="yes">
+        <source>To upload: %1 (%2 of %n file(s)); the server has the rest.</source>
+        <translation>
+            <numerusform>需要上传：%1（%n 个文件中的 %2 个）；其余文件服务器已有。</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s), %1.</source>
+        <translation>
+            <numerusform>%n 个文件，%1。</numerusform></translation>
     </message>
 </context>
 <context>
@@ -390,6 +399,11 @@
         <source>Dataset %1: %n file(s), %2 sent.</source>
         <translation>
             <numerusform>数据集 %1：%n 个文件，已发送 %2 个。</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n file(s) sent.</source>
+        <translation>
+            <numerusform>已发送 %n 个文件。</numerusform></translation>
     </message>
 </context>
 <context>

@@ -123,10 +123,17 @@ void DatasetUpload::handleScanned()
                          missing.insert(digest.toString());
                      for (const ManifestFile &file : m_manifest->files()) {
                          // One upload per digest: identical files are one blob.
-                         if (missing.remove(file.sha256))
+                         if (missing.remove(file.sha256)) {
                              m_queue.append(file.path);
+                             m_bytesToSend += file.size;
+                         }
                      }
                      emit filesToSend(m_queue);
+                     if (m_dryRun) {
+                         m_done = true;
+                         emit finished(true, QString());
+                         return;
+                     }
                      if (missing.contains(m_manifest->sha256()))
                          m_queue.append(QString());
                      sendNext();
@@ -178,6 +185,12 @@ void DatasetUpload::sendNext()
 
 void DatasetUpload::createDataset()
 {
+    if (m_name.isEmpty()) {
+        // For a job: the manifest is on the server, the job names it by digest.
+        m_done = true;
+        emit finished(true, tr("%n file(s) sent.", nullptr, int(m_uploaded.size())));
+        return;
+    }
     const QJsonObject body{{"name"_L1, m_name}, {"manifest_sha256"_L1, m_manifest->sha256()}};
     whenFinished(m_client->postJson(u"/v1/datasets"_s, body), this,
                  [this](const Result<ApiResponse> &result) {

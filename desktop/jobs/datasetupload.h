@@ -19,7 +19,8 @@ namespace ddl::desktop {
 // Uploads a folder as a named dataset (docs/api.md, datasets): hash every file off the GUI
 // thread into a manifest, ask the server which blobs it lacks (POST /v1/blobs/missing), upload
 // only those, one by one with progress, then the manifest, then name it (POST /v1/datasets).
-// A changed folder sends only its changed files.
+// A changed folder sends only its changed files. Without a name the manifest is uploaded but not
+// named (a job names it by digest); a dry run only finds out what would be sent.
 class DatasetUpload : public QObject
 {
     Q_OBJECT
@@ -30,10 +31,17 @@ public:
 
     void start();
     void cancel();
+    // Stop after asking the server what it lacks (filesToSend, then finished).
+    void setDryRun(bool dryRun) { m_dryRun = dryRun; }
     QString name() const { return m_name; }
     int fileCount() const { return int(m_manifest ? m_manifest->files().size() : 0); }
     // Files that had to be sent (the others the server had already).
     QStringList uploadedFiles() const { return m_uploaded; }
+    // The manifest's digest once the folder is hashed.
+    QString manifestSha256() const { return m_manifest ? m_manifest->sha256() : QString(); }
+    qint64 totalBytes() const { return m_manifest ? m_manifest->totalSize() : 0; }
+    // Bytes of the files the server lacks (known after filesToSend).
+    qint64 bytesToSend() const { return m_bytesToSend; }
 
     // A dataset name from a folder name: the characters the server allows.
     static QString nameFromFolder(const QString &folder);
@@ -61,6 +69,8 @@ private:
     QStringList m_uploaded;
     QPointer<BlobUpload> m_current;
     bool m_done = false;
+    bool m_dryRun = false;
+    qint64 m_bytesToSend = 0;
 };
 
 } // namespace ddl::desktop

@@ -4,6 +4,7 @@
 #include "api/blobupload.h"
 #include "core/errortext.h"
 #include "core/requestcallback.h"
+#include "jobs/datasetupload.h"
 
 #include <QFutureWatcher>
 #include <QJsonObject>
@@ -43,6 +44,8 @@ void JobSubmission::cancel()
     // The upload stops where it is; the server keeps the unfinished blob for a later resume.
     if (m_upload)
         m_upload->deleteLater();
+    if (m_datasetUpload)
+        m_datasetUpload->cancel();
     setStage(Stage::Cancelled);
 }
 
@@ -75,15 +78,6 @@ void JobSubmission::start()
             }
             packed.package = *package;
         }
-        if (!request.datasetFolder.isEmpty() && request.datasetName.isEmpty()) {
-            Result<ArchiveInfo> dataset =
-                DirectoryArchiver().archive(request.datasetFolder, dir + u"/dataset.tar.zst"_s);
-            if (!dataset) {
-                packed.error = dataset.error();
-                return packed;
-            }
-            packed.dataset = *dataset;
-        }
         return packed;
     }));
 }
@@ -100,18 +94,40 @@ void JobSubmission::handlePacked(const Packed &packed)
         return;
     }
     m_packed = packed;
-    auto uploadDataset = [this] {
-        if (m_packed.dataset)
-            upload(m_packed.dataset->archivePath, m_packed.dataset->sha256,
-                   Stage::UploadingDataset, [this] { post(); });
-        else
-            post();
-    };
     if (m_packed.package)
         upload(m_packed.package->archivePath, m_packed.package->sha256, Stage::UploadingCode,
-               uploadDataset);
+               [this] { uploadDataset(); });
     else
         uploadDataset();
+}
+
+void JobSubmission::uploadDataset()
+{
+    if (m_stage == Stage::Cancelled || !m_client)
+        return;
+    if (m_request.datasetFolder.isEmpty() || !m_request.datasetName.isEmpty()) {
+        post();
+        return;
+    }
+    setStage(Stage::UploadingDataset);
+    auto *dataset = new DatasetUpload(m_client, QString(), m_request.datasetFolder, this);
+    m_datasetUpload = dataset;
+    connect(dataset, &DatasetUpload::hashing, this, &JobSubmission::progress);
+    connect(dataset, &DatasetUpload::fileProgress, this,
+            [this](const QString &, qint64 done, qint64 total) { emit progress(done, total); });
+    connect(dataset, &DatasetUpload::finished, this, [this, dataset](bool ok,
+                                                                     const QString &message) {
+        dataset->deleteLater();
+        if (m_stage == Stage::Cancelled)
+            return;
+        if (!ok) {
+            fail(message);
+            return;
+        }
+        m_manifestSha256 = dataset->manifestSha256();
+        post();
+    });
+    dataset->start();
 }
 
 void JobSubmission::upload(const QString &path, const QString &sha256, Stage stage,
@@ -153,11 +169,10 @@ void JobSubmission::post()
                     : QJsonValue(QJsonValue::Null));
     if (!m_request.datasetName.isEmpty())
         body.insert("dataset"_L1, QJsonObject{{"name"_L1, m_request.datasetName}});
+    else if (!m_manifestSha256.isEmpty())
+        body.insert("dataset"_L1, QJsonObject{{"manifest"_L1, m_manifestSha256}});
     else
-        body.insert("dataset"_L1,
-                    m_packed.dataset
-                        ? QJsonValue(QJsonObject{{"sha256"_L1, m_packed.dataset->sha256}})
-                        : QJsonValue(QJsonValue::Null));
+        body.insert("dataset"_L1, QJsonValue(QJsonValue::Null));
     whenFinished(m_client->postJson(u"/v1/jobs"_s, body), this,
                  [this](const Result<ApiResponse> &result) {
                      if (m_stage == Stage::Cancelled)

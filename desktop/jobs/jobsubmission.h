@@ -1,7 +1,6 @@
 #pragma once
 
 #include "jobspec/jobspec.h"
-#include "packaging/directoryarchiver.h"
 #include "packaging/packagebuilder.h"
 
 #include <QObject>
@@ -17,6 +16,8 @@ class BlobUpload;
 
 namespace ddl::desktop {
 
+class DatasetUpload;
+
 // What the person chose to submit.
 struct SubmissionRequest
 {
@@ -27,9 +28,10 @@ struct SubmissionRequest
     int priority = 0;
 };
 
-// Submits one job as ddlcli does: package the code at HEAD and pack the dataset (off the GUI
-// thread), upload both through the resumable protocol (a blob the server has is skipped, an
-// interrupted one resumes), then POST /v1/jobs. Cancel stops at the next step; a new submission
+// Submits one job: package the code at HEAD (off the GUI thread) and upload it through the
+// resumable protocol (a blob the server has is skipped, an interrupted one resumes); send the
+// dataset folder as a manifest of its files (DatasetUpload: only the files the server lacks
+// travel); then POST /v1/jobs naming the package and the manifest. Cancel stops at the next step; a new submission
 // of the same files resumes the uploads.
 class JobSubmission : public QObject
 {
@@ -59,13 +61,13 @@ private:
     struct Packed
     {
         std::optional<PackageInfo> package;
-        std::optional<ArchiveInfo> dataset;
         Error error;
     };
     void setStage(Stage stage);
     void handlePacked(const Packed &packed);
     void upload(const QString &path, const QString &sha256, Stage stage,
                 std::function<void()> next);
+    void uploadDataset();
     void post();
     void fail(const QString &message);
 
@@ -75,6 +77,8 @@ private:
     std::unique_ptr<QTemporaryDir> m_scratch;
     Packed m_packed;
     QPointer<BlobUpload> m_upload;
+    QPointer<DatasetUpload> m_datasetUpload;
+    QString m_manifestSha256;
     QString m_uuid;
     QString m_error;
 };

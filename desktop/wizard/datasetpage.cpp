@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "core/requestcallback.h"
+#include "jobs/datasetupload.h"
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
 
@@ -34,6 +35,7 @@ DatasetPage::DatasetPage(QWidget *parent)
     , m_folder(new FolderField(tr("Dataset folder"), this))
     , m_summary(new QLabel(this))
     , m_serverCombo(new QComboBox(this))
+    , m_plan(new QLabel(this))
 {
     setTitle(tr("Dataset"));
     setSubTitle(tr("The folder your main() reads as dataset_dir. Leave it empty for none."));
@@ -48,6 +50,9 @@ DatasetPage::DatasetPage(QWidget *parent)
     layout->addWidget(new QLabel(tr("Dataset folder:"), this));
     layout->addWidget(m_folder);
     layout->addWidget(m_summary);
+    m_plan->setObjectName(u"datasetPlan"_s);
+    m_plan->setWordWrap(true);
+    layout->addWidget(m_plan);
     layout->addStretch();
     registerField(u"dataset"_s, m_folder, "path", SIGNAL(pathChanged(QString)));
     // A dataset on the server is used as it is there: nothing to upload.
@@ -60,6 +65,42 @@ DatasetPage::DatasetPage(QWidget *parent)
         measure();
         emit completeChanged();
     });
+}
+
+QString DatasetPage::plan() const
+{
+    return m_plan->text();
+}
+
+void DatasetPage::planUpload(const QString &folder, int generation)
+{
+    ApiClient *client = static_cast<SubmitWizard *>(wizard())->client();
+    if (!client)
+        return;
+    m_plan->setText(tr("Asking the server which files it has…"));
+    // A dry run: hash the files, ask the server, send nothing.
+    auto *plan = new DatasetUpload(client, QString(), folder, this);
+    plan->setDryRun(true);
+    connect(plan, &DatasetUpload::finished, this,
+            [this, plan, generation](bool ok, const QString &message) {
+                plan->deleteLater();
+                if (generation != m_generation)
+                    return;
+                if (!ok) {
+                    m_plan->setText(message);
+                } else {
+                    const QLocale locale;
+                    const int files = plan->fileCount();
+                    m_plan->setText(tr("To upload: %1 (%2 of %n file(s)); the server has the "
+                                       "rest.", nullptr, files)
+                                        .arg(locale.formattedDataSize(plan->bytesToSend()))
+                                        .arg(m_planCount));
+                }
+                emit planned();
+            });
+    connect(plan, &DatasetUpload::filesToSend, this,
+            [this](const QStringList &paths) { m_planCount = int(paths.size()); });
+    plan->start();
 }
 
 QString DatasetPage::serverDataset() const
@@ -117,6 +158,7 @@ void DatasetPage::measure()
 {
     const QString path = m_folder->path();
     const int generation = ++m_generation;
+    m_plan->clear();
     if (!serverDataset().isEmpty()) {
         m_summary->setText(tr("The server has this dataset already: nothing is uploaded."));
         return;
@@ -136,10 +178,9 @@ void DatasetPage::measure()
         if (generation != m_generation)
             return;
         const FolderSize size = watcher->result();
-        m_summary->setText(tr("%n file(s), %1. It is packed and uploaded when you submit; if the "
-                              "server has the same bytes already, nothing is sent.",
-                              nullptr, size.files)
+        m_summary->setText(tr("%n file(s), %1.", nullptr, size.files)
                                .arg(QLocale().formattedDataSize(size.bytes)));
+        planUpload(m_folder->path(), generation);
     });
     watcher->setFuture(QtConcurrent::run([path] {
         FolderSize size;

@@ -21,20 +21,26 @@ public:
     FolderField *folderField() const { return m_folder; }
     QComboBox *serverCombo() const { return m_serverCombo; }
     QString summary() const;
+    // What the submit will send of the folder: "3 of 5 files (1.2 MB) must be uploaded".
+    QString plan() const;
     // The dataset chosen from the server's list, or empty for the folder (or none).
     QString serverDataset() const;
 
 signals:
     void serverDatasetsListed(int count);
+    void planned();
 
 private:
     void measure();
     void listServerDatasets();
+    void planUpload(const QString &folder, int generation);
 
     FolderField *m_folder;
     QLabel *m_summary;
     QComboBox *m_serverCombo;
+    QLabel *m_plan;
     bool m_listed = false;
+    int m_planCount = 0;
     int m_generation = 0;
 };
 

@@ -133,6 +133,10 @@ void TestDesktopJobFlow::submitAndWatch()
     QTRY_VERIFY_WITH_TIMEOUT(wizard->currentPage()->isComplete(), 20000);
     wizard->next();
     QCOMPARE(wizard->findChild<FolderField *>(u"datasetFolder"_s)->path(), repo + u"/data"_s);
+    // The server is asked which of the dataset's files it lacks: all of it, the first time.
+    auto *datasetPage = qobject_cast<DatasetPage *>(wizard->currentPage());
+    QTRY_VERIFY_WITH_TIMEOUT(datasetPage->plan().startsWith(u"To upload"_s), 15000);
+    QVERIFY2(datasetPage->plan().contains(u"(1 of 1 file"_s), qPrintable(datasetPage->plan()));
     wizard->next();
     QCOMPARE(wizard->findChild<QLineEdit *>(u"wizardJobName"_s)->text(), u"iris-numpy"_s);
     wizard->next();
@@ -160,6 +164,9 @@ void TestDesktopJobFlow::submitAndWatch()
     // Logs: the followed window shows what main.py printed.
     QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
                                  u"final test accuracy"_s), 10000);
+    // The dataset went up as a manifest and the worker laid it out for main().
+    QVERIFY(!detail->logView()->text()->toPlainText().contains(u"no iris.csv"_s));
+    QVERIFY(detail->logView()->text()->toPlainText().contains(u"manifest"_s));
     // Metrics: every DDL_METRIC line of the run (step 1, then every 10th of 400) is charted.
     QTRY_VERIFY_WITH_TIMEOUT(detail->metrics()->names().contains(u"loss"_s), 10000);
     QTRY_COMPARE_WITH_TIMEOUT(detail->charts()->pointCount(u"loss"_s), 41, 10000);
