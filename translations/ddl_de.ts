@@ -884,6 +884,10 @@
         <source>Logged in as %1</source>
         <translation>Angemeldet als %1</translation>
     </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>

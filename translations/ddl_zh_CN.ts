@@ -884,6 +884,10 @@
         <source>Logged in as %1</source>
         <translation>已登录为 %1</translation>
     </message>
+    <message>
+        <source>Your session has expired. Log in again.</source>
+        <translation>会话已过期，请重新登录。</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>

@@ -137,6 +137,10 @@ void MainWindow::restoreSession()
         context->deleteLater();
         m_session->resume(email);
     });
+    // A kept session the server no longer honours: say so where the password goes.
+    connect(m_session, &Session::resumeFailed, this, [this] {
+        m_connectPage->showMessage(tr("Your session has expired. Log in again."));
+    }, Qt::SingleShotConnection);
     connect(m_session, &Session::failed, context, &QObject::deleteLater);
     m_session->connectToServer(server, m_settings.caFile(key));
 }

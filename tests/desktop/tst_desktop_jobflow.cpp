@@ -35,6 +35,7 @@
 #include <QComboBox>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
@@ -362,6 +363,28 @@ void TestDesktopJobFlow::restartResumesSession()
     window.restoreSession();
     QTRY_VERIFY_WITH_TIMEOUT(window.isLoggedIn(), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
+
+    // A kept token the server no longer takes (here: a forged one): back to the password,
+    // with the reason, and the server still trusted.
+    QFile tokens(tokenFile);
+    QVERIFY(tokens.open(QIODevice::ReadOnly));
+    QJsonObject kept = QJsonDocument::fromJson(tokens.readAll()).object();
+    tokens.close();
+    QCOMPARE(kept.size(), 1);
+    kept.insert(kept.keys().first(), u"ddlr_forged"_s);
+    QVERIFY(tokens.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    tokens.write(QJsonDocument(kept).toJson());
+    tokens.close();
+    MainWindow later(*m_settings);
+    later.show();
+    later.restoreSession();
+    auto *status = later.findChild<QLabel *>(u"statusLabel"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QCoreApplication::translate(
+                                                  "ddl::desktop::MainWindow",
+                                                  "Your session has expired. Log in again."),
+                              10000);
+    QVERIFY(!later.isLoggedIn());
+    QVERIFY(later.findChild<QPushButton *>(u"loginButton"_s)->isEnabled());
 }
 
 QTEST_MAIN(TestDesktopJobFlow)
