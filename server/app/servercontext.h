@@ -1,6 +1,7 @@
 #pragma once
 
 #include "auth/authservice.h"
+#include "auth/loginthrottle.h"
 #include "blobs/blobstorage.h"
 #include "blobs/uploadservice.h"
 #include "datasets/datasetservice.h"
@@ -35,6 +36,7 @@ struct ServerContext
     BlobStorage blobs;
     LogStorage logs;
     AuthService auth;
+    LoginThrottle throttle;
     UploadService uploads;
     DatasetService datasets;
     Scheduler scheduler;

@@ -12,7 +12,14 @@ AuthService::AuthService(const QSqlDatabase &db)
     : m_db(db)
 {}
 
-Status AuthService::registerUser(const QString &email, const QString &password)
+QJsonObject SessionTokens::toJson() const
+{
+    return {{QStringLiteral("access_token"), accessToken},
+            {QStringLiteral("refresh_token"), refreshToken},
+            {QStringLiteral("expires_in"), expiresInSeconds}};
+}
+
+Status AuthService::checkRegistration(const QString &email, const QString &password)
 {
     static const QRegularExpression emailPattern(QStringLiteral("^[^@\\s]+@[^@\\s]+$"));
     if (!emailPattern.match(email).hasMatch() || email.size() > 254) {
@@ -25,9 +32,6 @@ Status AuthService::registerUser(const QString &email, const QString &password)
                            QStringLiteral("the password must have 8 to 1024 characters"),
                            QStringLiteral("password"));
     }
-    const QString hash = PasswordHasher::hash(password);
-    if (hash.isEmpty())
-        return Error::make(QStringLiteral("internal"), QStringLiteral("could not hash the password"));
     Result<QSqlQuery> existing = runSql(m_db, QStringLiteral("SELECT 1 FROM users WHERE email = ?"),
                                         {email});
     if (!existing)
@@ -37,16 +41,33 @@ Status AuthService::registerUser(const QString &email, const QString &password)
                            QStringLiteral("%1 is already registered; log in instead").arg(email),
                            QStringLiteral("email"));
     }
+    return Ok{};
+}
+
+Status AuthService::insertUser(const QString &email, const QString &passwordHash)
+{
+    if (passwordHash.isEmpty())
+        return Error::make(QStringLiteral("internal"), QStringLiteral("could not hash the password"));
+    // Checked again: another registration of the same email may have finished meanwhile.
+    if (Status free = checkRegistration(email, QStringLiteral("placeholder")); !free)
+        return free;
     Result<QSqlQuery> insert = runSql(m_db,
                                       QStringLiteral("INSERT INTO users (email, password_hash, "
                                                      "created_at) VALUES (?, ?, ?)"),
-                                      {email, hash, nowMs()});
+                                      {email, passwordHash, nowMs()});
     if (!insert)
         return insert.error();
     return Ok{};
 }
 
-Result<SessionTokens> AuthService::login(const QString &email, const QString &password)
+Status AuthService::registerUser(const QString &email, const QString &password)
+{
+    if (Status checked = checkRegistration(email, password); !checked)
+        return checked;
+    return insertUser(email, PasswordHasher::hash(password));
+}
+
+Result<LoginCandidate> AuthService::findLogin(const QString &email)
 {
     Result<QSqlQuery> query = runSql(m_db,
                                      QStringLiteral("SELECT id, password_hash FROM users WHERE "
@@ -54,15 +75,28 @@ Result<SessionTokens> AuthService::login(const QString &email, const QString &pa
                                      {email});
     if (!query)
         return query.error();
-    const bool found = query->next();
     // Verify against a fixed hash when the user is unknown, so timing does not tell who exists.
     static const QString dummy = PasswordHasher::hash(QStringLiteral("not-a-password"));
-    const bool valid = PasswordHasher::verify(password, found ? query->value(1).toString() : dummy);
-    if (!found || !valid) {
+    if (!query->next())
+        return LoginCandidate{0, dummy};
+    return LoginCandidate{query->value(0).toLongLong(), query->value(1).toString()};
+}
+
+Result<SessionTokens> AuthService::finishLogin(const LoginCandidate &candidate, bool passwordValid)
+{
+    if (candidate.userId == 0 || !passwordValid) {
         return Error::make(QStringLiteral("unauthorized"),
                            QStringLiteral("wrong email or password"));
     }
-    return createSession(query->value(0).toLongLong());
+    return createSession(candidate.userId);
+}
+
+Result<SessionTokens> AuthService::login(const QString &email, const QString &password)
+{
+    Result<LoginCandidate> candidate = findLogin(email);
+    if (!candidate)
+        return candidate.error();
+    return finishLogin(*candidate, PasswordHasher::verify(password, candidate->storedHash));
 }
 
 Result<SessionTokens> AuthService::createSession(qint64 userId)

@@ -1,5 +1,6 @@
 #include "datarouter.h"
 
+#include "authexchange.h"
 #include "fileexchange.h"
 #include "logfollowexchange.h"
 #include "uploadexchange.h"
@@ -40,6 +41,9 @@ static bool hasBody(const RequestHead &head)
 std::unique_ptr<DataExchange> DataRouter::route(const RequestHead &head, QSslSocket *socket)
 {
     const bool get = head.method == "GET" || head.method == "HEAD";
+    // Password hashing must not hold the event loop: these two are answered here as well.
+    if (head.method == "POST" && (head.path == "/v1/auth/login" || head.path == "/v1/auth/register"))
+        return std::make_unique<AuthExchange>(socket, m_context, head);
     if (const auto id = segmentAfter(head.path, "/v1/uploads/")) {
         if (head.method == "PUT" || head.method == "HEAD")
             return upload(*id, head, socket);

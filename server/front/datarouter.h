@@ -12,8 +12,9 @@ namespace ddl::server {
 
 struct ServerContext;
 
-// Decides, from a request's head, whether the front streams it itself (the data plane: upload
-// chunks, blob and artifact downloads) and with which exchange. Everything else returns null and
+// Decides, from a request's head, whether the front serves it itself (the data plane: upload
+// chunks, blob and artifact downloads, log follow; and register/login, whose password hashing
+// runs off the event loop) and with which exchange. Everything else returns null and
 // goes to the QtHttpServer routes. Lookups are scoped to the caller as in the routes: what is
 // not theirs is "not found".
 class DataRouter

@@ -6,13 +6,6 @@
 
 namespace ddl::server {
 
-static QJsonObject tokensJson(const SessionTokens &tokens)
-{
-    return {{QStringLiteral("access_token"), tokens.accessToken},
-            {QStringLiteral("refresh_token"), tokens.refreshToken},
-            {QStringLiteral("expires_in"), tokens.expiresInSeconds}};
-}
-
 void AuthController::registerRoutes(QHttpServer &server)
 {
     using Method = QHttpServerRequest::Method;
@@ -36,17 +29,17 @@ void AuthController::registerRoutes(QHttpServer &server)
                          return HttpReply::error(body.error());
                      const QString email = body->value(QStringLiteral("email")).toString().trimmed();
                      const QString address = request.remoteAddress().toString();
-                     if (Status allowed = m_throttle.check(email, address, nowMs()); !allowed)
+                     if (Status allowed = m_context.throttle.check(email, address, nowMs()); !allowed)
                          return HttpReply::error(allowed.error());
                      Result<SessionTokens> tokens = m_context.auth.login(
                          email, body->value(QStringLiteral("password")).toString());
                      if (!tokens) {
                          if (tokens.error().code == QLatin1String("unauthorized"))
-                             m_throttle.recordFailure(email, address, nowMs());
+                             m_context.throttle.recordFailure(email, address, nowMs());
                          return HttpReply::error(tokens.error());
                      }
-                     m_throttle.recordSuccess(email);
-                     return HttpReply::json(tokensJson(*tokens));
+                     m_context.throttle.recordSuccess(email);
+                     return HttpReply::json(tokens->toJson());
                  });
     server.route(QStringLiteral("/v1/auth/refresh"), Method::Post,
                  [this](const QHttpServerRequest &request) {
@@ -57,7 +50,7 @@ void AuthController::registerRoutes(QHttpServer &server)
                          body->value(QStringLiteral("refresh_token")).toString());
                      if (!tokens)
                          return HttpReply::error(tokens.error());
-                     return HttpReply::json(tokensJson(*tokens));
+                     return HttpReply::json(tokens->toJson());
                  });
 }
 

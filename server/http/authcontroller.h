@@ -1,13 +1,14 @@
 #pragma once
 
 #include "app/servercontext.h"
-#include "auth/loginthrottle.h"
 
 #include <QHttpServer>
 
 namespace ddl::server {
 
-// /v1/auth: register, login (throttled against guessing), refresh.
+// /v1/auth: register, login (throttled against guessing), refresh. Register and login are
+// normally answered by the connection front (server/front/authexchange), which hashes off the
+// event loop; these routes serve them when they arrive on a connection QtHttpServer already has.
 class AuthController
 {
 public:
@@ -18,7 +19,6 @@ public:
 
 private:
     ServerContext &m_context;
-    LoginThrottle m_throttle;
 };
 
 } // namespace ddl::server

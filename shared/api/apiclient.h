@@ -46,8 +46,8 @@ public:
     Result<ApiResponse> postJsonSync(const QString &path, const QJsonObject &body,
                                      const QUrlQuery &query = {});
 
-    // The requests the server's front streams itself (upload chunks, blob and artifact
-    // downloads). They travel on connections of their own: the server hands a connection's
+    // The requests the server's front serves itself (upload chunks, blob and artifact
+    // downloads, log follow, register and login). They travel on connections of their own: the server hands a connection's
     // first control request to QtHttpServer for good, and a chunk sent after it on the same
     // connection would be buffered whole there.
     static bool isDataPlane(const QByteArray &verb, const QString &path,

@@ -356,6 +356,11 @@ void TestDesktopJobFlow::restartResumesSession()
     QCOMPARE(int(QFile::permissions(tokenFile) & 0x0777),
              int(QFile::ReadUser | QFile::WriteUser)); // 0600: nothing for group or others
     m_window.reset();
+    const auto keptTokens = [&tokenFile] {
+        QFile file(tokenFile);
+        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+    };
+    const QByteArray before = keptTokens();
     // A new start: the pinned server and the kept refresh token log in without a password.
     MainWindow window(*m_settings);
     WorkspaceBuilder::build(window);
@@ -363,6 +368,9 @@ void TestDesktopJobFlow::restartResumesSession()
     window.restoreSession();
     QTRY_VERIFY_WITH_TIMEOUT(window.isLoggedIn(), 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
+    // The refresh spent the kept token and stores its successor (the keychain is tried first,
+    // so the file may be written a moment later): wait for it before forging the file.
+    QTRY_VERIFY_WITH_TIMEOUT(keptTokens() != before && !keptTokens().isEmpty(), 10000);
 
     // A kept token the server no longer takes (here: a forged one): back to the password,
     // with the reason, and the server still trusted.

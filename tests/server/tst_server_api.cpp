@@ -7,6 +7,7 @@
 // cancels whatever jobs a test left unfinished, and the worker tests check that they got exactly
 // the task of their own job.
 #include "api/apiclient.h"
+#include "auth/loginthrottle.h"
 #include "api/blobupload.h"
 #include "api/rangedownload.h"
 #include "app/serverapp.h"
@@ -189,6 +190,8 @@ private slots:
     void cleanupTestCase();
 
     void version();
+    void loginHashesWhileOtherRequestsAreServed();
+    void loginIsThrottledPerAccount();
     void registerLoginRefresh();
     void errorsHaveOneShape_data();
     void errorsHaveOneShape();
@@ -551,6 +554,36 @@ void tst_ServerApi::version()
     QVERIFY(answer.header("Content-Type").startsWith("application/json"));
     QCOMPARE(answer.json().value(QLatin1String("server")).toString(), QStringLiteral(DDL_VERSION));
     QCOMPARE(answer.json().value(QLatin1String("api")).toInt(), 1);
+}
+
+void tst_ServerApi::loginHashesWhileOtherRequestsAreServed()
+{
+    // Argon2id runs on a pool thread: a request sent after a login is answered before it.
+    ApiClient loginClient(m_base, m_trust);
+    ApiClient other(m_base, m_trust);
+    std::unique_ptr<ApiRequest> login(loginClient.postJson(
+        QStringLiteral("/v1/auth/login"),
+        {{QStringLiteral("email"), QStringLiteral("nobody-here@example.org")},
+         {QStringLiteral("password"), QStringLiteral("not the password")}}));
+    QTest::qWait(20); // the login's head and body are in before the version request
+    std::unique_ptr<ApiRequest> version(other.get(QStringLiteral("/v1/version")));
+    QVERIFY(version->waitForFinished());
+    QVERIFY(!login->isFinished());
+    QVERIFY(!login->waitForFinished());
+    QCOMPARE(login->result().error().code, QStringLiteral("unauthorized"));
+}
+
+void tst_ServerApi::loginIsThrottledPerAccount()
+{
+    ApiClient client(m_base, m_trust);
+    const QJsonObject wrong{{QStringLiteral("email"), QStringLiteral("guessed@example.org")},
+                            {QStringLiteral("password"), QStringLiteral("guess guess")}};
+    for (int i = 0; i < LoginThrottle::MaxFailuresPerAccount; ++i) {
+        Result<ApiResponse> refused = client.postJsonSync(QStringLiteral("/v1/auth/login"), wrong);
+        QCOMPARE(refused.error().code, QStringLiteral("unauthorized"));
+    }
+    Result<ApiResponse> throttled = client.postJsonSync(QStringLiteral("/v1/auth/login"), wrong);
+    QCOMPARE(throttled.error().code, QStringLiteral("rate_limited"));
 }
 
 void tst_ServerApi::registerLoginRefresh()
