@@ -199,7 +199,7 @@ void TestE2eJobLoop::cancelStopsARunningJob()
     const QString repo = m_cluster.makeExampleRepo(QStringLiteral("alice-slow"));
     commitFile(repo, QStringLiteral("main.py"),
                "import subprocess, time\n\ndef main(dataset_dir, model_output_dir):\n"
-               "    subprocess.Popen(['sleep', '300'])\n    print('sleeping', flush=True)\n"
+               "    subprocess.Popen(['sleep', '3171'])\n    print('sleeping', flush=True)\n"
                "    time.sleep(300)\n");
     const QString uuid = submit(QStringLiteral("alice"), repo);
     QVERIFY(!uuid.isEmpty());
@@ -210,9 +210,10 @@ void TestE2eJobLoop::cancelStopsARunningJob()
                                          QStringLiteral("--job_uuid=") + uuid});
     QCOMPARE(cancel.exitCode, 0);
     QCOMPARE(statusOf(QStringLiteral("alice"), uuid), QStringLiteral("STOPPED"));
-    // The task's whole process tree goes, the child `sleep 300` included.
+    // The task's whole process tree goes, the child `sleep 3171` included (an odd number, so
+    // that no other process on the machine matches).
     QTRY_VERIFY_WITH_TIMEOUT(QProcess::execute(QStringLiteral("pgrep"), // exit 1: none left
-                                               {QStringLiteral("-f"), QStringLiteral("^sleep 300$")})
+                                               {QStringLiteral("-f"), QStringLiteral("^sleep 3171$")})
                                  != 0,
                              15000);
 }
