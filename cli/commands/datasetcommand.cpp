@@ -54,6 +54,37 @@ Status DatasetCommand::run(CliContext &context, const ParsedArguments &arguments
     return usage(tr("unknown dataset action '%1'").arg(action));
 }
 
+Result<QString> DatasetCommand::send(Console &console, ApiClient &api, const QString &folder)
+{
+    ProgressBar hashBar(console, tr("hashing"));
+    ProgressBar sendBar(console, tr("sending"));
+    DatasetUpload dataset(&api, folder);
+    QObject::connect(&dataset, &DatasetUpload::hashing, [&hashBar](qint64 done, qint64 total) {
+        hashBar.update(TransferProgress{done, total, 0, -1});
+    });
+    QObject::connect(&dataset, &DatasetUpload::planned, [&](int files, qint64 bytes) {
+        hashBar.finish();
+        console.printStatus(tr("%1: %2 files, %3; %4 to send in %5 files, the rest is on the "
+                               "server already\n")
+                                .arg(QDir::toNativeSeparators(folder))
+                                .arg(dataset.manifest().files().size())
+                                .arg(Output::humanSize(dataset.manifest().totalSize()),
+                                     Output::humanSize(bytes))
+                                .arg(files));
+    });
+    QObject::connect(&dataset, &DatasetUpload::progress,
+                     [&sendBar](const TransferProgress &progress) { sendBar.update(progress); });
+    dataset.start();
+    const Result<QString> &manifest = dataset.waitForFinished();
+    hashBar.finish();
+    sendBar.finish();
+    if (!manifest)
+        return manifest.error();
+    for (const QString &warning : dataset.manifest().warnings())
+        console.printError(tr("warning: %1").arg(warning) + u'\n');
+    return *manifest;
+}
+
 Status DatasetCommand::upload(CliContext &context, const QString &folder,
                               const ParsedArguments &arguments)
 {
@@ -65,31 +96,9 @@ Status DatasetCommand::upload(CliContext &context, const QString &folder,
     Console &console = context.console();
     QJsonObject created;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
-        ProgressBar hashBar(console, tr("hashing"));
-        ProgressBar sendBar(console, tr("sending"));
-        DatasetUpload dataset(&api, folder);
-        QObject::connect(&dataset, &DatasetUpload::hashing, [&hashBar](qint64 done, qint64 total) {
-            hashBar.update(TransferProgress{done, total, 0, -1});
-        });
-        QObject::connect(&dataset, &DatasetUpload::planned, [&](int files, qint64 bytes) {
-            hashBar.finish();
-            console.printStatus(tr("%1 files, %2; %3 to send in %4 files, the rest is on the "
-                                   "server already\n")
-                                    .arg(dataset.manifest().files().size())
-                                    .arg(Output::humanSize(dataset.manifest().totalSize()),
-                                         Output::humanSize(bytes))
-                                    .arg(files));
-        });
-        QObject::connect(&dataset, &DatasetUpload::progress,
-                         [&sendBar](const TransferProgress &progress) { sendBar.update(progress); });
-        dataset.start();
-        const Result<QString> &manifest = dataset.waitForFinished();
-        hashBar.finish();
-        sendBar.finish();
+        Result<QString> manifest = send(console, api, folder);
         if (!manifest)
             return manifest.error();
-        for (const QString &warning : dataset.manifest().warnings())
-            console.printError(tr("warning: %1").arg(warning) + u'\n');
         Result<ApiResponse> answer = api.postJsonSync(
             u"/v1/datasets"_s, QJsonObject{{"name"_L1, name}, {"manifest_sha256"_L1, *manifest}});
         if (!answer)

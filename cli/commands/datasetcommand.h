@@ -2,7 +2,13 @@
 
 #include "command.h"
 
+namespace ddl {
+class ApiClient;
+}
+
 namespace ddl::cli {
+
+class Console;
 
 // ddlcli dataset upload DIR --name NAME | list | download NAME --dest DIR | rm NAME:
 // the user's named datasets, each a manifest of deduplicated blobs on the server.
@@ -15,6 +21,11 @@ public:
     QList<OptionSpec> options() const override;
     int maxPositional() const override { return 2; }
     Status run(CliContext &context, const ParsedArguments &arguments) override;
+
+    // Puts folder on the server as a dataset manifest (only what the server lacks is sent),
+    // with hashing and sending progress on the console; the manifest's digest. Shared by
+    // `dataset upload` and `submit`.
+    static Result<QString> send(Console &console, ApiClient &api, const QString &folder);
 
 private:
     Status upload(CliContext &context, const QString &folder, const ParsedArguments &arguments);

@@ -1,8 +1,8 @@
 #include "submitcommand.h"
 
 #include "api/blobupload.h"
-#include "api/datasetupload.h"
 #include "clicontext.h"
+#include "datasetcommand.h"
 #include "console.h"
 #include "jobspec/jobspecparser.h"
 #include "packaging/gitworktree.h"
@@ -128,31 +128,12 @@ upload(CliContext &context, const QString &label, const QString &path, const QSt
 // The dataset folder goes up as a manifest of blobs: only files the server lacks are sent.
 static Result<QString> uploadDataset(CliContext &context, const QString &folder)
 {
-    Console &console = context.console();
     QString manifest;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
-        ProgressBar bar(console, SubmitCommand::tr("dataset"));
-        DatasetUpload dataset(&api, folder);
-        QObject::connect(&dataset, &DatasetUpload::planned, [&](int files, qint64 bytes) {
-            console.printStatus(SubmitCommand::tr("Dataset %1 (%2 files, %3): %4 to send in %5 "
-                                                  "files")
-                                    .arg(QDir::toNativeSeparators(folder))
-                                    .arg(dataset.manifest().files().size())
-                                    .arg(Output::humanSize(dataset.manifest().totalSize()),
-                                         Output::humanSize(bytes))
-                                    .arg(files)
-                                + u'\n');
-        });
-        QObject::connect(&dataset, &DatasetUpload::progress,
-                         [&bar](const TransferProgress &progress) { bar.update(progress); });
-        dataset.start();
-        const Result<QString> &result = dataset.waitForFinished();
-        bar.finish();
-        if (!result)
-            return result.error();
-        for (const QString &warning : dataset.manifest().warnings())
-            console.printError(SubmitCommand::tr("warning: %1").arg(warning) + u'\n');
-        manifest = *result;
+        Result<QString> sent = DatasetCommand::send(context.console(), api, folder);
+        if (!sent)
+            return sent.error();
+        manifest = *sent;
         return Ok{};
     });
     if (!status)
