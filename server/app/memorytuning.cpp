@@ -1,5 +1,9 @@
 #include "memorytuning.h"
 
+// Any C library header defines __GLIBC__ (through <features.h>); without one the test below
+// is always false and the tuning silently compiles to nothing.
+#include <cstdlib>
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
