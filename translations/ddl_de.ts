@@ -869,14 +869,6 @@
         <translation>Systemsprache</translation>
     </message>
     <message>
-        <source>Language</source>
-        <translation>Sprache</translation>
-    </message>
-    <message>
-        <source>The language changes when DDL starts next time.</source>
-        <translation>Die Sprache ändert sich beim nächsten Start von DDL.</translation>
-    </message>
-    <message>
         <source>DDL — %1 on %2</source>
         <translation>DDL — %1 auf %2</translation>
     </message>
@@ -1027,16 +1019,24 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <translation>Job wird gestartet…</translation>
     </message>
     <message>
-        <source>Cancelled. Go back and submit again; finished uploads are not sent twice.</source>
-        <translation>Abgebrochen. Gehen Sie zurück und senden Sie erneut ab; fertige Uploads werden nicht doppelt gesendet.</translation>
-    </message>
-    <message>
         <source>The job was not submitted: %1</source>
         <translation>Der Job wurde nicht abgeschickt: %1</translation>
     </message>
     <message>
         <source>Job %1 submitted. It is in your job list.</source>
         <translation>Job %1 abgeschickt. Er steht in Ihrer Jobliste.</translation>
+    </message>
+    <message>
+        <source>Reading the dataset…</source>
+        <translation>Der Datensatz wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Resumed: %1 had been sent before.</source>
+        <translation>Fortgesetzt: %1 waren schon gesendet.</translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was submitted. Go back and submit again: the upload goes on where it stopped.</source>
+        <translation>Abgebrochen; es wurde nichts abgeschickt. Gehen Sie zurück und schicken Sie erneut ab: Der Upload setzt dort fort, wo er aufgehört hat.</translation>
     </message>
 </context>
 <context>
@@ -1145,6 +1145,57 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <source>%1 of %n worker(s) online, %2 GPUs</source>
         <translation>
             <numerusform>%1 von %n Worker online, %2 GPUs</numerusform><numerusform>%1 von %n Workern online, %2 GPUs</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Drop a folder from the file manager here.</source>
+        <translation>Ziehen Sie einen Ordner aus dem Dateimanager hierher.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Drop one folder at a time (%n items were dropped).</source>
+        <translation>
+            <numerusform>Legen Sie jeweils nur einen Ordner ab (%n Element wurde abgelegt).</numerusform><numerusform>Legen Sie jeweils nur einen Ordner ab (%n Elemente wurden abgelegt).</numerusform></translation>
+    </message>
+    <message>
+        <source>Only a folder on this computer can be dropped here.</source>
+        <translation>Hier kann nur ein Ordner auf diesem Computer abgelegt werden.</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder. Drop the folder that holds it.</source>
+        <translation>%1 ist kein Ordner. Legen Sie den Ordner ab, der die Datei enthält.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::StateTimeline</name>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1 um %2</translation>
+    </message>
+    <message>
+        <source>Running, attempt %1</source>
+        <translation>Läuft, Versuch %1</translation>
+    </message>
+    <message>
+        <source>%1 since %2 (%3 so far)</source>
+        <translation>%1 seit %2 (bisher %3)</translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3 (%4)</source>
+        <translation>%1 von %2 bis %3 (%4)</translation>
+    </message>
+    <message>
+        <source>Ended: %1</source>
+        <translation>Ende: %1</translation>
+    </message>
+    <message>
+        <source>Running #%1</source>
+        <translation>Lauf #%1</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>Abgeschickt %1</translation>
     </message>
 </context>
 </TS>

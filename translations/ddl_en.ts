@@ -80,4 +80,12 @@
             <numerusform>%1 of %n worker online, %2 GPUs</numerusform><numerusform>%1 of %n workers online, %2 GPUs</numerusform></translation>
     </message>
 </context>
+<context>
+    <name>FolderDrop</name>
+    <message numerus="yes">
+        <source>Drop one folder at a time (%n items were dropped).</source>
+        <translation>
+            <numerusform>Drop one folder at a time (%n item was dropped).</numerusform><numerusform>Drop one folder at a time (%n items were dropped).</numerusform></translation>
+    </message>
+</context>
 </TS>

@@ -869,14 +869,6 @@
         <translation>系统语言</translation>
     </message>
     <message>
-        <source>Language</source>
-        <translation>语言</translation>
-    </message>
-    <message>
-        <source>The language changes when DDL starts next time.</source>
-        <translation>语言将在下次启动 DDL 时更改。</translation>
-    </message>
-    <message>
         <source>DDL — %1 on %2</source>
         <translation>DDL — %1 @ %2</translation>
     </message>
@@ -1027,16 +1019,24 @@ DDL_METRIC {"step": 10, "loss": 0.25}
         <translation>正在启动作业…</translation>
     </message>
     <message>
-        <source>Cancelled. Go back and submit again; finished uploads are not sent twice.</source>
-        <translation>已取消。返回后可再次提交；已完成的上传不会重复发送。</translation>
-    </message>
-    <message>
         <source>The job was not submitted: %1</source>
         <translation>作业未提交：%1</translation>
     </message>
     <message>
         <source>Job %1 submitted. It is in your job list.</source>
         <translation>作业 %1 已提交，可在作业列表中查看。</translation>
+    </message>
+    <message>
+        <source>Reading the dataset…</source>
+        <translation>正在读取数据集…</translation>
+    </message>
+    <message>
+        <source>Resumed: %1 had been sent before.</source>
+        <translation>已续传：之前已发送 %1。</translation>
+    </message>
+    <message>
+        <source>Cancelled; nothing was submitted. Go back and submit again: the upload goes on where it stopped.</source>
+        <translation>已取消，没有提交任何作业。返回后再次提交：上传会从中断处继续。</translation>
     </message>
 </context>
 <context>
@@ -1145,6 +1145,57 @@ DDL_METRIC {"step": 10, "loss": 0.25}
         <source>%1 of %n worker(s) online, %2 GPUs</source>
         <translation>
             <numerusform>%n 个工作节点中 %1 个在线，共 %2 个 GPU</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Drop a folder from the file manager here.</source>
+        <translation>请从文件管理器把一个文件夹拖到这里。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Drop one folder at a time (%n items were dropped).</source>
+        <translation>
+            <numerusform>一次只能拖入一个文件夹（拖入了 %n 项）。</numerusform></translation>
+    </message>
+    <message>
+        <source>Only a folder on this computer can be dropped here.</source>
+        <translation>这里只能拖入本机上的文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder. Drop the folder that holds it.</source>
+        <translation>%1 不是文件夹。请拖入包含它的文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::StateTimeline</name>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1于 %2</translation>
+    </message>
+    <message>
+        <source>Running, attempt %1</source>
+        <translation>运行中，第 %1 次尝试</translation>
+    </message>
+    <message>
+        <source>%1 since %2 (%3 so far)</source>
+        <translation>%1，自 %2 起（已 %3）</translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3 (%4)</source>
+        <translation>%1，%2 至 %3（%4）</translation>
+    </message>
+    <message>
+        <source>Ended: %1</source>
+        <translation>结束：%1</translation>
+    </message>
+    <message>
+        <source>Running #%1</source>
+        <translation>运行 #%1</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>提交于 %1</translation>
     </message>
 </context>
 </TS>
