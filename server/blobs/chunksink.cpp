@@ -1,5 +1,6 @@
 #include "chunksink.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <unistd.h>
@@ -63,6 +64,18 @@ Status ChunkSink::write(QByteArrayView bytes)
     m_received += bytes.size();
     hasher().write(bytes);
     return Ok{};
+}
+
+qint64 ChunkSink::receive(QIODevice &device, qint64 max)
+{
+    qsizetype space = 0;
+    char *to = hasher().space(&space);
+    const qint64 n = device.read(to, std::min({max, remaining(), qint64(space)}));
+    if (n <= 0)
+        return n;
+    m_received += n;
+    hasher().commit(n);
+    return n;
 }
 
 Status ChunkSink::flushAndSync()

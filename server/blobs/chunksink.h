@@ -5,6 +5,7 @@
 #include "core/result.h"
 #include "core/sha256stream.h"
 
+#include <QIODevice>
 #include <QString>
 
 #include <functional>
@@ -31,6 +32,8 @@ public:
     qsizetype room();
     void whenRoom(std::function<void()> callback);
     Status write(QByteArrayView bytes);
+    // Reads at most max bytes of device straight into the disk thread's buffer; the count read.
+    qint64 receive(QIODevice &device, qint64 max);
     // Waits for the hashing and writing, then makes the bytes durable (fdatasync).
     Status flushAndSync();
 

@@ -24,9 +24,9 @@ DiskHasher::DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, b
     m_free.reserve(Buffers);
     for (int i = 0; i < Buffers - 1; ++i) {
         m_free.emplace_back();
-        m_free.back().reserve(BufferBytes);
+        m_free.back().resize(BufferBytes);
     }
-    m_current.reserve(BufferBytes);
+    m_current.resize(BufferBytes);
     m_thread = std::thread([this] { run(); });
 }
 
@@ -46,34 +46,53 @@ DiskHasher::~DiskHasher()
 qsizetype DiskHasher::room()
 {
     std::lock_guard lock(m_mutex);
-    return qsizetype(m_free.size()) * BufferBytes + (BufferBytes - m_current.size());
+    return qsizetype(m_free.size()) * BufferBytes + (BufferBytes - m_used);
 }
 
 void DiskHasher::write(QByteArrayView bytes)
 {
     while (!bytes.isEmpty()) {
-        const qsizetype take = std::min(BufferBytes - m_current.size(), bytes.size());
-        m_current.append(bytes.first(take));
+        const qsizetype take = std::min(BufferBytes - m_used, bytes.size());
+        if (take <= 0)
+            return; // closing
+        std::memcpy(m_current.data() + m_used, bytes.data(), size_t(take));
         bytes = bytes.sliced(take);
-        if (m_current.size() < BufferBytes)
-            continue;
-        std::unique_lock lock(m_mutex);
-        m_filled.push_back(std::move(m_current));
-        m_changed.notify_all();
-        m_changed.wait(lock, [this] { return !m_free.empty() || m_closing; });
-        if (m_closing)
-            return;
-        m_current = std::move(m_free.back());
-        m_free.pop_back();
-        m_current.resize(0);
+        commit(take);
     }
+}
+
+char *DiskHasher::space(qsizetype *size)
+{
+    *size = BufferBytes - m_used;
+    return m_current.data() + m_used;
+}
+
+void DiskHasher::commit(qsizetype n)
+{
+    m_used += n;
+    if (m_used == BufferBytes)
+        handOffCurrent();
+}
+
+// Gives the full buffer to the disk thread and takes a free one, waiting when there is none.
+void DiskHasher::handOffCurrent()
+{
+    std::unique_lock lock(m_mutex);
+    m_filled.push_back(std::move(m_current));
+    m_changed.notify_all();
+    m_changed.wait(lock, [this] { return !m_free.empty() || m_closing; });
+    if (m_closing)
+        return;
+    m_current = std::move(m_free.back());
+    m_free.pop_back();
+    m_used = 0;
 }
 
 void DiskHasher::whenRoom(std::function<void()> callback)
 {
     {
         std::lock_guard lock(m_mutex);
-        if (m_free.empty() && m_current.size() == BufferBytes) {
+        if (m_free.empty() && m_used == BufferBytes) {
             m_onRoom = std::move(callback);
             return;
         }
@@ -91,8 +110,10 @@ Status DiskHasher::finish()
 {
     {
         std::unique_lock lock(m_mutex);
-        if (!m_current.isEmpty())
+        if (m_used > 0) {
+            m_current.resize(m_used);
             m_filled.push_back(std::move(m_current));
+        }
         m_current = QByteArray();
         m_finished = true;
         m_changed.notify_all();
@@ -145,7 +166,7 @@ void DiskHasher::run()
                                       QStringLiteral("cannot write %1: %2")
                                           .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
             }
-            buffer.resize(0);
+            buffer.resize(BufferBytes); // back to full size; the allocation is kept
             m_free.push_back(std::move(buffer));
             onRoom = std::exchange(m_onRoom, nullptr);
         }

@@ -35,6 +35,10 @@ public:
     qsizetype room();
     // Copies bytes in, waiting for room when there is none.
     void write(QByteArrayView bytes);
+    // The free end of the buffer being filled, for reading bytes straight into it (one copy
+    // fewer than write()); commit() then takes the n bytes put there.
+    char *space(qsizetype *size);
+    void commit(qsizetype n);
     // Calls callback on the main event loop once room frees (at once when there is some).
     void whenRoom(std::function<void()> callback);
     // Waits until every byte is hashed and written; the first write error, if any.
@@ -47,6 +51,7 @@ public:
 private:
     void run();
     void post(std::function<void()> callback);
+    void handOffCurrent();
 
     int m_fd;
     QString m_path;
@@ -60,7 +65,8 @@ private:
     std::condition_variable m_changed;
     std::deque<QByteArray> m_filled;
     std::vector<QByteArray> m_free;
-    QByteArray m_current; // being filled by write(), owned by the caller's thread
+    QByteArray m_current; // being filled by the caller's thread, always BufferBytes long
+    qsizetype m_used = 0; // of m_current
     bool m_closing = false;
     bool m_finished = false;
     Status m_error = Ok{};

@@ -32,7 +32,6 @@ private:
     RequestHead m_head;
     std::optional<ChunkSink> m_sink;
     std::optional<uint32_t> m_expectedCrc;
-    QByteArray m_buffer;
     qint64 m_offset = -1;
     // Lets a waiting callback know the exchange (and its connection) is gone.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
