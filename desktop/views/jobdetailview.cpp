@@ -10,6 +10,7 @@
 #include "views/artifactbrowser.h"
 #include "views/logview.h"
 #include "views/metricchartsview.h"
+#include "views/statetimeline.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -39,6 +40,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_stateLabel->setObjectName(u"jobState"_s);
     m_timelineLabel = new QLabel(this);
     m_timelineLabel->setObjectName(u"timeline"_s);
+    m_timeline = new StateTimeline(this);
     m_reasonLabel = new QLabel(this);
     m_reasonLabel->setWordWrap(true);
     m_cancelButton = new QPushButton(tr("Cancel job"), this);
@@ -68,6 +70,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     headerText->addWidget(m_titleLabel);
     headerText->addWidget(m_stateLabel);
     headerText->addWidget(m_timelineLabel);
+    headerText->addWidget(m_timeline);
     headerText->addWidget(m_reasonLabel);
     header->addLayout(headerText, 1);
     header->addWidget(m_cloneButton, 0, Qt::AlignTop);
@@ -142,6 +145,7 @@ void JobDetailView::handleJob(const QJsonObject &job)
     if (duration >= 0)
         timeline += u"  ("_s + JobStateStyle::formatDuration(duration) + u')';
     m_timelineLabel->setText(timeline);
+    m_timeline->setJob(job);
     m_reasonLabel->setText(record.state == u"WAITING"_s ? record.reason : QString());
     m_cancelButton->setEnabled(!record.isFinal());
     m_tasks->setTasks(job.value("tasks"_L1).toArray());

@@ -21,6 +21,7 @@ class LogView;
 class MetricChartsView;
 class MetricCollector;
 class MetricStore;
+class StateTimeline;
 class TaskModel;
 
 // One job: its state and timeline, its tasks, live logs, metric charts and artifacts, with the
@@ -42,6 +43,7 @@ public:
     MetricChartsView *charts() const { return m_charts; }
     QTabWidget *tabs() const { return m_tabs; }
     ArtifactBrowser *artifacts() const { return m_artifacts; }
+    StateTimeline *timeline() const { return m_timeline; }
 
 signals:
     void jobLoaded(const QJsonObject &job);
@@ -64,6 +66,7 @@ private:
     QLabel *m_titleLabel;
     QLabel *m_stateLabel;
     QLabel *m_timelineLabel;
+    StateTimeline *m_timeline;
     QLabel *m_reasonLabel;
     QPushButton *m_cancelButton;
     QPushButton *m_cloneButton;
