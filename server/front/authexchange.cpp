@@ -24,21 +24,9 @@ DataExchange::Step AuthExchange::fail(const Error &error)
 
 DataExchange::Step AuthExchange::start()
 {
-    if (m_head.chunked || m_head.contentLength < 0) {
-        FrontReply::error(m_socket,
-                          Error::make(QStringLiteral("length_required"),
-                                      QStringLiteral("send the body with a Content-Length header")),
-                          false);
-        return Step::DoneClose;
-    }
-    if (m_head.contentLength > MaxBodyBytes) {
-        FrontReply::error(m_socket,
-                          Error::make(QStringLiteral("payload_too_large"),
-                                      QStringLiteral("a body of %1 bytes is over the limit of %2 "
-                                                     "bytes for this endpoint")
-                                          .arg(m_head.contentLength)
-                                          .arg(MaxBodyBytes)),
-                          false);
+    if (Status fits = checkWholeBody(m_head, MaxBodyBytes, BodyRule::Required); !fits) {
+        // The body is left unread, so the connection cannot go on.
+        FrontReply::error(m_socket, fits.error(), false);
         return Step::DoneClose;
     }
     return onReadable();

@@ -77,17 +77,8 @@ void FrontConnection::readHead()
         };
         return handle(m_exchange->start());
     }
-    if (head.contentLength > MaxControlBodyBytes) {
-        return refuse(Error::make(QStringLiteral("payload_too_large"),
-                                  QStringLiteral("a body of %1 bytes is over the limit of %2 bytes "
-                                                 "for this endpoint")
-                                      .arg(head.contentLength)
-                                      .arg(MaxControlBodyBytes)));
-    }
-    if (head.chunked) {
-        return refuse(Error::make(QStringLiteral("length_required"),
-                                  QStringLiteral("send the body with a Content-Length header")));
-    }
+    if (Status fits = checkWholeBody(head, MaxControlBodyBytes, BodyRule::Optional); !fits)
+        return refuse(fits.error());
     handOver();
 }
 

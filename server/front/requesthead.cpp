@@ -105,4 +105,20 @@ HeadStatus parseRequestHead(QByteArrayView bytes, qsizetype maxBytes, RequestHea
     return HeadStatus::Complete;
 }
 
+Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes, BodyRule rule)
+{
+    if (head.contentLength > maxBodyBytes) {
+        return Error::make(QStringLiteral("payload_too_large"),
+                           QStringLiteral("a body of %1 bytes is over the limit of %2 bytes for "
+                                          "this endpoint")
+                               .arg(head.contentLength)
+                               .arg(maxBodyBytes));
+    }
+    if (head.chunked || (rule == BodyRule::Required && head.contentLength < 0)) {
+        return Error::make(QStringLiteral("length_required"),
+                           QStringLiteral("send the body with a Content-Length header"));
+    }
+    return Ok{};
+}
+
 } // namespace ddl::server

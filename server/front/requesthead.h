@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/result.h"
+
 #include <QByteArray>
 #include <QHash>
 #include <QUrlQuery>
@@ -28,5 +30,11 @@ enum class HeadStatus { Incomplete, Complete, TooLarge, Malformed };
 // Parses a head from the start of bytes. Incomplete while no blank line has arrived within
 // maxBytes; TooLarge once maxBytes hold no end of the head.
 HeadStatus parseRequestHead(QByteArrayView bytes, qsizetype maxBytes, RequestHead *head);
+
+// For a request whose body is read whole: 413 when its Content-Length passes maxBodyBytes, 411
+// when it is chunked, or has no length where a body is required (the size must be known before
+// any of it is read).
+enum class BodyRule { Optional, Required };
+Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes, BodyRule rule);
 
 } // namespace ddl::server
