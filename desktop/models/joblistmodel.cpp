@@ -5,6 +5,7 @@
 
 #include <QJsonArray>
 #include <QLocale>
+#include <QSet>
 #include <QUrlQuery>
 
 using namespace Qt::Literals::StringLiterals;
@@ -193,8 +194,43 @@ void JobListModel::appendPage(const QList<JobRecord> &jobs, qint64 total)
     emit pageLoaded(int(fresh.size()));
 }
 
+void JobListModel::dropLeftRows(const QList<JobRecord> &jobs, qint64 total)
+{
+    // The rows the answer covers: all of them when it holds the whole list, else those down to
+    // the last known job it returned (rows below may simply be past its limit).
+    QSet<QString> answered;
+    int coveredEnd = 0;
+    for (const JobRecord &job : jobs) {
+        answered.insert(job.uuid);
+        coveredEnd = std::max(coveredEnd, m_rowByUuid.value(job.uuid, -1) + 1);
+    }
+    if (jobs.size() >= total)
+        coveredEnd = int(m_rows.size());
+    // Bottom up, one removal per run of adjacent rows, so the rows above keep their numbers.
+    int lowest = -1;
+    for (int row = coveredEnd - 1; row >= 0;) {
+        if (answered.contains(m_rows.at(row).uuid)) {
+            --row;
+            continue;
+        }
+        int first = row;
+        while (first > 0 && !answered.contains(m_rows.at(first - 1).uuid))
+            --first;
+        beginRemoveRows({}, first, row);
+        for (int i = first; i <= row; ++i)
+            m_rowByUuid.remove(m_rows.at(i).uuid);
+        m_rows.remove(first, row - first + 1);
+        endRemoveRows();
+        lowest = first;
+        row = first - 1;
+    }
+    if (lowest >= 0)
+        reindexFrom(lowest);
+}
+
 void JobListModel::mergeRefresh(const QList<JobRecord> &jobs, qint64 total)
 {
+    dropLeftRows(jobs, total);
     QList<JobRecord> fresh;
     for (const JobRecord &job : jobs) {
         const int row = m_rowByUuid.value(job.uuid, -1);

@@ -16,8 +16,9 @@ namespace ddl::desktop {
 
 // The user's jobs, newest first, loaded from GET /v1/jobs page by page as the view scrolls
 // (canFetchMore/fetchMore), so 100,000 jobs cost only what is shown. refresh() re-reads the top
-// of the list and merges it: changed rows get dataChanged, new jobs are inserted above; the
-// model is never reset for a refresh, so selection and scroll position stay.
+// of the list and merges it: changed rows get dataChanged, new jobs are inserted above, jobs the
+// server no longer lists under the state filter are removed; the model is never reset for a
+// refresh, so selection and scroll position stay.
 class JobListModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -54,7 +55,8 @@ public:
 
     // Rows from one page at the end (already-known jobs skipped).
     void appendPage(const QList<JobRecord> &jobs, qint64 total);
-    // The top of the list as the server has it now: updates rows in place, inserts new jobs.
+    // The top of the list as the server has it now: updates rows in place, inserts new jobs
+    // and removes the rows it no longer lists (a job that left the filtered state).
     void mergeRefresh(const QList<JobRecord> &jobs, qint64 total);
 
 signals:
@@ -63,6 +65,7 @@ signals:
     void loadFailed(const ddl::Error &error);
 
 private:
+    void dropLeftRows(const QList<JobRecord> &jobs, qint64 total);
     void reindexFrom(int row);
 
     QPointer<ApiClient> m_client;

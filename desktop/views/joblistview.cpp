@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -86,6 +87,26 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     connect(m_model, &JobListModel::refreshed, this, &JobListView::updateCount);
     connect(m_model, &JobListModel::modelReset, this, &JobListView::updateCount);
     connect(&m_refreshTimer, &QTimer::timeout, m_model, &JobListModel::refresh);
+    // A refresh drops jobs that left the filtered state; rows leaving above the selected job
+    // would move it on screen, so the view scrolls to keep it where it was.
+    connect(m_proxy, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this] {
+        m_anchor = m_table->currentIndex();
+        m_anchorTop = m_anchor.isValid() ? m_table->visualRect(m_anchor).top() : 0;
+    });
+    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] {
+        if (!m_anchor.isValid())
+            return;
+        const int shift = m_table->visualRect(m_anchor).top() - m_anchorTop;
+        m_anchor = QPersistentModelIndex();
+        if (shift == 0)
+            return;
+        QScrollBar *bar = m_table->verticalScrollBar();
+        const int rowHeight = std::max(1, m_table->verticalHeader()->defaultSectionSize());
+        bar->setValue(bar->value()
+                      + (m_table->verticalScrollMode() == QAbstractItemView::ScrollPerPixel
+                             ? shift
+                             : shift / rowHeight));
+    });
 }
 
 void JobListView::setRefreshInterval(int ms)
@@ -100,6 +121,25 @@ QString JobListView::selectedUuid() const
 {
     const QModelIndex current = m_table->currentIndex();
     return current.isValid() ? current.data(JobListModel::UuidRole).toString() : QString();
+}
+
+void JobListView::takeStateFrom(const JobListView &old)
+{
+    m_stateCombo->setCurrentIndex(old.m_stateCombo->currentIndex());
+    m_searchEdit->setText(old.m_searchEdit->text());
+    m_table->horizontalHeader()->restoreState(old.m_table->horizontalHeader()->saveState());
+    if (old.m_refreshTimer.isActive())
+        m_refreshTimer.start(old.m_refreshTimer.interval());
+    const QString uuid = old.selectedUuid();
+    const int row = m_model->rowOf(uuid);
+    if (row >= 0)
+        m_table->setCurrentIndex(m_proxy->mapFromSource(m_model->index(row, 0)));
+    // The scroll range exists once the table is laid out in its new place.
+    const int scroll = old.m_table->verticalScrollBar()->value();
+    QTimer::singleShot(0, m_table, [table = m_table, scroll] {
+        table->verticalScrollBar()->setValue(scroll);
+    });
+    updateCount();
 }
 
 void JobListView::updateCount()

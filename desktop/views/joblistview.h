@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QPersistentModelIndex>
 #include <QTimer>
 #include <QWidget>
 
@@ -26,6 +27,9 @@ public:
     // Background refresh while the list is shown; 0 stops it.
     void setRefreshInterval(int ms);
     QString selectedUuid() const;
+    // Takes the filters, sorting, column widths, selection, scroll position and refresh of the
+    // view this one replaces (the main window rebuilds its views when the language changes).
+    void takeStateFrom(const JobListView &old);
 
 signals:
     void openRequested(const QString &uuid);
@@ -44,6 +48,8 @@ private:
     QLineEdit *m_searchEdit;
     QLabel *m_countLabel;
     QTimer m_refreshTimer;
+    QPersistentModelIndex m_anchor; // the selected job while rows are removed
+    int m_anchorTop = 0;
 };
 
 } // namespace ddl::desktop

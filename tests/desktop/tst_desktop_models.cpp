@@ -6,12 +6,16 @@
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
 #include "models/workermodel.h"
+#include "views/joblistview.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTimeZone>
+#include <QHeaderView>
+#include <QScrollBar>
+#include <QTableView>
 #include <QTest>
 
 using namespace Qt::Literals::StringLiterals;
@@ -44,6 +48,7 @@ class TestDesktopModels : public QObject
 private slots:
     void jobListPagesAndMerges();
     void jobListOverlappingPageSkipsKnownJobs();
+    void stateFilterDropsJobsThatLeft();
     void proxyFiltersAndSorts();
     void jobRecordFromWire();
     void metricLine_data();
@@ -96,6 +101,78 @@ void TestDesktopModels::jobListOverlappingPageSkipsKnownJobs()
     QCOMPARE(model.rowCount(), 14);
     QCOMPARE(model.index(13, 0).data().toString(), u"job-9"_s);
     QCOMPARE(model.total(), 22);
+}
+
+// With a state filter, the background refresh drops the jobs that left the state: row removals,
+// no reset, the selected job stays selected and where it was on screen.
+void TestDesktopModels::stateFilterDropsJobsThatLeft()
+{
+    JobListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    JobListView view(&model);
+    QAbstractItemModelTester proxyTester(view.proxy(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setStateFilter(u"RUNNING"_s); // no client: the list starts over, empty
+    QList<JobRecord> running;
+    for (int n = 300; n >= 1; --n)
+        running.append(job(n, u"RUNNING"_s));
+    model.appendPage(running, 300);
+    view.resize(700, 400);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+
+    QTableView *table = view.table();
+    const QModelIndex selected = view.proxy()->index(150, JobListModel::NameColumn); // job 150
+    table->setCurrentIndex(selected);
+    table->scrollTo(selected, QAbstractItemView::PositionAtCenter);
+    QCOMPARE(view.selectedUuid(), u"uuid-150"_s);
+    const int top = table->visualRect(selected).top();
+    QVERIFY(top > 0);
+
+    // Jobs 281-290 (rows 10-19, above the selection) and 100 (below it) ended meanwhile; the
+    // server's answer holds the whole filtered list.
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QList<JobRecord> answer;
+    for (const JobRecord &record : std::as_const(running)) {
+        const int n = record.name.mid(4).toInt();
+        if (!(n >= 281 && n <= 290) && n != 100)
+            answer.append(record);
+    }
+    model.mergeRefresh(answer, answer.size());
+    QCOMPARE(resets.size(), 0);
+    QCOMPARE(removed.size(), 2); // one removal per run of adjacent rows
+    QCOMPARE(model.rowCount(), 289);
+    QCOMPARE(model.rowOf(u"uuid-285"_s), -1);
+    QCOMPARE(model.rowOf(u"uuid-100"_s), -1);
+    QCOMPARE(model.rowOf(u"uuid-280"_s), 10);
+    QCOMPARE(model.rowOf(u"uuid-1"_s), 288);
+    QCOMPARE(model.total(), 289);
+    QCOMPARE(view.selectedUuid(), u"uuid-150"_s);
+    QVERIFY(table->selectionModel()->isRowSelected(table->currentIndex().row()));
+    QCOMPARE(table->visualRect(table->currentIndex()).top(), top);
+
+    // An answer cut by its limit (50 of 288): only the rows it covers can have left; the rows
+    // below it stay although it does not list them.
+    answer.removeAt(1); // job 299
+    model.mergeRefresh(answer.mid(0, 50), 288);
+    QCOMPARE(model.rowCount(), 288);
+    QCOMPARE(model.rowOf(u"uuid-299"_s), -1);
+    QCOMPARE(model.rowOf(u"uuid-1"_s), 287);
+    QCOMPARE(view.selectedUuid(), u"uuid-150"_s);
+    QCOMPARE(table->visualRect(table->currentIndex()).top(), top);
+
+    // The selected job itself leaves: it goes, the list stays consistent.
+    answer.removeIf([](const JobRecord &record) { return record.uuid == u"uuid-150"_s; });
+    model.mergeRefresh(answer, answer.size());
+    QCOMPARE(model.rowCount(), 287);
+    QCOMPARE(model.rowOf(u"uuid-150"_s), -1);
+    QCOMPARE(resets.size(), 0);
+
+    // Nothing is running any more: the filtered list empties, still without a reset.
+    model.mergeRefresh({}, 0);
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(resets.size(), 0);
 }
 
 void TestDesktopModels::proxyFiltersAndSorts()
