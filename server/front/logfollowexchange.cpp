@@ -16,6 +16,8 @@ LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context,
     , m_taskId(taskId)
     , m_offset(offset)
     , m_head(head)
+    , m_stream(parseLogStream(head.query.queryItemValue(QStringLiteral("stream"),
+                                                        QUrl::FullyDecoded)))
 {
     m_check.setSingleShot(true);
     m_check.setInterval(CheckMs);
@@ -24,12 +26,24 @@ LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context,
 
 DataExchange::Step LogFollowExchange::start()
 {
-    m_offset = std::clamp<qint64>(m_offset, 0, m_context.logs.size(m_taskId));
+    if (!m_stream) {
+        const QString name = m_head.query.queryItemValue(QStringLiteral("stream"),
+                                                         QUrl::FullyDecoded);
+        FrontReply::error(m_socket,
+                          Error::make(QStringLiteral("bad_request"),
+                                      QStringLiteral("stream must be all, stdout or stderr, not "
+                                                     "\"%1\"").arg(name.left(64)),
+                                      QStringLiteral("stream")),
+                          m_head.keepAlive);
+        return m_head.keepAlive ? Step::Done : Step::DoneClose;
+    }
+    m_offset = std::clamp<qint64>(m_offset, 0, m_context.logs.size(m_taskId, *m_stream));
     m_socket->write(FrontReply::head(200,
                                      {{"Content-Type", "text/plain; charset=utf-8"},
                                       {"Transfer-Encoding", "chunked"},
                                       {"Cache-Control", "no-store"},
-                                      {"DDL-Log-Offset", QByteArray::number(m_offset)}},
+                                      {"DDL-Log-Offset", QByteArray::number(m_offset)},
+                                      {"DDL-Log-Stream", logStreamName(*m_stream).toLatin1()}},
                                      -1, m_head.keepAlive));
     m_since.start();
     return pump();
@@ -43,7 +57,7 @@ DataExchange::Step LogFollowExchange::onWritten()
 DataExchange::Step LogFollowExchange::pump()
 {
     while (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < HighWaterBytes) {
-        Result<LogSlice> slice = m_context.logs.read(m_taskId, m_offset, PieceBytes);
+        Result<LogSlice> slice = m_context.logs.read(m_taskId, m_offset, PieceBytes, *m_stream);
         if (!slice || slice->bytes.isEmpty())
             break;
         m_socket->write(QByteArray::number(slice->bytes.size(), 16) + "\r\n");
@@ -53,7 +67,7 @@ DataExchange::Step LogFollowExchange::pump()
     }
     if (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() >= HighWaterBytes)
         return Step::Continue; // onWritten() goes on
-    const bool caughtUp = m_offset >= m_context.logs.size(m_taskId);
+    const bool caughtUp = m_offset >= m_context.logs.size(m_taskId, *m_stream);
     Result<QString> state = m_context.outputs.taskState(m_jobId, m_taskId);
     const bool ended = !state || JobState::isFinal(*state);
     if ((caughtUp && ended) || m_since.elapsed() > MaxSeconds * 1000) {

@@ -3,6 +3,8 @@
 #include "dataexchange.h"
 #include "requesthead.h"
 
+#include "api/logapi.h"
+
 #include <QElapsedTimer>
 #include <QTimer>
 
@@ -10,7 +12,8 @@ namespace ddl::server {
 
 struct ServerContext;
 
-// GET /v1/jobs/<uuid>/logs?task=N&offset=X&follow=1: the task's log from offset, sent as chunked
+// GET /v1/jobs/<uuid>/logs?task=N&offset=X&follow=1[&stream=stdout|stderr]: the task's log (the
+// merged one, or one stream of it) from offset, sent as chunked
 // transfer encoding while the worker appends to it (checked every 100 ms), ending when the task
 // has ended and every byte is out, or after MaxSeconds so that no connection sits idle for
 // long; the client then reads on from where it is.
@@ -34,6 +37,7 @@ private:
     qint64 m_taskId;
     qint64 m_offset;
     RequestHead m_head;
+    std::optional<LogStream> m_stream; // nothing: the request named no known stream
     QTimer m_check;
     QElapsedTimer m_since;
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

@@ -2,9 +2,15 @@
 
 #include "httpreply.h"
 #include "jobs/jobstate.h"
+#include "logs/logsearch.h"
 #include "requestreader.h"
 
+#include <QFutureWatcher>
 #include <QJsonArray>
+#include <QTcpSocket>
+#include <QtConcurrent>
+
+using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
@@ -54,6 +60,11 @@ void JobController::registerRoutes(QHttpServer &server)
                  [this](const QString &uuid, const QHttpServerRequest &request) {
                      return logs(uuid, request);
                  });
+    server.route(QStringLiteral("/v1/jobs/<arg>/logs/search"), Method::Get,
+                 [this](const QString &uuid, const QHttpServerRequest &request,
+                        QHttpServerResponder &&responder) {
+                     searchLogs(uuid, request, std::move(responder));
+                 });
     server.route(QStringLiteral("/v1/jobs/<arg>/artifacts"), Method::Get,
                  [this](const QString &uuid, const QHttpServerRequest &request) {
                      return artifacts(uuid, request);
@@ -62,6 +73,19 @@ void JobController::registerRoutes(QHttpServer &server)
                  [this](const QString &uuid, const QHttpServerRequest &request) {
                      return artifactFile(uuid, request);
                  });
+}
+
+// The stream a request names (?stream=all|stdout|stderr, all when absent).
+static Result<LogStream> requestedStream(const QHttpServerRequest &request)
+{
+    const QString name = request.query().queryItemValue(u"stream"_s, QUrl::FullyDecoded);
+    const std::optional<LogStream> stream = parseLogStream(name);
+    if (!stream) {
+        return Error::make(u"bad_request"_s,
+                           u"stream must be all, stdout or stderr, not \"%1\""_s.arg(name.left(64)),
+                           u"stream"_s);
+    }
+    return *stream;
 }
 
 QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRequest &request)
@@ -78,6 +102,9 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
                                                        LogStorage::MaxReadBytes);
     if (!taskId || !offset || !limit)
         return HttpReply::error(!taskId ? taskId.error() : !offset ? offset.error() : limit.error());
+    Result<LogStream> stream = requestedStream(request);
+    if (!stream)
+        return HttpReply::error(stream.error());
     Result<QString> state = m_context.outputs.taskState(job->id, *taskId);
     if (!state)
         return HttpReply::error(state.error());
@@ -85,9 +112,10 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
     Result<qint64> tail = RequestReader::queryInteger(request, QStringLiteral("tail"), -1);
     if (!tail)
         return HttpReply::error(tail.error());
-    const qint64 from = *tail >= 0 ? std::max<qint64>(0, m_context.logs.size(*taskId) - *tail)
-                                   : *offset;
-    Result<LogSlice> slice = m_context.logs.read(*taskId, from, *limit);
+    const qint64 from = *tail >= 0
+                            ? std::max<qint64>(0, m_context.logs.size(*taskId, *stream) - *tail)
+                            : *offset;
+    Result<LogSlice> slice = m_context.logs.read(*taskId, from, *limit, *stream);
     if (!slice)
         return HttpReply::error(slice.error());
     const qint64 next = slice->offset + slice->bytes.size();
@@ -96,10 +124,113 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
     response.setHeader("DDL-Log-Offset", QByteArray::number(slice->offset));
     response.setHeader("DDL-Next-Offset", QByteArray::number(next));
     response.setHeader("DDL-Log-Size", QByteArray::number(slice->size));
+    response.setHeader("DDL-Log-Stream", logStreamName(*stream).toLatin1());
     response.setHeader("DDL-Task-State", state->toLatin1());
     if (JobState::isFinal(*state) && next >= slice->size)
         response.setHeader("DDL-Log-Complete", "1");
     return response;
+}
+
+namespace {
+// What a search on a pool thread hands back (default-constructible, as QFuture wants).
+struct SearchOutcome
+{
+    LogSearchAnswer answer;
+    std::optional<Error> error;
+};
+} // namespace
+
+static QJsonObject searchJson(const LogSearchAnswer &answer, const QString &stream)
+{
+    QJsonArray matches;
+    for (const LogMatch &match : answer.matches) {
+        matches.append(QJsonObject{{u"offset"_s, match.offset},
+                                   {u"line_start"_s, match.lineStart}});
+    }
+    return {{u"matches"_s, matches},
+            {u"scanned_to"_s, answer.scannedTo},
+            {u"size"_s, answer.size},
+            {u"done"_s, answer.done},
+            {u"stream"_s, stream}};
+}
+
+void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &request,
+                               QHttpServerResponder &&responder)
+{
+    auto refuse = [&responder](const Error &error) {
+        HttpReply::error(error).write(std::move(responder));
+    };
+    Result<qint64> user = m_auth.user(request);
+    if (!user)
+        return refuse(user.error());
+    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    if (!job)
+        return refuse(job.error());
+    Result<qint64> taskId = RequestReader::queryInteger(request, u"task"_s, -1);
+    Result<qint64> from = RequestReader::queryInteger(request, u"from"_s, -1);
+    if (!taskId || !from)
+        return refuse(!taskId ? taskId.error() : from.error());
+    Result<LogStream> stream = requestedStream(request);
+    if (!stream)
+        return refuse(stream.error());
+    // Another job's task is as unknown as a task that does not exist.
+    if (Result<QString> state = m_context.outputs.taskState(job->id, *taskId); !state)
+        return refuse(state.error());
+    const QUrlQuery query = request.query();
+    LogSearchSpec spec;
+    spec.path = m_context.logs.path(*taskId, *stream);
+    spec.text = query.queryItemValue(u"q"_s, QUrl::FullyDecoded).toUtf8();
+    spec.from = *from;
+    if (spec.text.isEmpty()) {
+        return refuse(Error::make(u"bad_request"_s, u"a log search needs ?q=TEXT"_s, u"q"_s));
+    }
+    if (spec.text.size() > LogSearchSpec::MaxTextBytes) {
+        return refuse(Error::make(u"bad_request"_s,
+                                  u"the search text may be at most %1 bytes (UTF-8), got %2"_s
+                                      .arg(LogSearchSpec::MaxTextBytes)
+                                      .arg(spec.text.size()),
+                                  u"q"_s));
+    }
+    const QString direction = query.queryItemValue(u"direction"_s);
+    if (!direction.isEmpty() && direction != u"forward"_s && direction != u"backward"_s) {
+        return refuse(Error::make(u"bad_request"_s,
+                                  u"direction must be forward or backward, not \"%1\""_s.arg(
+                                      direction.left(64)),
+                                  u"direction"_s));
+    }
+    spec.backward = direction == u"backward"_s;
+    const QString ignoreCase = query.queryItemValue(u"ignore_case"_s);
+    spec.ignoreCase = ignoreCase == u"1"_s || ignoreCase == u"true"_s;
+
+    // The scan (up to 64 MiB) runs on a pool thread and touches only the file; the answer is
+    // written here, on the server's thread, if the connection is still there. The watcher is a
+    // child of the socket: when QtHttpServer deletes a socket whose client went away, the
+    // watcher, its connection and with it the responder go too, and nothing is written.
+    QTcpSocket *socket = responder.socket();
+    auto pending = std::make_shared<QHttpServerResponder>(std::move(responder));
+    auto *watcher = new QFutureWatcher<SearchOutcome>(socket);
+    const QString streamName = logStreamName(*stream);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher,
+                     [watcher, pending, streamName] {
+                         watcher->deleteLater();
+                         QTcpSocket *socket = pending->socket();
+                         if (socket->state() != QAbstractSocket::ConnectedState)
+                             return;
+                         const SearchOutcome outcome = watcher->result();
+                         const QHttpServerResponse response =
+                             outcome.error ? HttpReply::error(*outcome.error)
+                                           : HttpReply::json(searchJson(outcome.answer, streamName));
+                         response.write(std::move(*pending));
+                     });
+    watcher->setFuture(QtConcurrent::run([spec] {
+        SearchOutcome outcome;
+        Result<LogSearchAnswer> answer = searchLog(spec);
+        if (answer)
+            outcome.answer = std::move(*answer);
+        else
+            outcome.error = answer.error();
+        return outcome;
+    }));
 }
 
 QHttpServerResponse JobController::artifacts(const QString &uuid, const QHttpServerRequest &request)

@@ -6,7 +6,8 @@
 
 namespace ddl::server {
 
-// /v1/jobs: submit, list, read, cancel, and a job's logs and artifacts. Scoped to the caller.
+// /v1/jobs: submit, list, read, cancel, and a job's logs (windows and search) and artifacts.
+// Scoped to the caller.
 class JobController
 {
 public:
@@ -18,6 +19,10 @@ public:
 
 private:
     QHttpServerResponse logs(const QString &uuid, const QHttpServerRequest &request);
+    // GET .../logs/search: checked here, scanned on a pool thread, answered when done (unless
+    // the client went away meanwhile).
+    void searchLogs(const QString &uuid, const QHttpServerRequest &request,
+                    QHttpServerResponder &&responder);
     QHttpServerResponse artifacts(const QString &uuid, const QHttpServerRequest &request);
     QHttpServerResponse artifactFile(const QString &uuid, const QHttpServerRequest &request);
 

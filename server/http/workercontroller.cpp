@@ -145,10 +145,42 @@ QHttpServerResponse WorkerController::appendLog(const QString &taskId,
                                                 QStringLiteral("a log batch needs ?offset=N"),
                                                 QStringLiteral("offset")));
         }
-        Result<qint64> size = m_context.logs.append(id, *offset, request.body());
-        if (!size)
-            return HttpReply::error(size.error());
-        return HttpReply::json({{QStringLiteral("offset"), *size}});
+        LogBatch batch;
+        batch.offset = *offset;
+        batch.bytes = request.body();
+        // A worker that tells the streams (?streams=o120,e45,w30&stdout_offset=A&stderr_offset=B)
+        // has them kept apart as well; an older worker's bytes go to the merged log only.
+        const QUrlQuery query = request.query();
+        if (query.hasQueryItem(QStringLiteral("streams"))) {
+            Result<QList<LogSegment>> segments = LogBatch::parseSegments(
+                query.queryItemValue(QStringLiteral("streams")), batch.bytes.size());
+            if (!segments)
+                return HttpReply::error(segments.error());
+            Result<qint64> stdoutOffset =
+                RequestReader::queryInteger(request, QStringLiteral("stdout_offset"), -1);
+            Result<qint64> stderrOffset =
+                RequestReader::queryInteger(request, QStringLiteral("stderr_offset"), -1);
+            if (!stdoutOffset || !stderrOffset || *stdoutOffset < 0 || *stderrOffset < 0) {
+                return HttpReply::error(
+                    Error::make(QStringLiteral("bad_request"),
+                                QStringLiteral("a log batch with ?streams needs ?stdout_offset=N "
+                                               "and ?stderr_offset=N"),
+                                QStringLiteral("stdout_offset")));
+            }
+            batch.tagged = true;
+            batch.segments = std::move(*segments);
+            batch.stdoutOffset = *stdoutOffset;
+            batch.stderrOffset = *stderrOffset;
+        }
+        Result<LogOffsets> offsets = m_context.logs.append(id, batch);
+        if (!offsets)
+            return HttpReply::error(offsets.error());
+        QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};
+        if (batch.tagged) {
+            answer.insert(QStringLiteral("stdout_offset"), offsets->stdoutSize);
+            answer.insert(QStringLiteral("stderr_offset"), offsets->stderrSize);
+        }
+        return HttpReply::json(answer);
     });
 }
 

@@ -261,6 +261,11 @@ void tst_ObjectScoping::jobsOfAnotherUser_data()
                           << QByteArray("alice-private-log-line");
     QTest::newRow("log tail") << QByteArray("GET") << QByteArray("/logs?task=%1&tail=100")
                               << QByteArray("alice-private-log-line");
+    QTest::newRow("log stream") << QByteArray("GET") << QByteArray("/logs?task=%1&stream=all")
+                                << QByteArray("alice-private-log-line");
+    QTest::newRow("log search") << QByteArray("GET")
+                                << QByteArray("/logs/search?task=%1&q=private-log-line")
+                                << QByteArray("line_start");
     QTest::newRow("artifacts") << QByteArray("GET") << QByteArray("/artifacts")
                                << QByteArray("model/weights.bin");
     QTest::newRow("artifact file") << QByteArray("GET")
