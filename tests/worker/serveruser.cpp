@@ -126,12 +126,14 @@ QJsonArray ServerUser::tasks(const QString &uuid)
     return tasks;
 }
 
-QByteArray ServerUser::log(const QString &uuid, qint64 taskId)
+QByteArray ServerUser::log(const QString &uuid, qint64 taskId, const QString &stream)
 {
     QByteArray log;
     for (;;) {
         QUrlQuery query;
         query.addQueryItem(u"task"_s, QString::number(taskId));
+        if (!stream.isEmpty())
+            query.addQueryItem(u"stream"_s, stream);
         query.addQueryItem(u"offset"_s, QString::number(log.size()));
         ddl::Result<ddl::ApiResponse> answer =
             m_client->getSync(u"/v1/jobs/%1/logs"_s.arg(uuid), query);

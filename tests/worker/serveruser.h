@@ -39,8 +39,9 @@ public:
     QString jobState(const QString &uuid) { return job(uuid).value(u"state").toString(); }
     // The tasks of the job's current attempt, by index.
     QJsonArray tasks(const QString &uuid);
-    // The whole log the server holds for the task, read by offsets.
-    QByteArray log(const QString &uuid, qint64 taskId);
+    // The whole log the server holds for the task, read by offsets; stream: "stdout" or
+    // "stderr" for one stream of it, empty for the merged log.
+    QByteArray log(const QString &uuid, qint64 taskId, const QString &stream = {});
     QJsonArray artifacts(const QString &uuid);
     QByteArray artifact(const QString &uuid, const QString &path);
 

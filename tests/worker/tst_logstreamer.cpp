@@ -31,13 +31,16 @@ private slots:
     void batchTheServerHoldsIsNotStoredTwice();
     void resendsWhatARestoredServerLost();
     void drainSendsEverything();
+    void streamsAreKeptApartByWholeLines();
+    void unfinishedLinesGoOutAfterASecond();
+    void logIndexTellsStreamOffsets();
     void drainGivesUpWhenServerIsAway();
 
 private:
     // Starts a server with a job whose task is leased to a worker enrolled here; m_client then
     // speaks as that worker. Returns what went wrong, or an empty string.
     QString leaseATask();
-    QByteArray serverLog() { return m_user->log(m_uuid, m_taskId); }
+    QByteArray serverLog(const QString &stream = {}) { return m_user->log(m_uuid, m_taskId, stream); }
     QByteArray localLog() const;
     QString logPath() const { return m_dir->filePath(u"task.log"_s); }
 
@@ -235,6 +238,9 @@ void tst_LogStreamer::resendsWhatARestoredServerLost()
     QTRY_VERIFY_WITH_TIMEOUT(log.sentOffset() == log.writtenBytes(), 5000);
     QCOMPARE(serverLog(), QByteArray("one\ntwo\nthree\n"));
     QCOMPARE(serverLog(), localLog());
+    // The stdout log was restored with the merged one, and is completed the same way.
+    QCOMPARE(serverLog(u"stdout"_s), QByteArray("one\ntwo\nthree\n"));
+    QCOMPARE(serverLog(u"stderr"_s), QByteArray());
 }
 
 void tst_LogStreamer::drainSendsEverything()
@@ -254,6 +260,89 @@ void tst_LogStreamer::drainSendsEverything()
     const QByteArray stored = serverLog();
     QCOMPARE(stored.size(), big.size());
     QCOMPARE(stored, big);
+}
+
+void tst_LogStreamer::streamsAreKeptApartByWholeLines()
+{
+    const QString leased = leaseATask();
+    QVERIFY2(leased.isEmpty(), qPrintable(leased));
+    LogStreamer log(m_client.get(), m_taskId, logPath(), 50);
+    QVERIFY(log.open().ok());
+    // A stdout line written in pieces while stderr writes whole lines: the merged log never
+    // holds half a line of one stream with the other's in the middle.
+    log.appendLine(u"starting"_s);
+    log.append("epoch 1 lo", LogSource::Stdout);
+    log.append("warning: slow\n", LogSource::Stderr);
+    log.append("ss 0.9\nepoch 2 ", LogSource::Stdout);
+    log.append("progress ", LogSource::Stderr);
+    log.append("loss 0.5\n", LogSource::Stdout);
+    log.append("50%\n", LogSource::Stderr);
+    QCOMPARE(localLog(), QByteArray("[ddl-worker] starting\nwarning: slow\nepoch 1 loss 0.9\n"
+                                    "epoch 2 loss 0.5\nprogress 50%\n"));
+    QTRY_VERIFY_WITH_TIMEOUT(log.sentOffset() == log.writtenBytes(), 5000);
+    QCOMPARE(serverLog(), localLog());
+    QCOMPARE(serverLog(u"stdout"_s), QByteArray("epoch 1 loss 0.9\nepoch 2 loss 0.5\n"));
+    QCOMPARE(serverLog(u"stderr"_s), QByteArray("warning: slow\nprogress 50%\n"));
+
+    // The process ends in the middle of a line: it is written as it is, and the worker's own
+    // next line still starts on a line of its own (in the merged log only).
+    log.append("no newline at the end", LogSource::Stdout);
+    log.flushPartialLines();
+    log.appendLine(u"process finished: exit 0"_s);
+    QSignalSpy drained(&log, &LogStreamer::drained);
+    log.drain(5000);
+    QVERIFY(drained.wait(5000));
+    QVERIFY(serverLog().endsWith("no newline at the end\n[ddl-worker] process finished: exit 0\n"));
+    QVERIFY(serverLog(u"stdout"_s).endsWith("epoch 2 loss 0.5\nno newline at the end"));
+    QCOMPARE(serverLog(), localLog());
+}
+
+void tst_LogStreamer::unfinishedLinesGoOutAfterASecond()
+{
+    const QString leased = leaseATask();
+    QVERIFY2(leased.isEmpty(), qPrintable(leased));
+    LogStreamer log(m_client.get(), m_taskId, logPath(), 50);
+    QVERIFY(log.open().ok());
+    QElapsedTimer clock;
+    clock.start();
+    log.append("Downloading: 10%", LogSource::Stderr); // a progress bar that never ends a line
+    QTest::qWait(300);
+    QCOMPARE(localLog(), QByteArray());
+    QTRY_COMPARE_WITH_TIMEOUT(serverLog(u"stderr"_s), QByteArray("Downloading: 10%"), 3000);
+    QVERIFY(clock.elapsed() >= LogStreamer::PartialLineMs);
+    // A long unfinished line goes out at once when it reaches 64 KiB.
+    const QByteArray big(LogStreamer::PartialLineBytes, 'x');
+    log.append(big, LogSource::Stdout);
+    QCOMPARE(localLog().size(), 16 + big.size());
+}
+
+void tst_LogStreamer::logIndexTellsStreamOffsets()
+{
+    LogIndex index(m_dir->filePath(u"index"_s));
+    QVERIFY(index.open().ok());
+    index.append(LogSource::Worker, 10);
+    index.append(LogSource::Stdout, 5);
+    index.append(LogSource::Stdout, 5);
+    index.append(LogSource::Stderr, 7);
+    index.append(LogSource::Stdout, 3);
+    QCOMPARE(index.size(), 30);
+    const LogIndex::Position at12 = index.positionAt(12);
+    QCOMPARE(at12.stdoutOffset, 2);
+    QCOMPARE(at12.stderrOffset, 0);
+    const LogIndex::Position atEnd = index.positionAt(30);
+    QCOMPARE(atEnd.stdoutOffset, 13);
+    QCOMPARE(atEnd.stderrOffset, 7);
+    const QList<LogRun> runs = index.runs(12, 100, 10);
+    QCOMPARE(runs.size(), 3);
+    QCOMPARE(formatRuns(runs), u"o8,e7,o3"_s);
+    QCOMPARE(formatRuns(index.runs(0, 12, 10)), u"w10,o2"_s);
+    QCOMPARE(formatRuns(index.runs(0, 100, 2)), u"w10,o10"_s);
+    // Where to send from when the server holds merged 29, stdout 10, stderr 7: the end of the
+    // stderr run (27), where stdout is still 10.
+    QCOMPARE(index.rewindPoint(29, 10, 7), 27);
+    QCOMPARE(index.rewindPoint(29, 13, 2), 22);
+    QCOMPARE(index.rewindPoint(30, 13, 7), 30);
+    QCOMPARE(index.rewindPoint(5, 0, 0), 5);
 }
 
 void tst_LogStreamer::drainGivesUpWhenServerIsAway()

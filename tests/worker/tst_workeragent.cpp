@@ -160,6 +160,7 @@ private slots:
     void requirementsRunInAVenv();
     void runsTheIrisExample();
     void failuresAreReportedFailed();
+    void stdoutAndStderrAreKeptApart();
     void tasksRunningAtOnceUploadTheSameOutput();
     void reenrollsOn401AndReusesItsIdentity();
     void refusedEnrollmentIsFatal();
@@ -644,6 +645,52 @@ void tst_WorkerAgent::runsTheIrisExample()
         paths << file[u"path"_s].toString();
     paths.sort();
     QCOMPARE(paths, (QStringList{u"metrics.json"_s, u"model.npz"_s}));
+}
+
+void tst_WorkerAgent::stdoutAndStderrAreKeptApart()
+{
+    // Both streams write at once, stdout in pieces (flushed mid-line), stderr whole lines.
+    const ddl::Result<QString> package = uploadArchive(
+        {{u"main.py"_s,
+          "import sys, time\n"
+          "def main(dataset_dir, model_output_dir):\n"
+          "    for i in range(40):\n"
+          "        sys.stdout.write('out %d ' % i); sys.stdout.flush()\n"
+          "        sys.stderr.write('err %d\\n' % i); sys.stderr.flush()\n"
+          "        if i % 10 == 0: time.sleep(0.05)\n"
+          "        sys.stdout.write('done\\n'); sys.stdout.flush()\n"
+          "    sys.stderr.write('no newline at the end'); sys.stderr.flush()\n"}});
+    VERIFY_OK(package);
+    startAgent(config());
+    QVERIFY(m_agent->start().ok());
+    const ddl::Result<QString> uuid = m_user->submit(jobSpec(u"ddl"_s, u"streams"_s), *package);
+    VERIFY_OK(uuid);
+    QVERIFY2(waitForEnd(*uuid) == u"SUCCEEDED", describe(*uuid).constData());
+    const qint64 taskId = onlyTask(*uuid)[u"id"_s].toInteger();
+    QByteArray expectedOut;
+    QByteArray expectedErr;
+    for (int i = 0; i < 40; ++i) {
+        expectedOut += "out " + QByteArray::number(i) + " done\n";
+        expectedErr += "err " + QByteArray::number(i) + "\n";
+    }
+    expectedErr += "no newline at the end";
+    QCOMPARE(m_user->log(*uuid, taskId, u"stdout"_s), expectedOut);
+    QCOMPARE(m_user->log(*uuid, taskId, u"stderr"_s), expectedErr);
+    // The merged log: whole lines only, each stream's in its order, the worker's around them.
+    const QByteArray merged = m_user->log(*uuid, taskId);
+    QByteArray out;
+    QByteArray err;
+    for (const QByteArray &line : merged.split('\n')) {
+        if (line.startsWith("out "))
+            out += line + '\n';
+        else if (line.startsWith("err ") || line == "no newline at the end")
+            err += line + '\n';
+        else
+            QVERIFY2(line.isEmpty() || line.startsWith("[ddl-worker] "), line.constData());
+    }
+    QCOMPARE(out, expectedOut);
+    QCOMPARE(err, expectedErr + '\n');
+    QVERIFY(merged.contains("no newline at the end\n[ddl-worker] process finished: exit 0\n"));
 }
 
 void tst_WorkerAgent::failuresAreReportedFailed()

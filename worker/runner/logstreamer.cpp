@@ -17,6 +17,7 @@ LogStreamer::LogStreamer(
     , m_taskId(taskId)
     , m_writer(logPath)
     , m_reader(logPath)
+    , m_index(logPath + u".index"_s)
 {
     m_timer.setInterval(intervalMs);
     connect(&m_timer, &QTimer::timeout, this, &LogStreamer::handleTick);
@@ -39,27 +40,74 @@ Status LogStreamer::open()
             u"io_error"_s,
             u"cannot open the task log %1: %2"_s.arg(m_writer.fileName(), m_writer.errorString()));
     }
+    if (Status indexed = m_index.open(); !indexed)
+        return indexed;
     m_timer.start();
     return Ok{};
 }
 
-void LogStreamer::append(const QByteArray &bytes)
+void LogStreamer::append(const QByteArray &bytes, LogSource source)
 {
     if (bytes.isEmpty() || !m_writer.isOpen())
         return;
+    if (source == LogSource::Worker) {
+        write(bytes, source);
+        return;
+    }
+    const int stream = source == LogSource::Stdout ? 0 : 1;
+    QByteArray &partial = m_partial[stream];
+    partial += bytes;
+    const qsizetype lastNewline = partial.lastIndexOf('\n');
+    if (lastNewline >= 0) {
+        write(partial.first(lastNewline + 1), source);
+        partial.remove(0, lastNewline + 1);
+        m_partialSince[stream].start();
+    } else if (partial.size() == bytes.size()) {
+        m_partialSince[stream].start(); // an unfinished line begins
+    }
+    if (partial.size() >= PartialLineBytes)
+        write(std::exchange(partial, {}), source);
+}
+
+void LogStreamer::flushPartialLines()
+{
+    for (int stream = 0; stream < 2; ++stream) {
+        if (!m_partial[stream].isEmpty())
+            write(std::exchange(m_partial[stream], {}),
+                  stream == 0 ? LogSource::Stdout : LogSource::Stderr);
+    }
+}
+
+void LogStreamer::flushStalePartialLines()
+{
+    for (int stream = 0; stream < 2; ++stream) {
+        if (!m_partial[stream].isEmpty() && m_partialSince[stream].elapsed() >= PartialLineMs)
+            write(std::exchange(m_partial[stream], {}),
+                  stream == 0 ? LogSource::Stdout : LogSource::Stderr);
+    }
+}
+
+void LogStreamer::write(const QByteArray &bytes, LogSource source)
+{
     const qint64 written = m_writer.write(bytes);
     m_writer.flush();
-    if (written > 0)
+    if (written > 0) {
         m_written += written;
+        m_index.append(source, written);
+        m_endsWithNewline = bytes.at(written - 1) == '\n';
+    }
 }
 
 void LogStreamer::appendLine(const QString &line)
 {
-    append("[ddl-worker] " + line.toUtf8() + '\n');
+    // After an unfinished line of the task's, the worker's line still starts on its own.
+    append(QByteArray(m_endsWithNewline ? "" : "\n") + "[ddl-worker] " + line.toUtf8() + '\n',
+           LogSource::Worker);
 }
 
 void LogStreamer::drain(int timeoutMs)
 {
+    flushPartialLines();
     m_draining = true;
     if (m_gaveUp || (m_sent >= m_written && !m_request)) {
         QTimer::singleShot(0, this, &LogStreamer::finishDrain);
@@ -82,6 +130,7 @@ void LogStreamer::finishDrain()
 
 void LogStreamer::handleTick()
 {
+    flushStalePartialLines();
     if (m_request || m_gaveUp || m_sent >= m_written)
         return;
     if (m_failures > 0) {
@@ -95,7 +144,12 @@ void LogStreamer::handleTick()
 
 void LogStreamer::sendBatch()
 {
-    const qint64 size = std::min(MaxBatch, m_written - m_sent);
+    const QList<LogRun> runs = m_index.runs(m_sent, MaxBatch, MaxRunsPerBatch);
+    qint64 size = 0;
+    for (const LogRun &run : runs)
+        size += run.length;
+    if (size <= 0)
+        return;
     if (!m_reader.seek(m_sent)) {
         qCWarning(lcWorkerRunner).noquote()
             << u"task %1: cannot read its log file %2"_s.arg(m_taskId).arg(m_reader.fileName());
@@ -103,11 +157,15 @@ void LogStreamer::sendBatch()
         return;
     }
     const QByteArray batch = m_reader.read(size);
-    if (batch.isEmpty())
-        return;
+    if (batch.size() != size)
+        return; // the index is ahead of what the file shows: the next tick reads again
     m_inflight = batch.size();
+    const LogIndex::Position position = m_index.positionAt(m_sent);
     QUrlQuery query;
     query.addQueryItem(u"offset"_s, QString::number(m_sent));
+    query.addQueryItem(u"streams"_s, formatRuns(runs));
+    query.addQueryItem(u"stdout_offset"_s, QString::number(position.stdoutOffset));
+    query.addQueryItem(u"stderr_offset"_s, QString::number(position.stderrOffset));
     m_request =
         m_client->sendBytes("POST", u"/v1/workers/tasks/%1/log"_s.arg(m_taskId), batch, query);
     connect(m_request, &ApiRequest::finished, this, &LogStreamer::handleAnswer);
@@ -124,7 +182,16 @@ void LogStreamer::handleAnswer()
         m_sent = std::clamp<qint64>(next, 0, m_written);
         m_failures = 0;
     } else if (result.error().code == u"offset_mismatch") {
-        const std::optional<qint64> serverOffset = offsetFromMismatch(result.error(), m_sent);
+        std::optional<qint64> serverOffset = offsetFromMismatch(result.error(), m_sent);
+        const QJsonObject &details = result.error().details;
+        if (serverOffset && details.value(u"stdout_offset"_s).isDouble()
+            && details.value(u"stderr_offset"_s).isDouble()) {
+            // Back to the last point that all three of the server's logs reach; what it holds
+            // beyond that in any of them is skipped there, not stored twice.
+            serverOffset = m_index.rewindPoint(*serverOffset,
+                                               details.value(u"stdout_offset"_s).toInteger(),
+                                               details.value(u"stderr_offset"_s).toInteger());
+        }
         if (serverOffset) {
             qCWarning(lcWorkerRunner).noquote()
                 << u"task %1: the server holds %2 bytes of the log, the worker sent from %3; "
@@ -161,6 +228,20 @@ void LogStreamer::handleAnswer()
         finishDrain();
     else if (m_draining)
         handleTick();
+}
+
+QString formatRuns(const QList<LogRun> &runs)
+{
+    QString text;
+    for (const LogRun &run : runs) {
+        if (!text.isEmpty())
+            text += u',';
+        text += run.source == LogSource::Stdout   ? u'o'
+                : run.source == LogSource::Stderr ? u'e'
+                                                  : u'w';
+        text += QString::number(run.length);
+    }
+    return text;
 }
 
 std::optional<qint64> offsetFromMismatch(const Error &error, qint64 sentOffset)

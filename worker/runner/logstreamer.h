@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/result.h"
+#include "logindex.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -16,15 +17,24 @@ class ApiRequest;
 
 namespace ddl::worker {
 
-// Sends a task's log to the server as it is written. Bytes go to the local log file at once
-// (WORK_DIR/tasks/<id>/task.log, which is the authority on what the log holds) and are posted
-// from it in batches every ~100 ms at explicit offsets (POST /v1/workers/tasks/<id>/log?offset=N).
-// Memory stays bounded by one batch however long the server is away.
+// Sends a task's log to the server as it is written. The task's stdout and stderr are each
+// buffered to whole lines (an unfinished line goes out after PartialLineMs or once it holds
+// PartialLineBytes), so lines of the two never cut into each other; whole lines go to the local
+// merged log at once (WORK_DIR/tasks/<id>/task.log, which is the authority on what the log
+// holds), with a LogIndex beside it telling which source wrote what. Batches are posted from it
+// every ~100 ms at explicit offsets, tagged with their runs of stdout, stderr and worker lines
+// and the offsets of the two streams (POST /v1/workers/tasks/<id>/log?offset=N&streams=...
+// &stdout_offset=A&stderr_offset=B), so the server keeps the merged log and each stream apart,
+// each idempotently. Memory stays bounded by one batch however long the server is away.
 class LogStreamer : public QObject
 {
     Q_OBJECT
 public:
     static constexpr qint64 MaxBatch = 1024 * 1024;
+    // Runs per batch: the ?streams= list stays well inside the server's 32 KiB request head.
+    static constexpr int MaxRunsPerBatch = 1024;
+    static constexpr qint64 PartialLineBytes = 64 * 1024;
+    static constexpr int PartialLineMs = 1000;
 
     LogStreamer(ApiClient *client,
                 qint64 taskId,
@@ -33,9 +43,14 @@ public:
                 QObject *parent = nullptr);
 
     Status open();
-    void append(const QByteArray &bytes);
-    // A line of the worker's own ("[ddl-worker] ..."), told apart from the task's output.
+    // Output of the task: whole lines go to the log at once, an unfinished last line waits.
+    // LogSource::Worker bytes are written as they are.
+    void append(const QByteArray &bytes, LogSource source = LogSource::Stdout);
+    // A line of the worker's own ("[ddl-worker] ..."), told apart from the task's output and
+    // kept out of its stdout and stderr; it starts on a line of its own in the merged log.
     void appendLine(const QString &line);
+    // Writes the unfinished lines of both streams now (the task's process ended).
+    void flushPartialLines();
     // Sends what is left, then emits drained(); gives up after timeoutMs with a warning.
     void drain(int timeoutMs);
 
@@ -46,6 +61,8 @@ signals:
     void drained();
 
 private:
+    void write(const QByteArray &bytes, LogSource source);
+    void flushStalePartialLines();
     void handleTick();
     void sendBatch();
     void handleAnswer();
@@ -55,6 +72,11 @@ private:
     qint64 m_taskId;
     QFile m_writer;
     QFile m_reader;
+    LogIndex m_index;
+    // Unfinished last lines of stdout and stderr, and since when each has waited.
+    QByteArray m_partial[2];
+    QElapsedTimer m_partialSince[2];
+    bool m_endsWithNewline = true;
     QTimer m_timer;
     QTimer m_drainTimer;
     ApiRequest *m_request = nullptr;
@@ -70,5 +92,8 @@ private:
 // The server's log length told by a 409 offset_mismatch: the error's "offset" member, else the
 // number in its message other than the offset that was sent, else nothing.
 std::optional<qint64> offsetFromMismatch(const Error &error, qint64 sentOffset);
+
+// "o120,e45,w30": runs as the log route's ?streams= names them.
+QString formatRuns(const QList<LogRun> &runs);
 
 } // namespace ddl::worker

@@ -99,12 +99,14 @@ QByteArray ddlRunnerScript()
 TaskProcess::TaskProcess(QObject *parent)
     : QObject(parent)
 {
-    m_process.setProcessChannelMode(QProcess::MergedChannels);
+    m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.setInputChannelMode(QProcess::ManagedInputChannel);
     processtree::makeSessionLeader(m_process);
     m_killTimer.setSingleShot(true);
     connect(&m_process, &QProcess::started, this, &TaskProcess::handleStarted);
     connect(&m_process, &QProcess::readyReadStandardOutput, this, &TaskProcess::handleReadyRead);
+    connect(&m_process, &QProcess::readyReadStandardError, this,
+            &TaskProcess::handleReadyReadError);
     connect(&m_process, &QProcess::finished, this, &TaskProcess::handleFinished);
     connect(&m_process, &QProcess::errorOccurred, this, &TaskProcess::handleErrorOccurred);
     connect(&m_killTimer, &QTimer::timeout, this, &TaskProcess::handleGraceExpired);
@@ -200,7 +202,14 @@ void TaskProcess::handleReadyRead()
 {
     const QByteArray bytes = m_process.readAllStandardOutput();
     if (!bytes.isEmpty())
-        emit output(bytes);
+        emit output(bytes, LogSource::Stdout);
+}
+
+void TaskProcess::handleReadyReadError()
+{
+    const QByteArray bytes = m_process.readAllStandardError();
+    if (!bytes.isEmpty())
+        emit output(bytes, LogSource::Stderr);
 }
 
 void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
@@ -210,6 +219,7 @@ void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
     m_done = true;
     m_killTimer.stop();
     handleReadyRead();
+    handleReadyReadError();
     // Whatever the first process left behind (daemons, background jobs) ends with it.
     if (m_pid > 0 && processtree::treeAlive(m_pid))
         processtree::killTree(m_pid);

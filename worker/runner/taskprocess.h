@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/tasklease.h"
+#include "logindex.h"
 #include "sandbox/sandbox.h"
 
 #include <QObject>
@@ -78,8 +79,8 @@ taskEnvironment(const TaskLease &lease,
 // The Python runner of DDL tasks, as embedded in the worker (resource).
 QByteArray ddlRunnerScript();
 
-// One task's process tree. Output (stdout and stderr, merged in the order written) is emitted as
-// it arrives; the process leads its own session so that cancel ends everything it spawned. A
+// One task's process tree. Output is emitted as it arrives, stdout and stderr read apart (each
+// piece says which; between the two, the order is the order in which the worker read them); the process leads its own session so that cancel ends everything it spawned. A
 // sandboxed task's first process is bubblewrap, which dies with the worker and takes the task's
 // whole PID namespace with it.
 class TaskProcess : public QObject
@@ -99,13 +100,14 @@ public:
 
 signals:
     void started();
-    void output(const QByteArray &bytes);
+    void output(const QByteArray &bytes, ddl::worker::LogSource source);
     // exitCode is the process's exit status; -1 when it did not start or was killed by a signal.
     void finished(int exitCode, const QString &description);
 
 private:
     void handleStarted();
     void handleReadyRead();
+    void handleReadyReadError();
     void handleFinished(int exitCode, QProcess::ExitStatus status);
     void handleErrorOccurred(QProcess::ProcessError error);
     void handleGraceExpired();

@@ -227,6 +227,8 @@ void TaskRunner::launch()
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
     spec.cpuCores = m_cpuCores;
+    // pip's last unfinished line (if any) ends before the task's own output begins.
+    m_log->flushPartialLines();
     m_process = new TaskProcess(this);
     connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
     connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
@@ -261,6 +263,7 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
 {
     const bool started = m_phase == Phase::Running;
     qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "finished:" << description;
+    m_log->flushPartialLines();
     m_log->appendLine(u"process finished: %1"_s.arg(description));
     // -1: no exit status (not started, or killed by a signal).
     const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
