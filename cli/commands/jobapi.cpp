@@ -20,24 +20,29 @@ Result<QJsonObject> JobApi::job(CliContext &context, const QString &uuid)
 static Result<ApiResponse> readLog(CliContext &context,
                                    const QString &uuid,
                                    qint64 taskId,
-                                   const QList<QPair<QString, QString>> &items)
+                                   const QList<QPair<QString, QString>> &items,
+                                   LogStream stream = LogStream::All)
 {
-    QUrlQuery query;
-    query.addQueryItem(u"task"_s, QString::number(taskId));
+    QUrlQuery query = LogApi::taskQuery(taskId, stream);
     for (const auto &[name, value] : items)
         query.addQueryItem(name, value);
     return context.sendAuthorized(
-        [&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query); });
+        [&](ApiClient &api) { return api.get(LogApi::logsPath(uuid), query); });
 }
 
-Result<LogChunk> JobApi::logChunk(
-    CliContext &context, const QString &uuid, qint64 taskId, qint64 offset, qint64 limit)
+Result<LogChunk> JobApi::logChunk(CliContext &context,
+                                  const QString &uuid,
+                                  qint64 taskId,
+                                  qint64 offset,
+                                  qint64 limit,
+                                  LogStream stream)
 {
     Result<ApiResponse> answer =
         readLog(context,
                 uuid,
                 taskId,
-                {{u"offset"_s, QString::number(offset)}, {u"limit"_s, QString::number(limit)}});
+                {{u"offset"_s, QString::number(offset)}, {u"limit"_s, QString::number(limit)}},
+                stream);
     if (!answer)
         return answer.error();
     LogChunk chunk;
@@ -54,15 +59,15 @@ Result<LogChunk> JobApi::logChunk(
 }
 
 Result<qint64> JobApi::followLog(CliContext &context, const QString &uuid, qint64 taskId,
-                                qint64 offset, const std::function<void(const QByteArray &)> &onBytes)
+                                qint64 offset, const std::function<void(const QByteArray &)> &onBytes,
+                                LogStream stream)
 {
-    QUrlQuery query;
-    query.addQueryItem(u"task"_s, QString::number(taskId));
+    QUrlQuery query = LogApi::taskQuery(taskId, stream);
     query.addQueryItem(u"offset"_s, QString::number(offset));
     query.addQueryItem(u"follow"_s, u"1"_s);
     qint64 next = offset;
     Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
-        ApiRequest *request = api.get(u"/v1/jobs/"_s + uuid + u"/logs"_s, query);
+        ApiRequest *request = api.get(LogApi::logsPath(uuid), query);
         request->streamBody();
         QObject::connect(request, &ApiRequest::bodyReceived, [&](const QByteArray &bytes) {
             next += bytes.size();

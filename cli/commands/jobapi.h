@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/logapi.h"
 #include "core/result.h"
 
 #include <QByteArray>
@@ -31,17 +32,19 @@ public:
 
     // GET /v1/jobs/<uuid>: the job with its tasks.
     static Result<QJsonObject> job(CliContext &context, const QString &uuid);
-    // One page of a task's log from offset.
+    // One page of a task's log (the merged one, or one stream of it) from offset.
     static Result<LogChunk> logChunk(CliContext &context,
                                      const QString &uuid,
                                      qint64 taskId,
                                      qint64 offset,
-                                     qint64 limit = LogPageSize);
+                                     qint64 limit = LogPageSize,
+                                     LogStream stream = LogStream::All);
     // Streams a task's log from offset while the server sends it (?follow=1: until the task
     // ends or for up to 20 s); returns the offset reached.
     static Result<qint64> followLog(CliContext &context, const QString &uuid, qint64 taskId,
                                     qint64 offset,
-                                    const std::function<void(const QByteArray &)> &onBytes);
+                                    const std::function<void(const QByteArray &)> &onBytes,
+                                    LogStream stream = LogStream::All);
     // The last count lines of a task's log, read with the API's tail so only its end travels.
     static Result<QStringList>
     logTail(CliContext &context, const QString &uuid, qint64 taskId, int count);

@@ -86,6 +86,12 @@ QList<OptionSpec> LogsCommand::options() const
          tr("only this task (its id, as in --output json of progress)"),
          {},
          false},
+        {u"stream"_s,
+         u"all|stdout|stderr"_s,
+         tr("only the tasks' stdout or stderr (default: all, both merged with the worker's own "
+            "lines)"),
+         {},
+         false},
         {u"follow"_s, {}, tr("keep printing new output until every task has ended"), u'f', false},
         outputOption()};
 }
@@ -118,6 +124,13 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
         onlyTask = *id;
     }
     const bool follow = arguments.isSet(u"follow"_s);
+    const QString streamName = arguments.value(u"stream"_s);
+    const std::optional<LogStream> stream = parseLogStream(streamName);
+    if (!stream) {
+        return Error::make(u"usage"_s,
+                           tr("--stream must be all, stdout or stderr, not \"%1\"").arg(streamName),
+                           u"stream"_s);
+    }
 
     Result<QJsonObject> job = JobApi::job(context, *uuid);
     if (!job)
@@ -169,7 +182,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
         for (auto &[id, log] : logs) {
             if (log.complete)
                 continue;
-            Result<LogChunk> chunk = JobApi::logChunk(context, *uuid, id, log.offset);
+            Result<LogChunk> chunk =
+                JobApi::logChunk(context, *uuid, id, log.offset, JobApi::LogPageSize, *stream);
             if (!chunk)
                 return chunk.error();
             log.writer->write(chunk->bytes);
@@ -220,7 +234,7 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
             TaskLog &log = only->second;
             Result<qint64> reached = JobApi::followLog(
                 context, *uuid, only->first, log.offset,
-                [&log](const QByteArray &bytes) { log.writer->write(bytes); });
+                [&log](const QByteArray &bytes) { log.writer->write(bytes); }, *stream);
             if (!reached)
                 return reached.error();
             log.offset = *reached;

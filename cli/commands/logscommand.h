@@ -8,8 +8,9 @@ namespace ddl::cli {
 
 class Console;
 
-// ddlcli logs --job_uuid=UUID [--task ID] [-f]: the tasks' output; with -f it follows them by
-// offset until every task's log is complete.
+// ddlcli logs --job_uuid=UUID [--task ID] [--stream all|stdout|stderr] [-f]: the tasks' output
+// (everything merged, or only their stdout or stderr); with -f it follows them by offset until
+// every task's log is complete.
 class LogsCommand : public Command
 {
     Q_DECLARE_TR_FUNCTIONS(LogsCommand)

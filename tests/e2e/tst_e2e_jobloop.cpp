@@ -192,6 +192,35 @@ void TestE2eJobLoop::failingMainEndsFailedWithTraceback()
              qPrintable(logs.out));
     QVERIFY2(logs.out.contains(QLatin1String("ValueError: the dataset has no rows")),
              qPrintable(logs.out));
+    QVERIFY2(logs.out.contains(QLatin1String("starting")), qPrintable(logs.out));
+
+    // One stream at a time: the traceback went to stderr, the print to stdout, and the worker's
+    // own lines to neither; the same with -f.
+    for (const QStringList &follow : {QStringList(), QStringList{QStringLiteral("-f")}}) {
+        const CliRun errors = m_cluster.cli(QStringLiteral("alice"),
+                                            QStringList{QStringLiteral("logs"),
+                                                        QStringLiteral("--job_uuid=") + uuid,
+                                                        QStringLiteral("--stream"),
+                                                        QStringLiteral("stderr")}
+                                                + follow);
+        QCOMPARE(errors.exitCode, 0);
+        QVERIFY2(errors.out.contains(QLatin1String("Traceback (most recent call last)")),
+                 qPrintable(errors.out));
+        QVERIFY2(!errors.out.contains(QLatin1String("starting")), qPrintable(errors.out));
+        QVERIFY2(!errors.out.contains(QLatin1String("[ddl-worker]")), qPrintable(errors.out));
+        const CliRun output = m_cluster.cli(QStringLiteral("alice"),
+                                            QStringList{QStringLiteral("logs"),
+                                                        QStringLiteral("--job_uuid=") + uuid,
+                                                        QStringLiteral("--stream=stdout")}
+                                                + follow);
+        QCOMPARE(output.exitCode, 0);
+        QCOMPARE(output.out.trimmed(), QStringLiteral("starting"));
+    }
+    const CliRun wrong = m_cluster.cli(QStringLiteral("alice"),
+                                       {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid,
+                                        QStringLiteral("--stream=both")});
+    QVERIFY(wrong.exitCode != 0);
+    QVERIFY2(wrong.err.contains(QLatin1String("stdout")), qPrintable(wrong.err));
 }
 
 void TestE2eJobLoop::cancelStopsARunningJob()
