@@ -7,6 +7,7 @@
 #include "views/workersview.h"
 
 #include <QJsonDocument>
+#include <QPlainTextEdit>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -16,8 +17,21 @@ namespace ddl::desktop {
 
 void WorkspaceBuilder::build(MainWindow &window)
 {
+    window.setWorkspaceBuilder(&WorkspaceBuilder::addTabs);
+}
+
+void WorkspaceBuilder::addTabs(MainWindow &window)
+{
+    // On a rebuild (a new language) the editor's text and cursor carry over.
     auto *editor = new JobEditor(window.workspace());
     editor->setObjectName(u"jobEditor"_s);
+    if (auto *old = qobject_cast<JobEditor *>(window.retiredView(editor->objectName()))) {
+        editor->setText(old->text());
+        QTextCursor cursor = editor->textEdit()->textCursor();
+        cursor.setPosition(std::min(old->textEdit()->textCursor().position(),
+                                    editor->textEdit()->document()->characterCount() - 1));
+        editor->textEdit()->setTextCursor(cursor);
+    }
     window.addWorkspaceTab(editor, JobEditor::tr("Editor"));
 
     auto *workers = new WorkersView(window.workspace());
@@ -25,26 +39,34 @@ void WorkspaceBuilder::build(MainWindow &window)
     window.addWorkspaceTab(workers, WorkersView::tr("Workers"));
     QObject::connect(window.session(), &Session::loggedIn, workers,
                      [&window, workers] { workers->setClient(window.session()->client()); });
+    if (window.isLoggedIn())
+        workers->setClient(window.session()->client());
 
-    auto *datasets = new DatasetsView(window.workspace());
-    datasets->setObjectName(u"datasetsView"_s);
+    // The datasets screen may be uploading: it stays as it is and retranslates itself.
+    auto *datasets = qobject_cast<DatasetsView *>(window.retiredView(u"datasetsView"_s));
+    if (!datasets) {
+        datasets = new DatasetsView(window.workspace());
+        datasets->setObjectName(u"datasetsView"_s);
+        QObject::connect(window.session(), &Session::loggedIn, datasets, [&window, datasets] {
+            datasets->setClient(window.session()->client());
+        });
+    }
     window.addWorkspaceTab(datasets, DatasetsView::tr("Datasets"));
-    QObject::connect(window.session(), &Session::loggedIn, datasets,
-                     [&window, datasets] { datasets->setClient(window.session()->client()); });
 
+    // Connections live as long as the editor: a rebuilt editor makes its own.
     QObject::connect(editor, &JobEditor::submitRequested, &window,
                      [&window](const JobSpec &spec) { window.openSubmitWizard(spec); });
     QObject::connect(editor, &JobEditor::fileDone, &window, [&window](const QString &message) {
         window.statusBar()->showMessage(message, 8000);
     });
     // New job: the editor's job when it is valid, else the DDL training template.
-    QObject::connect(&window, &MainWindow::newJobRequested, &window, [&window, editor] {
+    QObject::connect(&window, &MainWindow::newJobRequested, editor, [&window, editor] {
         if (!editor->spec())
             editor->loadTemplate(u"ddl-training"_s);
         if (editor->spec())
             window.openSubmitWizard(*editor->spec());
     });
-    QObject::connect(&window, &MainWindow::cloneRequested, &window,
+    QObject::connect(&window, &MainWindow::cloneRequested, editor,
                      [&window, editor](const QJsonObject &spec) {
                          editor->setText(QString::fromUtf8(QJsonDocument(spec).toJson()));
                          window.workspace()->setCurrentWidget(editor);

@@ -9,7 +9,11 @@ class MainWindow;
 class WorkspaceBuilder
 {
 public:
+    // Registers addTabs with the window, which runs it now and on every rebuild of its views.
     static void build(MainWindow &window);
+
+private:
+    static void addTabs(MainWindow &window);
 };
 
 } // namespace ddl::desktop

@@ -154,12 +154,34 @@ void ConnectPage::handleCertificate(const QString &fingerprint, const QByteArray
 {
     setBusy(false);
     m_offeredSha256 = sha256Hex;
+    m_offeredFingerprint = fingerprint;
+    showFingerprint();
+    m_trustBox->show();
+    m_statusLabel->clear();
+}
+
+void ConnectPage::showFingerprint()
+{
     m_fingerprintLabel->setText(
         tr("The server presents a certificate no one vouches for yet. Compare its fingerprint "
            "with the one the server printed at start (ddl-server logs it) before you trust "
-           "it:\n\n%1").arg(fingerprint));
-    m_trustBox->show();
-    m_statusLabel->clear();
+           "it:\n\n%1").arg(m_offeredFingerprint));
+}
+
+void ConnectPage::takeStateFrom(const ConnectPage &old)
+{
+    m_serverEdit->setText(old.m_serverEdit->text());
+    m_caEdit->setText(old.m_caEdit->text());
+    m_emailEdit->setText(old.m_emailEdit->text());
+    m_passwordEdit->setText(old.m_passwordEdit->text());
+    m_offeredSha256 = old.m_offeredSha256;
+    m_offeredFingerprint = old.m_offeredFingerprint;
+    showFingerprint();
+    m_trustBox->setVisible(!old.m_trustBox->isHidden());
+    m_loginBox->setEnabled(old.m_loginBox->isEnabled());
+    setBusy(!old.m_connectButton->isEnabled());
+    // A message already shown stays as it was written; the next one is in the new language.
+    m_statusLabel->setText(old.m_statusLabel->text());
 }
 
 void ConnectPage::handleConnected()

@@ -21,6 +21,9 @@ public:
     ConnectPage(Session &session, DesktopSettings &settings, QWidget *parent = nullptr);
 
     void showMessage(const QString &message);
+    // Carries over what the person typed and where the connection stands from the page this one
+    // replaces (the main window rebuilds its pages when the language changes).
+    void takeStateFrom(const ConnectPage &old);
 
 private:
     void handleConnect();
@@ -28,6 +31,7 @@ private:
     void handleConnected();
     void handleFailed(const QString &message);
     void setBusy(bool busy);
+    void showFingerprint();
 
     Session &m_session;
     DesktopSettings &m_settings;
@@ -44,6 +48,7 @@ private:
     QPushButton *m_registerButton;
     QLabel *m_statusLabel;
     QByteArray m_offeredSha256;
+    QString m_offeredFingerprint;
 };
 
 } // namespace ddl::desktop

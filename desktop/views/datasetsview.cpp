@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "core/errortext.h"
+#include "core/folderdrop.h"
 #include "core/requestcallback.h"
 #include "jobs/datasetupload.h"
 #include "models/datasetmodel.h"
@@ -16,7 +17,6 @@
 #include <QLabel>
 #include <QLocale>
 #include <QMessageBox>
-#include <QMimeData>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
@@ -43,16 +43,17 @@ DatasetsView::DatasetsView(QWidget *parent)
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_files->setObjectName(u"uploadFiles"_s);
-    m_files->setHeaderLabels({tr("File being sent"), tr("Progress")});
     m_files->setRootIsDecorated(false);
     m_files->hide();
     m_hashing->hide();
     m_status->setObjectName(u"datasetStatus"_s);
     m_status->setWordWrap(true);
-    m_status->setText(tr("Drop a folder here to upload it as a dataset."));
-    auto *upload = new QPushButton(tr("Upload folder…"), this);
-    m_deleteButton = new QPushButton(tr("Delete"), this);
-    auto *refresh = new QPushButton(tr("Refresh"), this);
+    auto *upload = new QPushButton(this);
+    m_uploadButton = upload;
+    m_deleteButton = new QPushButton(this);
+    auto *refresh = new QPushButton(this);
+    m_refreshButton = refresh;
+    retranslateUi();
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(upload);
     buttons->addWidget(m_deleteButton);
@@ -84,9 +85,41 @@ DatasetsView::DatasetsView(QWidget *parent)
     });
 }
 
+// The texts this screen sets once; it retranslates itself instead of being rebuilt, because an
+// upload it runs must not stop for a language change.
+void DatasetsView::retranslateUi()
+{
+    m_files->setHeaderLabels({tr("File being sent"), tr("Progress")});
+    if (m_showingHint)
+        setStatus(tr("Drop a folder here to upload it as a dataset."), true);
+    m_uploadButton->setText(tr("Upload folder…"));
+    m_deleteButton->setText(tr("Delete"));
+    m_refreshButton->setText(tr("Refresh"));
+    emit m_model->headerDataChanged(Qt::Horizontal, 0, m_model->columnCount() - 1);
+    m_table->viewport()->update();
+}
+
+void DatasetsView::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+}
+
+void DatasetsView::setStatus(const QString &text, bool hint)
+{
+    m_status->setText(text);
+    m_showingHint = hint;
+}
+
 DatasetUpload *DatasetsView::currentUpload() const
 {
     return m_upload;
+}
+
+QString DatasetsView::statusText() const
+{
+    return m_status->text();
 }
 
 void DatasetsView::setClient(ApiClient *client)
@@ -108,7 +141,7 @@ void DatasetsView::refresh()
         return;
     whenFinished(m_client->get(u"/v1/datasets"_s), this, [this](const Result<ApiResponse> &result) {
         if (!result) {
-            m_status->setText(ErrorText::describe(result.error()));
+            setStatus(ErrorText::describe(result.error()));
             return;
         }
         m_model->setDatasets(result->json().value("datasets"_L1).toArray());
@@ -116,29 +149,34 @@ void DatasetsView::refresh()
     });
 }
 
+// Only one local folder is taken; anything else is refused during the drag, with the reason in
+// the status line.
+bool DatasetsView::checkDrag(QDropEvent *event)
+{
+    const FolderDrop drop = FolderDrop::inspect(event->mimeData());
+    if (!drop.isFolder()) {
+        setStatus(drop.problem);
+        event->ignore();
+        return false;
+    }
+    event->acceptProposedAction();
+    return true;
+}
+
 void DatasetsView::dragEnterEvent(QDragEnterEvent *event)
 {
-    const QMimeData *mime = event->mimeData();
-    if (mime->hasUrls() && !mime->urls().isEmpty() && mime->urls().first().isLocalFile()
-        && QFileInfo(mime->urls().first().toLocalFile()).isDir())
-        event->acceptProposedAction();
+    checkDrag(event);
+}
+
+void DatasetsView::dragMoveEvent(QDragMoveEvent *event)
+{
+    checkDrag(event);
 }
 
 void DatasetsView::dropEvent(QDropEvent *event)
 {
-    if (handleDrop(event->mimeData()))
-        event->acceptProposedAction();
-}
-
-bool DatasetsView::handleDrop(const QMimeData *mime)
-{
-    for (const QUrl &url : mime->urls()) {
-        if (url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir()) {
-            uploadFolder(url.toLocalFile());
-            return true; // one folder at a time
-        }
-    }
-    return false;
+    if (checkDrag(event))
+        uploadFolder(FolderDrop::inspect(event->mimeData()).folder);
 }
 
 void DatasetsView::uploadFolder(const QString &folder)
@@ -146,7 +184,7 @@ void DatasetsView::uploadFolder(const QString &folder)
     if (!m_client)
         return;
     if (m_upload) {
-        m_status->setText(tr("Wait for the current upload to finish."));
+        setStatus(tr("Wait for the current upload to finish."));
         return;
     }
     const QString name = DatasetUpload::nameFromFolder(folder);
@@ -156,14 +194,14 @@ void DatasetsView::uploadFolder(const QString &folder)
     m_files->show();
     m_hashing->setRange(0, 0);
     m_hashing->show();
-    m_status->setText(tr("Reading %1…").arg(folder));
+    setStatus(tr("Reading %1…").arg(folder));
     connect(m_upload, &DatasetUpload::hashing, this, [this](qint64 done, qint64 total) {
         m_hashing->setRange(0, int(std::max<qint64>(1, total / 1024)));
         m_hashing->setValue(int(done / 1024));
     });
     connect(m_upload, &DatasetUpload::filesToSend, this, [this](const QStringList &paths) {
         m_hashing->hide();
-        m_status->setText(paths.isEmpty()
+        setStatus(paths.isEmpty()
                               ? tr("The server has every file already.")
                               : tr("Sending %n file(s) the server does not have…", nullptr,
                                    int(paths.size())));
@@ -181,7 +219,7 @@ void DatasetsView::uploadFolder(const QString &folder)
     });
     connect(m_upload, &DatasetUpload::finished, this, [this](bool ok, const QString &message) {
         m_hashing->hide();
-        m_status->setText(message);
+        setStatus(message);
         m_upload->deleteLater();
         m_upload = nullptr;
         refresh();
@@ -196,7 +234,7 @@ void DatasetsView::deleteDataset(const QString &name)
         return;
     whenFinished(m_client->sendBytes("DELETE", u"/v1/datasets/"_s + name, {}), this,
                  [this, name](const Result<ApiResponse> &result) {
-                     m_status->setText(result ? tr("Deleted %1.").arg(name)
+                     setStatus(result ? tr("Deleted %1.").arg(name)
                                               : ErrorText::describe(result.error()));
                      refresh();
                  });

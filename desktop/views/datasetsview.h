@@ -5,7 +5,7 @@
 #include <QWidget>
 
 class QLabel;
-class QMimeData;
+class QDropEvent;
 class QProgressBar;
 class QPushButton;
 class QTableView;
@@ -34,10 +34,9 @@ public:
     // Uploads folder as a dataset named after it.
     void uploadFolder(const QString &folder);
     void deleteDataset(const QString &name);
-    // What a drop on the screen does: uploads the first folder among the dropped URLs.
-    bool handleDrop(const QMimeData *mime);
     DatasetUpload *currentUpload() const;
     QTreeWidget *fileList() const { return m_files; }
+    QString statusText() const;
 
 signals:
     void refreshed();
@@ -45,17 +44,27 @@ signals:
 
 protected:
     void showEvent(QShowEvent *event) override;
+    // A folder dropped from the file manager is uploaded; several items or a file are refused.
     void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
+    bool checkDrag(QDropEvent *event);
+    void retranslateUi();
+    void setStatus(const QString &text, bool hint = false);
+
     QPointer<ApiClient> m_client;
     DatasetModel *m_model;
     QTableView *m_table;
     QTreeWidget *m_files;
     QProgressBar *m_hashing;
     QLabel *m_status;
+    QPushButton *m_uploadButton;
     QPushButton *m_deleteButton;
+    QPushButton *m_refreshButton;
+    bool m_showingHint = true; // the status line shows the drop hint, nothing newer
     QPointer<DatasetUpload> m_upload;
     QHash<QString, QTreeWidgetItem *> m_fileItems;
 };

@@ -1,6 +1,7 @@
 #include "mainwindow.h"
 
 #include "api/apiclient.h"
+#include "app/desktopapp.h"
 #include "core/desktopsettings.h"
 #include "core/errortext.h"
 #include "core/requestcallback.h"
@@ -17,7 +18,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QMenuBar>
-#include <QMessageBox>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabBar>
@@ -45,10 +45,7 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
     m_workspace->setDocumentMode(true);
     m_workspace->setTabsClosable(true);
     m_jobModel = new JobListModel(this);
-    m_jobListView = new JobListView(m_jobModel, m_workspace);
-    m_workspace->addTab(m_jobListView, tr("Jobs"));
-    // The fixed tabs cannot be closed; job tabs can.
-    m_workspace->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
+    createJobListView();
     m_stack->addWidget(m_connectPage);
     m_stack->addWidget(m_workspace);
     setCentralWidget(m_stack);
@@ -69,10 +66,6 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
         else
             statusBar()->showMessage(ErrorText::describe(error), 10000);
     });
-    connect(m_jobListView, &JobListView::openRequested, this, &MainWindow::openJob);
-    connect(m_jobListView, &JobListView::cancelRequested, this, &MainWindow::cancelJob);
-    connect(m_jobListView, &JobListView::cloneRequested, this, &MainWindow::cloneJob);
-    connect(m_jobListView, &JobListView::newJobRequested, this, &MainWindow::newJobRequested);
     connect(m_workspace, &QTabWidget::tabCloseRequested, this, [this](int index) {
         QWidget *page = m_workspace->widget(index);
         if (qobject_cast<JobDetailView *>(page)) {
@@ -88,6 +81,26 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::createJobListView()
+{
+    m_jobListView = new JobListView(m_jobModel, m_workspace);
+    m_jobListView->setObjectName(u"jobListView"_s);
+    m_workspace->insertTab(0, m_jobListView, tr("Jobs"));
+    // The fixed tabs cannot be closed; job tabs can.
+    m_workspace->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
+    connect(m_jobListView, &JobListView::openRequested, this, &MainWindow::openJob);
+    connect(m_jobListView, &JobListView::cancelRequested, this, &MainWindow::cancelJob);
+    connect(m_jobListView, &JobListView::cloneRequested, this, &MainWindow::cloneJob);
+    connect(m_jobListView, &JobListView::newJobRequested, this, &MainWindow::newJobRequested);
+}
+
+void MainWindow::updateWindowTitle()
+{
+    setWindowTitle(isLoggedIn()
+                       ? tr("DDL — %1 on %2").arg(m_session->email(), m_session->serverKey())
+                       : tr("DDL"));
+}
 
 bool MainWindow::isLoggedIn() const
 {
@@ -113,13 +126,126 @@ void MainWindow::createMenus()
         action->setCheckable(true);
         action->setChecked(m_settings.language() == code);
         group->addAction(action);
-        connect(action, &QAction::triggered, this, [this, code] {
-            m_settings.setLanguage(code);
-            m_settings.sync();
-            QMessageBox::information(this, tr("Language"),
-                                     tr("The language changes when DDL starts next time."));
-        });
+        connect(action, &QAction::triggered, this, [this, code] { setLanguage(code); });
     }
+}
+
+void MainWindow::setLanguage(const QString &language)
+{
+    m_settings.setLanguage(language);
+    m_settings.sync();
+    // No translation for it (English, or a language DDL lacks): the English source texts.
+    DesktopApp::installTranslation(*qApp, language);
+    // QApplication posts LanguageChange to the windows: deliver it now, so the views that
+    // retranslate themselves have done so before the rebuild (which the event also asks for).
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LanguageChange);
+    rebuildViews();
+}
+
+void MainWindow::changeEvent(QEvent *event)
+{
+    QMainWindow::changeEvent(event);
+    // A translator installed by anyone: the views follow once it has settled (installing one
+    // language sends several of these events).
+    if (event->type() == QEvent::LanguageChange && !m_rebuildPending) {
+        m_rebuildPending = true;
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (m_rebuildPending) // else setLanguage() rebuilt them already
+                    rebuildViews();
+            },
+            Qt::QueuedConnection);
+    }
+}
+
+void MainWindow::setWorkspaceBuilder(std::function<void(MainWindow &)> builder)
+{
+    m_builder = std::move(builder);
+    if (m_builder)
+        m_builder(*this);
+}
+
+QWidget *MainWindow::retiredView(const QString &objectName) const
+{
+    return m_retired.value(objectName);
+}
+
+// Rebuilding beats teaching every view to retranslate itself: the views set their texts once,
+// in their constructors, and the state worth keeping is small and explicit (the typed text, the
+// filters, the open jobs). Views that hold work in flight keep themselves and retranslate
+// (DatasetsView with an upload); job tabs reopen from the server.
+void MainWindow::rebuildViews()
+{
+    m_rebuildPending = false;
+    setUpdatesEnabled(false);
+
+    setMenuBar(new QMenuBar(this)); // the old bar goes with its menus
+    createMenus();
+    updateWindowTitle();
+
+    auto *connectPage = new ConnectPage(*m_session, m_settings, m_stack);
+    connectPage->takeStateFrom(*m_connectPage);
+    const bool connectShown = m_stack->currentWidget() == m_connectPage;
+    m_stack->insertWidget(m_stack->indexOf(m_connectPage), connectPage);
+    m_stack->removeWidget(m_connectPage);
+    // Deleted now, not later: nothing of a page runs while the window rebuilds (the menu that
+    // asked for it belongs to the old menu bar), and no one should find the old page meanwhile.
+    delete m_connectPage;
+    m_connectPage = connectPage;
+    m_stack->setCurrentWidget(connectShown ? static_cast<QWidget *>(m_connectPage) : m_workspace);
+
+    // The workspace: every tab out, the fixed ones built again, the jobs opened again.
+    QWidget *current = m_workspace->currentWidget();
+    QString currentJob;
+    QStringList openJobs;
+    QHash<QString, int> jobTabs; // uuid -> the inner tab (logs, metrics, artifacts) shown
+    for (int i = 0; i < m_workspace->count(); ++i) {
+        QWidget *page = m_workspace->widget(i);
+        if (auto *job = qobject_cast<JobDetailView *>(page)) {
+            openJobs << job->uuid();
+            jobTabs.insert(job->uuid(), job->tabs()->currentIndex());
+            if (page == current)
+                currentJob = job->uuid();
+        } else if (!page->objectName().isEmpty()) {
+            m_retired.insert(page->objectName(), page);
+        }
+    }
+    const QString currentName = currentJob.isEmpty() && current ? current->objectName() : QString();
+    QList<QWidget *> oldPages;
+    while (m_workspace->count() > 0) {
+        oldPages << m_workspace->widget(0);
+        m_workspace->removeTab(0);
+    }
+    m_jobViews.clear();
+
+    JobListView *oldList = m_jobListView;
+    createJobListView();
+    m_jobListView->takeStateFrom(*oldList);
+    if (m_builder)
+        m_builder(*this);
+    for (const QString &uuid : std::as_const(openJobs)) {
+        if (JobDetailView *view = openJob(uuid))
+            view->tabs()->setCurrentIndex(jobTabs.value(uuid));
+    }
+    int currentIndex = 0;
+    for (int i = 0; i < m_workspace->count(); ++i) {
+        QWidget *page = m_workspace->widget(i);
+        const auto *job = qobject_cast<JobDetailView *>(page);
+        if (job ? job->uuid() == currentJob
+                : !currentName.isEmpty() && page->objectName() == currentName)
+            currentIndex = i;
+    }
+    m_workspace->setCurrentIndex(currentIndex);
+
+    // The pages nobody took over go; a view kept as it is was added back and stays.
+    for (QWidget *page : std::as_const(oldPages)) {
+        if (m_workspace->indexOf(page) < 0)
+            delete page;
+    }
+    m_retired.clear();
+    setUpdatesEnabled(true);
+    emit viewsRebuilt();
 }
 
 void MainWindow::restoreSession()
@@ -153,7 +279,7 @@ void MainWindow::addWorkspaceTab(QWidget *widget, const QString &title)
 
 void MainWindow::handleLoggedIn(const QString &email)
 {
-    setWindowTitle(tr("DDL — %1 on %2").arg(email, m_session->serverKey()));
+    updateWindowTitle();
     m_jobModel->setClient(m_session->client());
     m_jobListView->setRefreshInterval(JobListRefreshMs);
     m_stack->setCurrentWidget(m_workspace);

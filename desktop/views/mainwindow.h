@@ -5,6 +5,8 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <functional>
+
 #include "jobspec/jobspec.h"
 
 class QStackedWidget;
@@ -50,10 +52,28 @@ public:
     SubmitWizard *openSubmitWizard(const ddl::JobSpec &spec);
     // Adds a tab to the workspace (editor, workers, datasets plug in here).
     void addWorkspaceTab(QWidget *widget, const QString &title);
+    // Whoever plugs tabs in (WorkspaceBuilder): run now, and again whenever the views are
+    // rebuilt, so that a rebuilt window has the same tabs.
+    void setWorkspaceBuilder(std::function<void(MainWindow &)> builder);
+    // While the views are rebuilt: the workspace tab of this object name that is being
+    // replaced, so that its successor can take over what it holds (or it is kept as it is).
+    QWidget *retiredView(const QString &objectName) const;
+
+    // Makes language ("" = the system's) the language of the running window and of the next
+    // start: installs its translation, then rebuilds the views in it.
+    void setLanguage(const QString &language);
+    // Builds the menus, the connect page and the workspace tabs again in the current language,
+    // keeping the session, the open jobs, the current tab, filters and whatever was typed.
+    void rebuildViews();
 
 signals:
     void cloneRequested(const QJsonObject &spec);
     void newJobRequested();
+    // The views were rebuilt in a new language.
+    void viewsRebuilt();
+
+protected:
+    void changeEvent(QEvent *event) override;
 
 private:
     void handleLoggedIn(const QString &email);
@@ -61,6 +81,8 @@ private:
     void cancelJob(const QString &uuid);
     void cloneJob(const QString &uuid);
     void createMenus();
+    void createJobListView();
+    void updateWindowTitle();
 
     DesktopSettings &m_settings;
     TokenStore *m_tokens;
@@ -73,6 +95,9 @@ private:
     JobWatcher *m_watcher;
     TrayNotifier *m_notifier;
     QHash<QString, QPointer<JobDetailView>> m_jobViews;
+    std::function<void(MainWindow &)> m_builder;
+    QHash<QString, QPointer<QWidget>> m_retired; // only while rebuilding
+    bool m_rebuildPending = false;
 };
 
 } // namespace ddl::desktop

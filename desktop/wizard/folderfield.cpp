@@ -1,38 +1,42 @@
 #include "folderfield.h"
 
+#include "core/folderdrop.h"
+
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 namespace ddl::desktop {
-
-static QString droppedFolder(const QMimeData *mime)
-{
-    if (!mime || !mime->hasUrls() || mime->urls().size() != 1)
-        return {};
-    const QUrl url = mime->urls().first();
-    return url.isLocalFile() && QFileInfo(url.toLocalFile()).isDir() ? url.toLocalFile()
-                                                                     : QString();
-}
 
 FolderField::FolderField(const QString &dialogTitle, QWidget *parent)
     : QWidget(parent)
     , m_edit(new QLineEdit(this))
+    , m_message(new QLabel(this))
     , m_title(dialogTitle)
 {
     setAcceptDrops(true);
     m_edit->setPlaceholderText(tr("Drop a folder here or browse"));
+    m_edit->setAcceptDrops(false); // a drop on the line is the field's: checked, not typed
     auto *browse = new QPushButton(tr("Browse…"), this);
-    auto *layout = new QHBoxLayout(this);
+    m_message->setObjectName(QStringLiteral("dropMessage"));
+    m_message->setWordWrap(true);
+    m_message->setForegroundRole(QPalette::PlaceholderText);
+    m_message->hide();
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_edit, 1);
+    row->addWidget(browse);
+    auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_edit, 1);
-    layout->addWidget(browse);
+    layout->addLayout(row);
+    layout->addWidget(m_message);
     connect(m_edit, &QLineEdit::textChanged, this, &FolderField::pathChanged);
+    connect(m_edit, &QLineEdit::textChanged, m_message, &QLabel::hide);
     connect(browse, &QPushButton::clicked, this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, m_title, path());
         if (!folder.isEmpty())
@@ -50,19 +54,41 @@ void FolderField::setPath(const QString &path)
     m_edit->setText(path);
 }
 
+QString FolderField::dropMessage() const
+{
+    return m_message->isHidden() ? QString() : m_message->text();
+}
+
+// A drag that is not one folder is refused at once, and the field says why, so the person
+// knows before letting go.
+bool FolderField::checkDrag(QDropEvent *event)
+{
+    const FolderDrop drop = FolderDrop::inspect(event->mimeData());
+    if (!drop.isFolder()) {
+        m_message->setText(drop.problem);
+        m_message->show();
+        event->ignore();
+        return false;
+    }
+    m_message->hide();
+    event->acceptProposedAction();
+    return true;
+}
+
 void FolderField::dragEnterEvent(QDragEnterEvent *event)
 {
-    if (!droppedFolder(event->mimeData()).isEmpty())
-        event->acceptProposedAction();
+    checkDrag(event);
+}
+
+void FolderField::dragMoveEvent(QDragMoveEvent *event)
+{
+    checkDrag(event);
 }
 
 void FolderField::dropEvent(QDropEvent *event)
 {
-    const QString folder = droppedFolder(event->mimeData());
-    if (folder.isEmpty())
-        return;
-    setPath(folder);
-    event->acceptProposedAction();
+    if (checkDrag(event))
+        setPath(FolderDrop::inspect(event->mimeData()).folder);
 }
 
 } // namespace ddl::desktop

@@ -2,12 +2,14 @@
 
 #include <QWidget>
 
+class QDropEvent;
+class QLabel;
 class QLineEdit;
 
 namespace ddl::desktop {
 
 // A folder chooser: a line to type or paste a path, a Browse button, and a drop target for a
-// folder dragged from the file manager.
+// folder dragged from the file manager (anything else is refused with the reason shown).
 class FolderField : public QWidget
 {
     Q_OBJECT
@@ -18,16 +20,22 @@ public:
     QString path() const;
     void setPath(const QString &path);
     QLineEdit *lineEdit() const { return m_edit; }
+    // Why the last drag was refused (several items, a file); empty when it was not.
+    QString dropMessage() const;
 
 signals:
     void pathChanged(const QString &path);
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
+    void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
 
 private:
+    bool checkDrag(QDropEvent *event);
+
     QLineEdit *m_edit;
+    QLabel *m_message;
     QString m_title;
 };
 

@@ -6,9 +6,12 @@
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
 
+#include <QDragEnterEvent>
+#include <QDragMoveEvent>
+#include <QDropEvent>
 #include <QFile>
-
 #include <QGroupBox>
+#include <QMimeData>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -111,4 +114,25 @@ QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &rep
     const QString uuid = wizard->submittedUuid();
     wizard->accept();
     return uuid;
+}
+
+DragOutcome dragAndDrop(QWidget *target, const QList<QUrl> &urls)
+{
+    QMimeData mime;
+    mime.setUrls(urls);
+    const QPoint at = target->rect().center();
+    DragOutcome outcome;
+    QDragEnterEvent enter(at, Qt::CopyAction | Qt::MoveAction | Qt::LinkAction, &mime,
+                          Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &enter);
+    outcome.enterAccepted = enter.isAccepted();
+    QDragMoveEvent move(at, Qt::CopyAction | Qt::MoveAction | Qt::LinkAction, &mime,
+                        Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &move);
+    outcome.moveAccepted = move.isAccepted();
+    QDropEvent drop(QPointF(at), Qt::CopyAction | Qt::MoveAction | Qt::LinkAction, &mime,
+                    Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(target, &drop);
+    outcome.dropAccepted = drop.isAccepted();
+    return outcome;
 }

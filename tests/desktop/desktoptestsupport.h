@@ -1,8 +1,11 @@
 #pragma once
 
+#include <QList>
 #include <QString>
+#include <QUrl>
 
 class ClusterHarness;
+class QWidget;
 
 namespace ddl::desktop {
 class MainWindow;
@@ -19,3 +22,15 @@ QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &rep
                             QString *problem);
 // The SHA-256 fingerprint of a certificate file as ddl shows it ("SHA256:AB:CD:...").
 QString fingerprintOf(const QString &certificateFile);
+
+// What a widget did with a drag from the file manager carrying urls: the QDragEnterEvent,
+// QDragMoveEvent and QDropEvent a real drag delivers, sent to target (at its centre) one after
+// the other. Each is sent even when the one before was refused, to check that a drop arriving
+// anyway is refused as well.
+struct DragOutcome
+{
+    bool enterAccepted = false;
+    bool moveAccepted = false;
+    bool dropAccepted = false;
+};
+DragOutcome dragAndDrop(QWidget *target, const QList<QUrl> &urls);

@@ -1,7 +1,9 @@
-// The datasets screen against a real ddl-server: a folder dropped on it is uploaded as a
-// dataset (trusting the server by its CA file this time), a changed folder sends only what
-// changed, delete removes it; and the messages for a server that is not there.
+// The datasets screen against a real ddl-server: a folder dragged onto it (real drag events;
+// a file or several items are refused with a message) is uploaded as a dataset (trusting the
+// server by its CA file this time), a changed folder sends only what changed, delete removes
+// it; and the messages for a server that is not there.
 #include "clusterharness.h"
+#include "desktoptestsupport.h"
 
 #include "core/desktopsettings.h"
 #include "core/session.h"
@@ -12,9 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QDir>
-#include <QDropEvent>
 #include <QFile>
-#include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -98,11 +98,25 @@ void TestDesktopDatasets::dropUploadChangeDelete()
         big[i] = char(i * 7 % 251);
     writeFile(folder + u"/images/big.bin"_s, big);
 
-    // Dropped like a folder from the file manager (offscreen has no drag, so the drop's data).
+    // Dragged from the file manager: the enter, move and drop events a real drag delivers to
+    // the screen (the widget under the cursor that takes drops). A file, or several items, are
+    // refused while dragging, with the reason in the status line, and nothing starts.
     QSignalSpy finished(&view, &DatasetsView::uploadFinished);
-    QMimeData mime;
-    mime.setUrls({QUrl::fromLocalFile(folder)});
-    QVERIFY(view.handleDrop(&mime));
+    DragOutcome refused = dragAndDrop(&view, {QUrl::fromLocalFile(folder + u"/a.csv"_s)});
+    QVERIFY(!refused.enterAccepted && !refused.moveAccepted && !refused.dropAccepted);
+    QVERIFY2(view.statusText().contains(u"a.csv is not a folder"_s), qPrintable(view.statusText()));
+    QVERIFY(!view.currentUpload());
+    refused = dragAndDrop(&view, {QUrl::fromLocalFile(folder), QUrl::fromLocalFile(m_dir.path())});
+    QVERIFY(!refused.enterAccepted && !refused.dropAccepted);
+    QVERIFY2(view.statusText().contains(u"one folder at a time (2 items"_s),
+             qPrintable(view.statusText()));
+    QVERIFY(!view.currentUpload());
+    refused = dragAndDrop(&view, {QUrl(u"https://example.com/flowers/"_s)});
+    QVERIFY(!refused.enterAccepted && !refused.dropAccepted);
+    QVERIFY(!view.currentUpload());
+
+    const DragOutcome dropped = dragAndDrop(&view, {QUrl::fromLocalFile(folder)});
+    QVERIFY(dropped.enterAccepted && dropped.moveAccepted && dropped.dropAccepted);
     QVERIFY(view.currentUpload());
     QPointer<DatasetUpload> upload = view.currentUpload();
     QSignalSpy sent(upload.data(), &DatasetUpload::fileSent);

@@ -22,6 +22,7 @@
 #include "views/logview.h"
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
+#include "views/statetimeline.h"
 #include "views/traynotifier.h"
 #include "views/datasetsview.h"
 #include "editor/jobeditor.h"
@@ -56,6 +57,7 @@ private slots:
     void initTestCase();
     void wrongPasswordAndRegister();
     void submitAndWatch();
+    void languageSwitchKeepsOpenJob();
     void workersScreen();
     void submitOnServerDataset();
     void cancelAndClone();
@@ -161,6 +163,18 @@ void TestDesktopJobFlow::submitAndWatch()
     QCOMPARE(window.workspace()->currentWidget(), detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 90000);
     QCOMPARE(detail->tasks()->rowCount(), 1);
+    // The drawn timeline, from the server's times: waited, ran once, succeeded.
+    {
+        const QList<StateTimeline::Segment> segments = detail->timeline()->segments();
+        QStringList states;
+        for (const StateTimeline::Segment &segment : segments)
+            states << segment.state;
+        QCOMPARE(states, (QStringList{u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s}));
+        QCOMPARE(segments.at(1).attempt, 1);
+        QCOMPARE(segments.at(1).outcome, u"SUCCEEDED"_s);
+        QVERIFY(segments.at(0).end <= segments.at(1).start);
+        QVERIFY(segments.at(1).start <= segments.at(1).end);
+    }
 
     // Logs: the followed window shows what main.py printed.
     QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
@@ -203,6 +217,35 @@ void TestDesktopJobFlow::submitAndWatch()
                                  == u"SUCCEEDED"_s, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.notifier()->shownCount() >= 1, 10000);
     QVERIFY(window.notifier()->lastMessage().contains(u"iris-numpy"_s));
+}
+
+// A language switch while logged in with a job open: the views are rebuilt in German, the
+// session stays, the job's tab is reopened in front (same inner tab) and reloads from the server.
+void TestDesktopJobFlow::languageSwitchKeepsOpenJob()
+{
+    MainWindow &window = *m_window;
+    JobDetailView *before = window.jobView(m_uuid);
+    QVERIFY(before);
+    window.workspace()->setCurrentWidget(before);
+    before->tabs()->setCurrentIndex(1); // metrics
+    window.setLanguage(u"de"_s);
+    QVERIFY(window.isLoggedIn());
+    JobDetailView *after = window.jobView(m_uuid);
+    QVERIFY(after && after != before);
+    QCOMPARE(window.workspace()->currentWidget(), after);
+    QCOMPARE(after->tabs()->currentIndex(), 1);
+    QCOMPARE(after->tabs()->tabText(1), u"Metriken"_s);
+    QCOMPARE(window.workspace()->tabText(0), u"Jobs"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(after->state(), u"SUCCEEDED"_s, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.workspace()->tabText(window.workspace()->indexOf(after)),
+                              u"iris-numpy"_s, 10000);
+    QCOMPARE(after->timeline()->segments().size(), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
+
+    window.setLanguage(QString()); // the system's (English here), as the other tests expect
+    QCOMPARE(window.workspace()->tabText(0), u"Jobs"_s);
+    QCOMPARE(window.jobView(m_uuid)->tabs()->tabText(1), u"Metrics"_s);
+    QCOMPARE(window.findChildren<JobDetailView *>().size(), 1);
 }
 
 void TestDesktopJobFlow::workersScreen()

@@ -1,14 +1,23 @@
 // The languages: translations/ddl_zh_CN.ts is complete (no unfinished message), both languages
-// are compiled into the resources, and the real window shows them after a switch.
+// are compiled into the resources, the real window shows them after a start in that language,
+// and a switch in the Language menu changes the running window at once, keeping what was typed.
 #include "app/desktopapp.h"
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
+#include "editor/jobeditor.h"
+#include "models/joblistmodel.h"
+#include "views/joblistview.h"
 #include "views/mainwindow.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFile>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
@@ -26,6 +35,7 @@ private slots:
     void windowSpeaksTheLanguage();
     void unknownLanguageFallsBackToEnglish();
     void englishPlurals();
+    void liveSwitch();
 };
 
 void TestDesktopTranslations::chineseIsComplete()
@@ -92,6 +102,131 @@ void TestDesktopTranslations::englishPlurals()
              u"1 job"_s);
     QCOMPARE(QCoreApplication::translate("ddl::desktop::JobListView", "%n job(s)", nullptr, 3),
              u"3 jobs"_s);
+}
+
+// The texts a person sees first, read from the running window.
+struct VisibleTexts
+{
+    QStringList menus;
+    QStringList tabs;
+    QString connectButton;
+    QString refreshButton;
+    QString stateFilter;
+    QString nameHeader;
+    QString submittedHeader;
+};
+
+static VisibleTexts visibleTexts(MainWindow &window)
+{
+    VisibleTexts texts;
+    for (QAction *menu : window.menuBar()->actions())
+        texts.menus << menu->text();
+    for (int i = 0; i < window.workspace()->count(); ++i)
+        texts.tabs << window.workspace()->tabText(i);
+    texts.connectButton = window.findChild<QPushButton *>(u"connectButton"_s)->text();
+    for (QPushButton *button : window.jobListView()->findChildren<QPushButton *>()) {
+        if (button->objectName() != u"newJobButton"_s)
+            texts.refreshButton = button->text();
+    }
+    texts.stateFilter = window.jobListView()->findChild<QComboBox *>(u"stateFilter"_s)->itemText(0);
+    // What the table's header shows, asked the way the header asks.
+    QAbstractItemModel *shown = window.jobListView()->table()->model();
+    texts.nameHeader = shown->headerData(JobListModel::NameColumn, Qt::Horizontal).toString();
+    texts.submittedHeader =
+        shown->headerData(JobListModel::SubmittedColumn, Qt::Horizontal).toString();
+    return texts;
+}
+
+// Picks a language in the window's Language menu, as a person would.
+static bool chooseLanguage(MainWindow &window, const QString &menuEntry)
+{
+    const QList<QAction *> menus = window.menuBar()->actions();
+    if (menus.size() < 2 || !menus.at(1)->menu())
+        return false;
+    for (QAction *action : menus.at(1)->menu()->actions()) {
+        if (action->text() == menuEntry) {
+            action->trigger();
+            return true;
+        }
+    }
+    return false;
+}
+
+void TestDesktopTranslations::liveSwitch()
+{
+    QVERIFY(DesktopApp::installTranslation(*qApp, u"en"_s));
+    QTemporaryDir dir;
+    DesktopSettings settings(dir.filePath(u"s.ini"_s));
+    MainWindow window(settings);
+    WorkspaceBuilder::build(window);
+    window.show();
+    QCOMPARE(visibleTexts(window).tabs,
+             (QStringList{u"Jobs"_s, u"Editor"_s, u"Workers"_s, u"Datasets"_s}));
+
+    // Things typed and chosen before the switch, none of them sent anywhere yet.
+    window.findChild<QLineEdit *>(u"serverEdit"_s)->setText(u"https://ddl.example:8443"_s);
+    window.findChild<QLineEdit *>(u"emailEdit"_s)->setText(u"ada@example.com"_s);
+    window.findChild<QLineEdit *>(u"passwordEdit"_s)->setText(u"not sent yet"_s);
+    window.jobListView()->findChild<QLineEdit *>(u"searchEdit"_s)->setText(u"resnet"_s);
+    window.jobListView()->findChild<QComboBox *>(u"stateFilter"_s)->setCurrentIndex(2);
+    const QString spec = u"{\n  \"jobName\": \"half-typed\"\n}\n"_s;
+    window.findChild<JobEditor *>(u"jobEditor"_s)->setText(spec);
+    window.workspace()->setCurrentIndex(2); // Workers
+
+    struct Expected
+    {
+        QString entry; // the language's name in the menu
+        QString file, language, jobs, editor, workers, datasets, connect, refresh, allStates,
+            name, submitted, uploadFolder;
+    };
+    const QList<Expected> steps{
+        {u"简体中文"_s, u"文件(&F)"_s, u"语言(&L)"_s, u"作业"_s, u"编辑器"_s, u"工作节点"_s,
+         u"数据集"_s, u"连接"_s, u"刷新"_s, u"所有状态"_s, u"名称"_s, u"提交时间"_s,
+         u"上传文件夹…"_s},
+        {u"Deutsch"_s, u"&Datei"_s, u"&Sprache"_s, u"Jobs"_s, u"Editor"_s, u"Worker"_s,
+         u"Datensätze"_s, u"Verbinden"_s, u"Aktualisieren"_s, u"Alle Status"_s, u"Name"_s,
+         u"Abgeschickt"_s, u"Ordner hochladen…"_s},
+        {u"English"_s, u"&File"_s, u"&Language"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s,
+         u"Datasets"_s, u"Connect"_s, u"Refresh"_s, u"All states"_s, u"Name"_s,
+         u"Submitted"_s, u"Upload folder…"_s},
+    };
+    // The datasets screen may be uploading: it is kept, and retranslates itself.
+    QWidget *datasets = window.findChild<QWidget *>(u"datasetsView"_s);
+    QVERIFY(datasets);
+    for (const Expected &step : steps) {
+        QVERIFY2(chooseLanguage(window, step.entry), qPrintable(step.entry));
+        const VisibleTexts texts = visibleTexts(window);
+        QCOMPARE(texts.menus, (QStringList{step.file, step.language}));
+        QCOMPARE(texts.tabs, (QStringList{step.jobs, step.editor, step.workers, step.datasets}));
+        QCOMPARE(texts.connectButton, step.connect);
+        QCOMPARE(texts.refreshButton, step.refresh);
+        QCOMPARE(texts.stateFilter, step.allStates);
+        QCOMPARE(texts.nameHeader, step.name);
+        QCOMPARE(texts.submittedHeader, step.submitted);
+        QCOMPARE(window.findChild<QWidget *>(u"datasetsView"_s), datasets);
+        QStringList datasetButtons;
+        for (QPushButton *button : datasets->findChildren<QPushButton *>())
+            datasetButtons << button->text();
+        QVERIFY2(datasetButtons.contains(step.uploadFolder), qPrintable(datasetButtons.join(u'|')));
+
+        // Nothing typed was lost, the same tab is in front, and the choice is kept for the
+        // next start.
+        QCOMPARE(window.findChild<QLineEdit *>(u"serverEdit"_s)->text(),
+                 u"https://ddl.example:8443"_s);
+        QCOMPARE(window.findChild<QLineEdit *>(u"emailEdit"_s)->text(), u"ada@example.com"_s);
+        QCOMPARE(window.findChild<QLineEdit *>(u"passwordEdit"_s)->text(), u"not sent yet"_s);
+        QCOMPARE(window.jobListView()->findChild<QLineEdit *>(u"searchEdit"_s)->text(),
+                 u"resnet"_s);
+        QCOMPARE(window.jobListView()->findChild<QComboBox *>(u"stateFilter"_s)->currentIndex(), 2);
+        QCOMPARE(window.jobModel()->stateFilter(), u"RUNNING"_s);
+        QCOMPARE(window.findChild<JobEditor *>(u"jobEditor"_s)->text(), spec);
+        QCOMPARE(window.workspace()->currentWidget()->objectName(), u"workersView"_s);
+        // One of each: the views replaced are gone, not hidden beside the new ones.
+        QCOMPARE(window.findChildren<JobEditor *>().size(), 1);
+        QCOMPARE(window.findChildren<JobListView *>().size(), 1);
+        QCOMPARE(window.findChildren<QPushButton *>(u"connectButton"_s).size(), 1);
+    }
+    QCOMPARE(DesktopSettings(settings.filePath()).language(), u"en"_s);
 }
 
 QTEST_MAIN(TestDesktopTranslations)

@@ -2,6 +2,7 @@
 // a dirty tree is refused with its files listed and passes once committed; the package preview
 // names HEAD's commit and the largest files; the review refuses what the validator refuses.
 #include "clusterharness.h"
+#include "desktoptestsupport.h"
 
 #include "jobspec/jobspec.h"
 #include "wizard/datasetpage.h"
@@ -10,11 +11,13 @@
 #include "wizard/reviewpage.h"
 #include "wizard/submitwizard.h"
 
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
 
@@ -48,6 +51,7 @@ class TestDesktopWizard : public QObject
 private slots:
     void dirtyTreeRefusedThenCommitted();
     void reviewRefusesInvalidJob();
+    void foldersDraggedOntoPages();
 
 private:
     ClusterHarness m_files; // only its temporary folder and git helpers
@@ -126,6 +130,60 @@ void TestDesktopWizard::reviewRefusesInvalidJob()
     wizard.next(); // refused: stays on the review
     QCOMPARE(wizard.currentId(), int(SubmitWizard::ReviewPage));
     QVERIFY(wizard.findChild<QLabel *>(u"reviewProblems"_s)->text().startsWith(u"jobName"_s));
+}
+
+// The project and dataset pages take a folder dragged from the file manager (real enter, move
+// and drop events on their folder fields); a file or several items are refused with the reason
+// shown under the field, and the page keeps what it had.
+void TestDesktopWizard::foldersDraggedOntoPages()
+{
+    const QString repo = m_files.makeRepo(
+        u"dragged"_s, {{u"main.py"_s, "def main(d, o): pass\n"}, {u"data/a.csv"_s, "a\n1\n"}});
+    QVERIFY(!repo.isEmpty());
+    QTemporaryDir other;
+    QVERIFY(QDir(other.path()).mkpath(u"images"_s));
+    QFile image(other.filePath(u"images/cat.png"_s));
+    QVERIFY(image.open(QIODevice::WriteOnly));
+    image.write("not really a png");
+    image.close();
+
+    SubmitWizard wizard(nullptr, ddlSpec());
+    wizard.show();
+    auto *project = wizard.findChild<FolderField *>(u"projectFolder"_s);
+    QVERIFY(project);
+    DragOutcome outcome = dragAndDrop(project, {QUrl::fromLocalFile(repo + u"/main.py"_s)});
+    QVERIFY(!outcome.enterAccepted && !outcome.moveAccepted && !outcome.dropAccepted);
+    QVERIFY2(project->dropMessage().contains(u"main.py is not a folder"_s),
+             qPrintable(project->dropMessage()));
+    QVERIFY(project->path().isEmpty());
+    QVERIFY(!wizard.currentPage()->isComplete());
+    outcome = dragAndDrop(project, {QUrl::fromLocalFile(repo), QUrl::fromLocalFile(other.path())});
+    QVERIFY(!outcome.enterAccepted && !outcome.dropAccepted);
+    QVERIFY2(project->dropMessage().contains(u"(2 items"_s), qPrintable(project->dropMessage()));
+    QVERIFY(project->path().isEmpty());
+
+    outcome = dragAndDrop(project, {QUrl::fromLocalFile(repo)});
+    QVERIFY(outcome.enterAccepted && outcome.moveAccepted && outcome.dropAccepted);
+    QCOMPARE(project->path(), repo);
+    QVERIFY(project->dropMessage().isEmpty()); // the message went with the good drop
+    QVERIFY(wizard.currentPage()->isComplete());
+    wizard.next();
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.currentPage()->isComplete(), 20000);
+    wizard.next();
+    auto *dataset = qobject_cast<DatasetPage *>(wizard.currentPage());
+    QVERIFY(dataset);
+    QCOMPARE(dataset->folderField()->path(), repo + u"/data"_s);
+
+    outcome = dragAndDrop(dataset->folderField(),
+                          {QUrl::fromLocalFile(other.filePath(u"images/cat.png"_s))});
+    QVERIFY(!outcome.enterAccepted && !outcome.dropAccepted);
+    QVERIFY(dataset->folderField()->dropMessage().contains(u"cat.png is not a folder"_s));
+    QCOMPARE(dataset->folderField()->path(), repo + u"/data"_s); // kept
+    outcome =
+        dragAndDrop(dataset->folderField(), {QUrl::fromLocalFile(other.filePath(u"images"_s))});
+    QVERIFY(outcome.dropAccepted);
+    QCOMPARE(dataset->folderField()->path(), other.filePath(u"images"_s));
+    QTRY_VERIFY(dataset->summary().contains(u"1 file"_s));
 }
 
 QTEST_MAIN(TestDesktopWizard)
