@@ -160,10 +160,15 @@ void DatasetUpload::sendNext()
     }
     auto *blob = new BlobUpload(m_client, local, sha256, this);
     m_current = blob;
-    connect(blob, &BlobUpload::progress, this, [this, path](const TransferProgress &progress) {
-        if (!path.isEmpty())
-            emit fileProgress(path, progress.done, progress.total);
-    });
+    connect(blob, &BlobUpload::progress, this,
+            [this, path, blob, first = true](const TransferProgress &progress) mutable {
+                // The resume offset is known once the server has answered the create.
+                if (first && blob->skippedBytes() > 0)
+                    emit fileResumed(path, blob->skippedBytes());
+                first = false;
+                if (!path.isEmpty())
+                    emit fileProgress(path, progress.done, progress.total);
+            });
     connect(blob, &BlobUpload::finished, this, [this, blob, path] {
         blob->deleteLater();
         if (m_done)

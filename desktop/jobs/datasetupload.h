@@ -50,6 +50,9 @@ signals:
     void hashing(qint64 done, qint64 total);
     void filesToSend(const QStringList &paths);
     void fileProgress(const QString &path, qint64 done, qint64 total);
+    // The server had the first bytes of path from an earlier, interrupted upload: only the
+    // rest travels.
+    void fileResumed(const QString &path, qint64 bytesAlreadySent);
     void fileSent(const QString &path);
     void finished(bool ok, const QString &message);
 

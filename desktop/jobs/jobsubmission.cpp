@@ -39,14 +39,17 @@ void JobSubmission::fail(const QString &message)
 
 void JobSubmission::cancel()
 {
-    if (m_stage == Stage::Done || m_stage == Stage::Failed)
+    // Once the job is being posted it may exist on the server: too late to take it back here.
+    if (m_stage == Stage::Done || m_stage == Stage::Failed || m_stage == Stage::Cancelled
+        || m_stage == Stage::Submitting)
         return;
+    // Cancelled first, so that the uploads ending now do not count as failures.
+    setStage(Stage::Cancelled);
     // The upload stops where it is; the server keeps the unfinished blob for a later resume.
     if (m_upload)
         m_upload->deleteLater();
     if (m_datasetUpload)
         m_datasetUpload->cancel();
-    setStage(Stage::Cancelled);
 }
 
 void JobSubmission::start()
@@ -109,10 +112,18 @@ void JobSubmission::uploadDataset()
         post();
         return;
     }
-    setStage(Stage::UploadingDataset);
+    setStage(Stage::ReadingDataset);
     auto *dataset = new DatasetUpload(m_client, QString(), m_request.datasetFolder, this);
     m_datasetUpload = dataset;
     connect(dataset, &DatasetUpload::hashing, this, &JobSubmission::progress);
+    connect(dataset, &DatasetUpload::filesToSend, this, [this] {
+        if (m_stage == Stage::ReadingDataset)
+            setStage(Stage::UploadingDataset);
+    });
+    connect(dataset, &DatasetUpload::fileResumed, this, [this](const QString &, qint64 bytes) {
+        m_resumedBytes += bytes;
+        emit resumed(m_resumedBytes);
+    });
     connect(dataset, &DatasetUpload::fileProgress, this,
             [this](const QString &, qint64 done, qint64 total) { emit progress(done, total); });
     connect(dataset, &DatasetUpload::finished, this, [this, dataset](bool ok,
@@ -138,9 +149,15 @@ void JobSubmission::upload(const QString &path, const QString &sha256, Stage sta
     setStage(stage);
     auto *blob = new BlobUpload(m_client, path, sha256, this);
     m_upload = blob;
-    connect(blob, &BlobUpload::progress, this, [this](const TransferProgress &progress) {
-        emit this->progress(progress.done, progress.total);
-    });
+    connect(blob, &BlobUpload::progress, this,
+            [this, blob, first = true](const TransferProgress &progress) mutable {
+                if (first && blob->skippedBytes() > 0) {
+                    m_resumedBytes += blob->skippedBytes();
+                    emit resumed(m_resumedBytes);
+                }
+                first = false;
+                emit this->progress(progress.done, progress.total);
+            });
     connect(blob, &BlobUpload::finished, this, [this, blob, next = std::move(next)] {
         blob->deleteLater();
         if (m_stage == Stage::Cancelled)

@@ -31,14 +31,14 @@ struct SubmissionRequest
 // Submits one job: package the code at HEAD (off the GUI thread) and upload it through the
 // resumable protocol (a blob the server has is skipped, an interrupted one resumes); send the
 // dataset folder as a manifest of its files (DatasetUpload: only the files the server lacks
-// travel); then POST /v1/jobs naming the package and the manifest. Cancel stops at the next step; a new submission
-// of the same files resumes the uploads.
+// travel); then POST /v1/jobs naming the package and the manifest. Cancel stops the upload where
+// it is; a new submission of the same files resumes it (resumed() says by how much).
 class JobSubmission : public QObject
 {
     Q_OBJECT
 public:
-    enum class Stage { Idle, Packaging, UploadingCode, UploadingDataset, Submitting, Done,
-                       Failed, Cancelled };
+    enum class Stage { Idle, Packaging, UploadingCode, ReadingDataset, UploadingDataset,
+                       Submitting, Done, Failed, Cancelled };
     Q_ENUM(Stage)
 
     JobSubmission(ApiClient *client, SubmissionRequest request, QObject *parent = nullptr);
@@ -49,11 +49,16 @@ public:
     Stage stage() const { return m_stage; }
     QString jobUuid() const { return m_uuid; }
     QString errorMessage() const { return m_error; }
+    // Bytes the server already had from an earlier, cancelled submission of the same files.
+    qint64 resumedBytes() const { return m_resumedBytes; }
 
 signals:
     void stageChanged(ddl::desktop::JobSubmission::Stage stage);
-    // Bytes of the current upload.
+    // Bytes of the current step: read while ReadingDataset, else uploaded (counting what an
+    // earlier try had sent already).
     void progress(qint64 done, qint64 total);
+    // An upload continues where an earlier try stopped; bytes: all such bytes so far.
+    void resumed(qint64 bytes);
     void submitted(const QString &uuid);
     void failed(const QString &message);
 
@@ -81,6 +86,7 @@ private:
     QString m_manifestSha256;
     QString m_uuid;
     QString m_error;
+    qint64 m_resumedBytes = 0;
 };
 
 } // namespace ddl::desktop

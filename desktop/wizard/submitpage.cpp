@@ -5,6 +5,7 @@
 #include "wizard/submitwizard.h"
 
 #include <QLabel>
+#include <QLocale>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -24,6 +25,7 @@ SubmitPageWidget::SubmitPageWidget(QWidget *parent)
     m_stage->setWordWrap(true);
     m_stage->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_progress->setRange(0, 0);
+    m_progress->setObjectName(u"submitProgress"_s);
     m_cancel->setObjectName(u"cancelSubmission"_s);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_stage);
@@ -87,15 +89,19 @@ void SubmitPageWidget::start()
         case JobSubmission::Stage::UploadingCode:
             m_stage->setText(tr("Uploading the code…"));
             break;
+        case JobSubmission::Stage::ReadingDataset:
+            m_stage->setText(tr("Reading the dataset…"));
+            break;
         case JobSubmission::Stage::UploadingDataset:
             m_stage->setText(tr("Uploading the dataset…"));
             break;
         case JobSubmission::Stage::Submitting:
             m_stage->setText(tr("Starting the job…"));
+            m_cancel->setEnabled(false); // the job may exist already
             break;
         case JobSubmission::Stage::Cancelled:
-            m_stage->setText(tr("Cancelled. Go back and submit again; finished uploads are not "
-                                "sent twice."));
+            m_stage->setText(tr("Cancelled; nothing was submitted. Go back and submit again: "
+                                "the upload goes on where it stopped."));
             m_progress->setRange(0, 1);
             m_cancel->setEnabled(false);
             break;
@@ -107,6 +113,11 @@ void SubmitPageWidget::start()
         // Bytes can pass int: the bar counts KiB.
         m_progress->setRange(0, int(std::max<qint64>(1, total / 1024)));
         m_progress->setValue(int(done / 1024));
+    });
+    connect(m_submission, &JobSubmission::resumed, this, [this](qint64 bytes) {
+        m_stage->setText(m_stage->text().section(u'\n', 0, 0) + u'\n'
+                         + tr("Resumed: %1 had been sent before.")
+                               .arg(QLocale().formattedDataSize(bytes)));
     });
     connect(m_submission, &JobSubmission::failed, this, [this](const QString &message) {
         m_stage->setText(tr("The job was not submitted: %1").arg(message));
