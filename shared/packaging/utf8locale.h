@@ -1,11 +1,5 @@
 #pragma once
 
-#include <QtGlobal>
-
-#ifdef Q_OS_UNIX
-#include <locale.h>
-#endif
-
 namespace ddl {
 
 // Switches the calling thread to a UTF-8 character type for as long as it lives. libarchive
@@ -13,42 +7,21 @@ namespace ddl {
 // a non-ASCII name makes its pax writer crash and its reader drop the name. With this guard
 // around every libarchive call, names are UTF-8 and the bytes written never depend on the
 // locale the process happens to run in.
+//
+// The platform seam of the packaging code: POSIX uselocale() on Linux and macOS (<xlocale.h>
+// there); nothing on Windows, where libarchive's *_utf8 and wide-character calls that DDL uses
+// do not go through the C locale.
 class ScopedUtf8Locale
 {
 public:
-    ScopedUtf8Locale()
-    {
-#ifdef Q_OS_UNIX
-        static const locale_t utf8 = makeUtf8Locale();
-        if (utf8)
-            m_previous = uselocale(utf8);
-#endif
-    }
-
-    ~ScopedUtf8Locale()
-    {
-#ifdef Q_OS_UNIX
-        if (m_previous)
-            uselocale(m_previous);
-#endif
-    }
+    ScopedUtf8Locale();
+    ~ScopedUtf8Locale();
 
     ScopedUtf8Locale(const ScopedUtf8Locale &) = delete;
     ScopedUtf8Locale &operator=(const ScopedUtf8Locale &) = delete;
 
 private:
-#ifdef Q_OS_UNIX
-    static locale_t makeUtf8Locale()
-    {
-        for (const char *name : {"C.UTF-8", "C.utf8", "en_US.UTF-8"}) {
-            if (const locale_t locale = newlocale(LC_CTYPE_MASK, name, locale_t(nullptr)))
-                return locale;
-        }
-        return locale_t(nullptr);
-    }
-
-    locale_t m_previous = locale_t(nullptr);
-#endif
+    void *m_previous = nullptr; // the thread's locale_t before, where there is one
 };
 
 } // namespace ddl
