@@ -7,12 +7,15 @@
 #include <QImage>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QHelpEvent>
 #include <QTest>
+#include <QToolTip>
 
 using namespace Qt::Literals::StringLiterals;
 using namespace ddl::desktop;
 
-static const QDateTime Start = QDateTime::fromString(u"2026-03-01T10:00:00.000Z"_s, Qt::ISODateWithMs);
+static const QDateTime Start = QDateTime::fromString(u"2026-03-01T10:00:00.000Z"_s,
+                                                      Qt::ISODateWithMs);
 
 static QJsonValue at(int seconds)
 {
@@ -120,10 +123,11 @@ void TestDesktopTimeline::jobsInOtherStates_data()
     QTest::newRow("waiting") << QJsonObject{{"state"_L1, u"WAITING"_s}, {"created_at"_L1, at(0)},
                                             {"tasks"_L1, QJsonArray{task(1, u"WAITING"_s, {}, {})}}}
                              << States{u"WAITING"_s} << true;
-    QTest::newRow("running") << QJsonObject{{"state"_L1, u"RUNNING"_s}, {"created_at"_L1, at(0)},
-                                            {"started_at"_L1, at(3)},
-                                            {"tasks"_L1, QJsonArray{task(1, u"RUNNING"_s, at(3), {})}}}
-                             << States{u"WAITING"_s, u"RUNNING"_s} << true;
+    QTest::newRow("running")
+        << QJsonObject{{"state"_L1, u"RUNNING"_s}, {"created_at"_L1, at(0)},
+                       {"started_at"_L1, at(3)},
+                       {"tasks"_L1, QJsonArray{task(1, u"RUNNING"_s, at(3), {})}}}
+        << States{u"WAITING"_s, u"RUNNING"_s} << true;
     QTest::newRow("waiting for a retry")
         << QJsonObject{{"state"_L1, u"WAITING"_s}, {"attempt"_L1, 2}, {"created_at"_L1, at(0)},
                        {"tasks"_L1, QJsonArray{task(1, u"FAILED"_s, at(2), at(9)),
@@ -134,10 +138,11 @@ void TestDesktopTimeline::jobsInOtherStates_data()
                        {"finished_at"_L1, at(30)},
                        {"tasks"_L1, QJsonArray{task(1, u"STOPPED"_s, {}, at(30))}}}
         << States{u"WAITING"_s, u"STOPPED"_s} << false;
-    QTest::newRow("failed") << QJsonObject{{"state"_L1, u"FAILED"_s}, {"created_at"_L1, at(0)},
-                                           {"started_at"_L1, at(1)}, {"finished_at"_L1, at(8)},
-                                           {"tasks"_L1, QJsonArray{task(1, u"FAILED"_s, at(1), at(8))}}}
-                            << States{u"WAITING"_s, u"RUNNING"_s, u"FAILED"_s} << false;
+    QTest::newRow("failed")
+        << QJsonObject{{"state"_L1, u"FAILED"_s}, {"created_at"_L1, at(0)},
+                       {"started_at"_L1, at(1)}, {"finished_at"_L1, at(8)},
+                       {"tasks"_L1, QJsonArray{task(1, u"FAILED"_s, at(1), at(8))}}}
+        << States{u"WAITING"_s, u"RUNNING"_s, u"FAILED"_s} << false;
     // The job list's objects carry no tasks: the job's own times stand in.
     QTest::newRow("no tasks") << QJsonObject{{"state"_L1, u"SUCCEEDED"_s}, {"created_at"_L1, at(0)},
                                              {"started_at"_L1, at(4)}, {"finished_at"_L1, at(9)}}
@@ -149,7 +154,8 @@ void TestDesktopTimeline::jobsInOtherStates()
     QFETCH(QJsonObject, job);
     QFETCH(States, states);
     QFETCH(bool, lastOngoing);
-    const QList<StateTimeline::Segment> segments = StateTimeline::segmentsOf(job, Start.addSecs(40));
+    const QList<StateTimeline::Segment> segments =
+        StateTimeline::segmentsOf(job, Start.addSecs(40));
     QCOMPARE(statesOf(segments), states);
     QCOMPARE(segments.last().ongoing, lastOngoing);
     if (lastOngoing)
@@ -198,6 +204,17 @@ void TestDesktopTimeline::tooltipText()
                  && retried.contains(u"Failed"_s),
              qPrintable(retried));
     QVERIFY(timeline.describe(segments.at(4)).startsWith(u"Succeeded at"_s));
+
+    // Hovering a bar shows its tooltip.
+    timeline.resize(600, timeline.sizeHint().height());
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    const QPoint at = timeline.segmentRect(3).center();
+    QHelpEvent help(QEvent::ToolTip, at, timeline.mapToGlobal(at));
+    QCoreApplication::sendEvent(&timeline, &help);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(), timeline.describe(segments.at(3)));
+    QVERIFY(QToolTip::text().contains(u"attempt 2"_s));
 }
 
 QTEST_MAIN(TestDesktopTimeline)
