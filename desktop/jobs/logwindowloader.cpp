@@ -10,11 +10,12 @@ using namespace Qt::Literals::StringLiterals;
 namespace ddl::desktop {
 
 LogWindowLoader::LogWindowLoader(ApiClient *client, const QString &jobUuid, qint64 taskId,
-                                 QObject *parent)
+                                 LogStream stream, QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_jobUuid(jobUuid)
     , m_taskId(taskId)
+    , m_stream(stream)
 {
     m_pollTimer.setInterval(PollMs);
     connect(&m_pollTimer, &QTimer::timeout, this, &LogWindowLoader::poll);
@@ -61,15 +62,14 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool appen
         m_inFlight->abort();
         m_inFlight = nullptr;
     }
-    QUrlQuery query;
-    query.addQueryItem(u"task"_s, QString::number(m_taskId));
+    QUrlQuery query = LogApi::taskQuery(m_taskId, m_stream);
     if (tail) {
         query.addQueryItem(u"tail"_s, QString::number(limit));
     } else {
         query.addQueryItem(u"offset"_s, QString::number(offset));
         query.addQueryItem(u"limit"_s, QString::number(limit));
     }
-    ApiRequest *request = m_client->get(u"/v1/jobs/"_s + m_jobUuid + u"/logs"_s, query);
+    ApiRequest *request = m_client->get(LogApi::logsPath(m_jobUuid), query);
     m_inFlight = request;
     whenFinished(request, this, [this, request, offset, append](const Result<ApiResponse> &result) {
         if (m_inFlight == request)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/logapi.h"
 #include "core/error.h"
 
 #include <QByteArray>
@@ -14,8 +15,9 @@ class ApiRequest;
 
 namespace ddl::desktop {
 
-// Reads one task's log a window at a time through the offset API (GET .../logs?offset&limit,
-// or tail), so a 1 GB log costs one window of memory. With follow on, it polls for what was
+// Reads one task's log (the merged one, or only its stdout or stderr) a window at a time through
+// the offset API (GET .../logs?offset&limit[&stream], or tail), so a 1 GB log costs one window
+// of memory. With follow on, it polls for what was
 // written after the window's end and hands it over as appended text.
 class LogWindowLoader : public QObject
 {
@@ -24,7 +26,7 @@ public:
     static constexpr qint64 WindowBytes = 256 * 1024;
 
     LogWindowLoader(ApiClient *client, const QString &jobUuid, qint64 taskId,
-                    QObject *parent = nullptr);
+                    LogStream stream = LogStream::All, QObject *parent = nullptr);
 
     // The window starting at the first line at or after offset.
     void loadAt(qint64 offset);
@@ -37,6 +39,7 @@ public:
     qint64 logSize() const { return m_logSize; }
     bool isComplete() const { return m_complete; }
     qint64 taskId() const { return m_taskId; }
+    LogStream stream() const { return m_stream; }
 
     static constexpr int PollMs = 700;
 
@@ -53,6 +56,7 @@ private:
     QPointer<ApiClient> m_client;
     QString m_jobUuid;
     qint64 m_taskId;
+    LogStream m_stream;
     qint64 m_windowStart = 0;
     qint64 m_windowEnd = 0;
     qint64 m_logSize = 0;

@@ -1,6 +1,8 @@
 #include "logview.h"
 
 #include "api/apiclient.h"
+#include "core/errortext.h"
+#include "jobs/logsearcher.h"
 #include "jobs/logwindowloader.h"
 #include "models/taskmodel.h"
 
@@ -12,8 +14,10 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScrollBar>
 #include <QSlider>
+#include <QTextBlock>
 #include <QVBoxLayout>
 
 using namespace Qt::Literals::StringLiterals;
@@ -31,12 +35,26 @@ LogView::LogView(ApiClient *client, const QString &jobUuid, TaskModel *tasks, QW
 {
     m_taskCombo = new QComboBox(this);
     m_taskCombo->setObjectName(u"taskCombo"_s);
+    m_streamCombo = new QComboBox(this);
+    m_streamCombo->setObjectName(u"streamCombo"_s);
+    m_streamCombo->addItem(tr("All"), int(LogStream::All));
+    m_streamCombo->addItem(tr("stdout"), int(LogStream::Stdout));
+    m_streamCombo->addItem(tr("stderr"), int(LogStream::Stderr));
+    m_streamCombo->setToolTip(
+        tr("Everything the task wrote, with the worker's own lines, or only its stdout or stderr"));
     m_followCheck = new QCheckBox(tr("Follow"), this);
     m_followCheck->setObjectName(u"followCheck"_s);
     m_followCheck->setChecked(true);
     m_searchEdit = new QLineEdit(this);
     m_searchEdit->setObjectName(u"logSearch"_s);
-    m_searchEdit->setPlaceholderText(tr("Search in the shown part"));
+    m_searchEdit->setPlaceholderText(tr("Search the whole log"));
+    m_searchEdit->setClearButtonEnabled(true);
+    m_previousButton = new QPushButton(tr("Previous"), this);
+    m_previousButton->setObjectName(u"findPreviousButton"_s);
+    m_nextButton = new QPushButton(tr("Next"), this);
+    m_nextButton->setObjectName(u"findNextButton"_s);
+    m_searchStatus = new QLabel(this);
+    m_searchStatus->setObjectName(u"searchStatus"_s);
     m_positionLabel = new QLabel(this);
     m_slider = new QSlider(Qt::Horizontal, this);
     m_slider->setObjectName(u"logPosition"_s);
@@ -51,8 +69,13 @@ LogView::LogView(ApiClient *client, const QString &jobUuid, TaskModel *tasks, QW
     auto *bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Task:"), this));
     bar->addWidget(m_taskCombo);
+    bar->addWidget(new QLabel(tr("Stream:"), this));
+    bar->addWidget(m_streamCombo);
     bar->addWidget(m_followCheck);
     bar->addWidget(m_searchEdit, 1);
+    bar->addWidget(m_previousButton);
+    bar->addWidget(m_nextButton);
+    bar->addWidget(m_searchStatus);
     auto *positionRow = new QHBoxLayout;
     positionRow->addWidget(m_slider, 1);
     positionRow->addWidget(m_positionLabel);
@@ -79,13 +102,29 @@ LogView::LogView(ApiClient *client, const QString &jobUuid, TaskModel *tasks, QW
         }
     });
     connect(m_searchEdit, &QLineEdit::returnPressed, this, &LogView::findNext);
+    connect(m_nextButton, &QPushButton::clicked, this, &LogView::findNext);
+    connect(m_previousButton, &QPushButton::clicked, this, &LogView::findPrevious);
     connect(m_taskCombo, &QComboBox::currentIndexChanged, this, [this](int index) {
         if (index >= 0)
             showTask(m_taskCombo->itemData(index).toLongLong());
     });
+    connect(m_streamCombo, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_loader)
+            showLog(m_loader->taskId(), stream());
+    });
     connect(tasks, &TaskModel::modelReset, this, &LogView::handleTasksChanged);
     connect(tasks, &TaskModel::dataChanged, this, &LogView::handleTasksChanged);
     handleTasksChanged();
+}
+
+LogStream LogView::stream() const
+{
+    return LogStream(m_streamCombo->currentData().toInt());
+}
+
+void LogView::setStream(LogStream stream)
+{
+    m_streamCombo->setCurrentIndex(m_streamCombo->findData(int(stream)));
 }
 
 void LogView::handleTasksChanged()
@@ -109,11 +148,26 @@ void LogView::handleTasksChanged()
 
 void LogView::showTask(qint64 taskId)
 {
+    showLog(taskId, stream());
+}
+
+void LogView::showLog(qint64 taskId, LogStream stream)
+{
     delete m_loader;
+    delete m_searcher;
     m_text->clear();
-    m_loader = new LogWindowLoader(m_client, m_jobUuid, taskId, this);
+    m_matchOffset = -1;
+    m_matchNumber = 0;
+    m_selectOffset = -1;
+    m_searchStatus->clear();
+    m_loader = new LogWindowLoader(m_client, m_jobUuid, taskId, stream, this);
     connect(m_loader, &LogWindowLoader::windowLoaded, this, &LogView::handleWindow);
     connect(m_loader, &LogWindowLoader::appended, this, &LogView::handleAppended);
+    m_searcher = new LogSearcher(m_client, m_jobUuid, taskId, stream, this);
+    connect(m_searcher, &LogSearcher::found, this, &LogView::handleFound);
+    connect(m_searcher, &LogSearcher::notFound, this, &LogView::handleNotFound);
+    connect(m_searcher, &LogSearcher::failed, this, &LogView::handleSearchFailed);
+    connect(m_searcher, &LogSearcher::countChanged, this, &LogView::updateSearchStatus);
     m_loader->loadTail();
     if (m_followCheck->isChecked())
         m_loader->setFollow(true);
@@ -129,10 +183,22 @@ void LogView::handleWindow(qint64 start, const QByteArray &bytes, qint64 logSize
     m_slider->setValue(logSize > 0 ? int(start * 1000 / logSize) : 0);
     m_updatingSlider = false;
     updatePositionLabel();
+    if (m_selectOffset >= start && m_selectOffset < start + bytes.size()) {
+        // The window starts on a line of its own: the characters before the match are the
+        // decoded bytes before it.
+        const int position = int(QString::fromUtf8(bytes.first(m_selectOffset - start)).size());
+        QTextCursor cursor(m_text->document());
+        cursor.setPosition(position);
+        cursor.setPosition(position + int(m_searcher->text().size()), QTextCursor::KeepAnchor);
+        m_text->setTextCursor(cursor);
+        m_text->centerCursor();
+    }
+    m_selectOffset = -1;
 }
 
 void LogView::handleAppended(const QByteArray &bytes, qint64 logSize)
 {
+    Q_UNUSED(logSize);
     QScrollBar *scroll = m_text->verticalScrollBar();
     const bool atEnd = scroll->value() >= scroll->maximum() - 2;
     m_text->moveCursor(QTextCursor::End);
@@ -166,14 +232,80 @@ void LogView::updatePositionLabel()
 
 void LogView::findNext()
 {
+    find(false);
+}
+
+void LogView::findPrevious()
+{
+    find(true);
+}
+
+void LogView::find(bool backward)
+{
     const QString needle = m_searchEdit->text();
-    if (needle.isEmpty())
+    if (needle.isEmpty() || !m_searcher)
         return;
-    if (m_text->find(needle))
+    if (m_searcher->text() != needle) {
+        m_matchOffset = -1;
+        m_matchNumber = 0;
+        m_searcher->setText(needle);
+    }
+    // From the match shown; without one, Next starts at the log's start, Previous at its end.
+    if (backward)
+        m_searcher->findPrevious(m_matchOffset);
+    else
+        m_searcher->findNext(m_matchOffset);
+    // Answered at once from the matches counted so far, or "Searching…" until the server has.
+    if (m_searcher->isSearching())
+        updateSearchStatus();
+}
+
+void LogView::handleFound(qint64 offset, qint64 lineStart, int number)
+{
+    m_matchOffset = offset;
+    m_matchNumber = number;
+    m_selectOffset = offset;
+    // Reading matches, not the end: the window goes where the match is.
+    m_followCheck->setChecked(false);
+    m_loader->loadAt(std::max<qint64>(0, lineStart - LogWindowLoader::WindowBytes / 4));
+    updateSearchStatus();
+}
+
+void LogView::handleNotFound(bool backward)
+{
+    if (m_searcher->countComplete() && m_searcher->countedMatches() == 0)
+        m_searchStatus->setText(tr("\"%1\" is not in this log").arg(m_searcher->text()));
+    else
+        m_searchStatus->setText(backward ? tr("No earlier match") : tr("No further match"));
+}
+
+void LogView::handleSearchFailed(const ddl::Error &error)
+{
+    m_searchStatus->setText(tr("Search failed: %1").arg(ErrorText::describe(error)));
+}
+
+void LogView::updateSearchStatus()
+{
+    if (!m_searcher || m_searcher->text().isEmpty())
         return;
-    m_text->moveCursor(QTextCursor::Start);
-    if (!m_text->find(needle))
-        m_positionLabel->setText(tr("\"%1\" is not in the shown part of the log").arg(needle));
+    if (m_searcher->isSearching()) {
+        m_searchStatus->setText(tr("Searching…"));
+        return;
+    }
+    if (m_matchOffset < 0)
+        return; // a not-found or failure message stays
+    const QLocale locale;
+    const QString total = locale.toString(m_searcher->countedMatches());
+    if (m_matchNumber <= 0)
+        m_searchStatus->setText(tr("Match at byte %1").arg(locale.toString(m_matchOffset)));
+    else if (m_searcher->countComplete())
+        m_searchStatus->setText(tr("%1 of %2").arg(locale.toString(m_matchNumber), total));
+    else if (m_searcher->countCapped())
+        m_searchStatus->setText(
+            tr("%1 of more than %2").arg(locale.toString(m_matchNumber), total));
+    else
+        m_searchStatus->setText(tr("%1 of %2 so far, counting…")
+                                    .arg(locale.toString(m_matchNumber), total));
 }
 
 } // namespace ddl::desktop

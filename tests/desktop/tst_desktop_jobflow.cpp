@@ -10,6 +10,7 @@
 #include "core/session.h"
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
+#include "jobs/logsearcher.h"
 #include "jobs/logwindowloader.h"
 #include "jobspec/jobspecparser.h"
 #include "models/joblistmodel.h"
@@ -62,6 +63,7 @@ private slots:
     void submitOnServerDataset();
     void cancelAndClone();
     void largeLogLoadsByWindows();
+    void logStreamsAndSearch();
     void restartResumesSession();
 
 private:
@@ -390,6 +392,85 @@ void TestDesktopJobFlow::largeLogLoadsByWindows()
     // says where it lies.
     const qint64 preamble = start - text.mid(5, 7).toLongLong() * 24;
     QVERIFY2(preamble >= 0 && preamble < 2048, qPrintable(QString::number(preamble)));
+}
+
+void TestDesktopJobFlow::logStreamsAndSearch()
+{
+    MainWindow &window = *m_window;
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = u"two-streams"_s;
+    spec.image = u"python3"_s;
+    ddl::TaskRole role;
+    role.name = u"main"_s;
+    role.memoryMB = 256;
+    // 300 KB on each stream, one line to stdout and one to stderr in turn.
+    role.command = u"python3 -c \"import sys; [(sys.stdout.write('out %05d\\n' % i), "
+                   "sys.stderr.write('err %05d\\n' % i)) for i in range(30000)]\""_s;
+    spec.taskRoles = {role};
+    SubmissionRequest request;
+    request.spec = spec;
+    JobSubmission submission(window.session()->client(), request);
+    submission.start();
+    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
+    JobDetailView *detail = window.openJob(submission.jobUuid());
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 60000);
+    LogView *logs = detail->logView();
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"err 29999"_s), 15000);
+
+    // The stream filter: only stderr's lines, from its own log.
+    auto *streams = logs->findChild<QComboBox *>(u"streamCombo"_s);
+    QVERIFY(streams);
+    streams->setCurrentIndex(streams->findData(int(ddl::LogStream::Stderr)));
+    QCOMPARE(logs->loader()->stream(), ddl::LogStream::Stderr);
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"err 29999"_s), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(logs->loader()->logSize(), qint64(30000 * 10), 10000);
+    const QStringList lines = logs->text()->toPlainText().split(u'\n', Qt::SkipEmptyParts);
+    QVERIFY(lines.size() > 1000);
+    for (const QString &line : lines)
+        QVERIFY2(line.startsWith(u"err "_s), qPrintable(line));
+
+    // Back to everything, and a search for a line far before the window on screen.
+    streams->setCurrentIndex(streams->findData(int(ddl::LogStream::All)));
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"out 29999"_s), 10000);
+    QVERIFY(!logs->text()->toPlainText().contains(u"out 00042"_s));
+    const auto translated = [](const char *source) {
+        return QCoreApplication::translate("ddl::desktop::LogView", source);
+    };
+    auto *search = logs->findChild<QLineEdit *>(u"logSearch"_s);
+    auto *next = logs->findChild<QPushButton *>(u"findNextButton"_s);
+    auto *previous = logs->findChild<QPushButton *>(u"findPreviousButton"_s);
+    auto *status = logs->findChild<QLabel *>(u"searchStatus"_s);
+    QVERIFY(search && next && previous && status);
+    search->setText(u"out 00042"_s);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QCOMPARE(status->text(), translated("Searching…"));
+    QTRY_COMPARE_WITH_TIMEOUT(logs->text()->textCursor().selectedText(), u"out 00042"_s, 10000);
+    QVERIFY(logs->loader()->windowStart() < 4096);
+    QVERIFY(!logs->findChild<QCheckBox *>(u"followCheck"_s)->isChecked());
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"1"_s, u"1"_s), 10000);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("No further match"), 10000);
+
+    // Ten matches (err 00010 to err 00019): Next, Next, then Previous.
+    search->setText(u"err 0001"_s);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(logs->text()->textCursor().selectedText(), u"err 0001"_s, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"1"_s, u"10"_s), 10000);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"2"_s, u"10"_s), 10000);
+    // The window around the second match arrives a moment later; its match is selected.
+    const auto selectedLine = [logs] {
+        QTextCursor cursor = logs->text()->textCursor();
+        cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+        return cursor.selectedText();
+    };
+    QTRY_COMPARE_WITH_TIMEOUT(selectedLine(), u"err 00011"_s, 10000);
+    QCOMPARE(logs->text()->textCursor().selectedText(), u"err 0001"_s);
+    QTest::mouseClick(previous, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"1"_s, u"10"_s), 10000);
+    QTest::mouseClick(previous, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("No earlier match"), 10000);
 }
 
 void TestDesktopJobFlow::restartResumesSession()
