@@ -810,10 +810,6 @@
         <translation>Folgen</translation>
     </message>
     <message>
-        <source>Search in the shown part</source>
-        <translation>Im angezeigten Teil suchen</translation>
-    </message>
-    <message>
         <source>Where in the whole log the shown part lies</source>
         <translation>Wo im ganzen Log der angezeigte Teil liegt</translation>
     </message>
@@ -826,8 +822,72 @@
         <translation>%1–%2 von %3</translation>
     </message>
     <message>
-        <source>"%1" is not in the shown part of the log</source>
-        <translation>„%1“ steht nicht im angezeigten Teil des Logs</translation>
+        <source>All</source>
+        <translation>Alle</translation>
+    </message>
+    <message>
+        <source>stdout</source>
+        <translation>Standardausgabe</translation>
+    </message>
+    <message>
+        <source>stderr</source>
+        <translation>Standardfehler</translation>
+    </message>
+    <message>
+        <source>Everything the task wrote, with the worker's own lines, or only its stdout or stderr</source>
+        <translation>Alles, was der Task geschrieben hat, mit den eigenen Zeilen des Workers, oder nur seine Standardausgabe oder Standardfehlerausgabe</translation>
+    </message>
+    <message>
+        <source>Stream:</source>
+        <translation>Ausgabe:</translation>
+    </message>
+    <message>
+        <source>Search the whole log</source>
+        <translation>Im ganzen Log suchen</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>Vorheriger</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>Nächster</translation>
+    </message>
+    <message>
+        <source>"%1" is not in this log</source>
+        <translation>„%1“ steht nicht in diesem Log</translation>
+    </message>
+    <message>
+        <source>No earlier match</source>
+        <translation>Kein früherer Treffer</translation>
+    </message>
+    <message>
+        <source>No further match</source>
+        <translation>Kein weiterer Treffer</translation>
+    </message>
+    <message>
+        <source>Search failed: %1</source>
+        <translation>Suche fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>Suche läuft…</translation>
+    </message>
+    <message>
+        <source>Match at byte %1</source>
+        <translation>Treffer bei Byte %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 von %2</translation>
+    </message>
+    <message>
+        <source>%1 of more than %2</source>
+        <translation>%1 von mehr als %2</translation>
+    </message>
+    <message>
+        <source>%1 of %2 so far, counting…</source>
+        <translation>%1 von bisher %2, zählt weiter…</translation>
     </message>
 </context>
 <context>

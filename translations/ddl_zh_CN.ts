@@ -810,10 +810,6 @@
         <translation>跟随</translation>
     </message>
     <message>
-        <source>Search in the shown part</source>
-        <translation>在显示部分中搜索</translation>
-    </message>
-    <message>
         <source>Where in the whole log the shown part lies</source>
         <translation>显示部分在整个日志中的位置</translation>
     </message>
@@ -826,8 +822,72 @@
         <translation>%1–%2 / %3</translation>
     </message>
     <message>
-        <source>"%1" is not in the shown part of the log</source>
-        <translation>日志的显示部分中没有“%1”</translation>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>stdout</source>
+        <translation>标准输出</translation>
+    </message>
+    <message>
+        <source>stderr</source>
+        <translation>标准错误</translation>
+    </message>
+    <message>
+        <source>Everything the task wrote, with the worker's own lines, or only its stdout or stderr</source>
+        <translation>任务写出的全部内容（含工作节点自身的行），或仅其标准输出或标准错误</translation>
+    </message>
+    <message>
+        <source>Stream:</source>
+        <translation>输出流：</translation>
+    </message>
+    <message>
+        <source>Search the whole log</source>
+        <translation>在整个日志中搜索</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>"%1" is not in this log</source>
+        <translation>此日志中没有“%1”</translation>
+    </message>
+    <message>
+        <source>No earlier match</source>
+        <translation>前面没有匹配项</translation>
+    </message>
+    <message>
+        <source>No further match</source>
+        <translation>后面没有匹配项</translation>
+    </message>
+    <message>
+        <source>Search failed: %1</source>
+        <translation>搜索失败：%1</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>Match at byte %1</source>
+        <translation>匹配项位于第 %1 字节</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>第 %1 个，共 %2 个</translation>
+    </message>
+    <message>
+        <source>%1 of more than %2</source>
+        <translation>第 %1 个，共超过 %2 个</translation>
+    </message>
+    <message>
+        <source>%1 of %2 so far, counting…</source>
+        <translation>第 %1 个，目前共 %2 个，仍在计数…</translation>
     </message>
 </context>
 <context>
