@@ -1530,6 +1530,25 @@ void tst_ServerApi::logSearchFindsMatchesEverywhere()
     const Answer next = search(QStringLiteral("Marker"),
                                QStringLiteral("&from=%1").arg(hundred.last() + 1));
     QCOMPARE(offsets(next).value(0), (100 * 10000 + 5000) * Line + 15);
+    // The scan runs beside the server's event loop: a request that comes while it runs (here
+    // 64 MiB, case folded, finding nothing) is answered before it.
+    ApiClient searching(m_base, m_trust);
+    searching.setBearerToken(user);
+    ApiClient asking(m_base, m_trust);
+    QVERIFY(searching.getSync(QStringLiteral("/v1/version")));
+    QVERIFY(asking.getSync(QStringLiteral("/v1/version")));
+    std::unique_ptr<ApiRequest> slow(searching.get(
+        searchPath,
+        QUrlQuery(QStringLiteral("task=%1&q=not-in-the-log&ignore_case=1").arg(taskId))));
+    QTest::qWait(10);
+    std::unique_ptr<ApiRequest> quick(asking.get(QStringLiteral("/v1/version")));
+    QTRY_VERIFY_WITH_TIMEOUT(quick->isFinished(), 5000);
+    QVERIFY(!slow->isFinished());
+    QTRY_VERIFY_WITH_TIMEOUT(slow->isFinished(), 10000);
+    QVERIFY(slow->result());
+    QVERIFY(slow->result()->json().value(QLatin1String("scanned_to")).toInteger()
+            > 60 * 1024 * 1024);
+
     // Clients that go away before their answer: the server drops the answers and goes on.
     for (int i = 0; i < 3; ++i) {
         ApiClient quitter(m_base, m_trust);
