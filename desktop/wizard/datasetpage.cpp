@@ -6,6 +6,7 @@
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
 
+#include <QEvent>
 #include <QComboBox>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -32,22 +33,23 @@ struct FolderSize
 
 DatasetPage::DatasetPage(QWidget *parent)
     : QWizardPage(parent)
-    , m_folder(new FolderField(tr("Dataset folder"), this))
+    , m_folder(new FolderField(QString(), this))
     , m_summary(new QLabel(this))
     , m_serverCombo(new QComboBox(this))
     , m_plan(new QLabel(this))
 {
-    setTitle(tr("Dataset"));
-    setSubTitle(tr("The folder your main() reads as dataset_dir. Leave it empty for none."));
     m_folder->setObjectName(u"datasetFolder"_s);
     m_summary->setObjectName(u"datasetSummary"_s);
     m_summary->setWordWrap(true);
     m_serverCombo->setObjectName(u"serverDatasets"_s);
-    m_serverCombo->addItem(tr("A folder on this computer"), QString());
+    m_serverCombo->addItem(QString(), QString());
+    m_useLabel = new QLabel(this);
+    m_folderLabel = new QLabel(this);
+    retranslateUi();
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Use:"), this));
+    layout->addWidget(m_useLabel);
     layout->addWidget(m_serverCombo);
-    layout->addWidget(new QLabel(tr("Dataset folder:"), this));
+    layout->addWidget(m_folderLabel);
     layout->addWidget(m_folder);
     layout->addWidget(m_summary);
     m_plan->setObjectName(u"datasetPlan"_s);
@@ -65,6 +67,23 @@ DatasetPage::DatasetPage(QWidget *parent)
         measure();
         emit completeChanged();
     });
+}
+
+void DatasetPage::retranslateUi()
+{
+    setTitle(tr("Dataset"));
+    setSubTitle(tr("The folder your main() reads as dataset_dir. Leave it empty for none."));
+    m_serverCombo->setItemText(0, tr("A folder on this computer"));
+    m_useLabel->setText(tr("Use:"));
+    m_folderLabel->setText(tr("Dataset folder:"));
+    m_folder->setDialogTitle(tr("Dataset folder"));
+}
+
+void DatasetPage::changeEvent(QEvent *event)
+{
+    QWizardPage::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
 }
 
 QString DatasetPage::plan() const

@@ -30,13 +30,19 @@ signals:
     void serverDatasetsListed(int count);
     void planned();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
     void measure();
     void listServerDatasets();
     void planUpload(const QString &folder, int generation);
 
     FolderField *m_folder;
     QLabel *m_summary;
+    QLabel *m_useLabel;
+    QLabel *m_folderLabel;
     QComboBox *m_serverCombo;
     QLabel *m_plan;
     bool m_listed = false;

@@ -21,27 +21,40 @@ FolderField::FolderField(const QString &dialogTitle, QWidget *parent)
     , m_title(dialogTitle)
 {
     setAcceptDrops(true);
-    m_edit->setPlaceholderText(tr("Drop a folder here or browse"));
     m_edit->setAcceptDrops(false); // a drop on the line is the field's: checked, not typed
-    auto *browse = new QPushButton(tr("Browse…"), this);
+    m_browse = new QPushButton(this);
+    retranslateUi();
     m_message->setObjectName(QStringLiteral("dropMessage"));
     m_message->setWordWrap(true);
     m_message->setForegroundRole(QPalette::PlaceholderText);
     m_message->hide();
     auto *row = new QHBoxLayout;
     row->addWidget(m_edit, 1);
-    row->addWidget(browse);
+    row->addWidget(m_browse);
     auto *layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addLayout(row);
     layout->addWidget(m_message);
     connect(m_edit, &QLineEdit::textChanged, this, &FolderField::pathChanged);
     connect(m_edit, &QLineEdit::textChanged, m_message, &QLabel::hide);
-    connect(browse, &QPushButton::clicked, this, [this] {
+    connect(m_browse, &QPushButton::clicked, this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, m_title, path());
         if (!folder.isEmpty())
             setPath(folder);
     });
+}
+
+void FolderField::retranslateUi()
+{
+    m_edit->setPlaceholderText(tr("Drop a folder here or browse"));
+    m_browse->setText(tr("Browse…"));
+}
+
+void FolderField::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
 }
 
 QString FolderField::path() const

@@ -5,6 +5,7 @@
 class QDropEvent;
 class QLabel;
 class QLineEdit;
+class QPushButton;
 
 namespace ddl::desktop {
 
@@ -22,6 +23,8 @@ public:
     QLineEdit *lineEdit() const { return m_edit; }
     // Why the last drag was refused (several items, a file); empty when it was not.
     QString dropMessage() const;
+    // The title of the folder dialog (the page sets it again when the language changes).
+    void setDialogTitle(const QString &title) { m_title = title; }
 
 signals:
     void pathChanged(const QString &path);
@@ -30,12 +33,15 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void changeEvent(QEvent *event) override;
 
 private:
     bool checkDrag(QDropEvent *event);
+    void retranslateUi();
 
     QLineEdit *m_edit;
     QLabel *m_message;
+    QPushButton *m_browse;
     QString m_title;
 };
 

@@ -1,5 +1,6 @@
 #include "gitpage.h"
 
+#include <QEvent>
 #include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
@@ -17,9 +18,6 @@ namespace ddl::desktop {
 GitPage::GitPage(QWidget *parent)
     : QWizardPage(parent)
 {
-    setTitle(tr("Code"));
-    setSubTitle(tr("DDL packages the last commit of the repository, never the files as they are "
-                   "on disk."));
     m_summary = new QLabel(this);
     m_summary->setObjectName(u"gitSummary"_s);
     m_summary->setWordWrap(true);
@@ -30,11 +28,10 @@ GitPage::GitPage(QWidget *parent)
     m_dirtyList->hide();
     m_largest = new QTreeWidget(this);
     m_largest->setObjectName(u"largestFiles"_s);
-    m_largest->setHeaderLabels({tr("Largest files"), tr("Size")});
     m_largest->setRootIsDecorated(false);
     m_largest->header()->setStretchLastSection(false);
     m_largest->header()->setSectionResizeMode(0, QHeaderView::Stretch);
-    m_recheck = new QPushButton(tr("Check again"), this);
+    m_recheck = new QPushButton(this);
     m_recheck->setObjectName(u"recheckButton"_s);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_summary);
@@ -42,6 +39,23 @@ GitPage::GitPage(QWidget *parent)
     layout->addWidget(m_largest);
     layout->addWidget(m_recheck, 0, Qt::AlignLeft);
     connect(m_recheck, &QPushButton::clicked, this, &GitPage::check);
+    retranslateUi();
+}
+
+void GitPage::retranslateUi()
+{
+    setTitle(tr("Code"));
+    setSubTitle(tr("DDL packages the last commit of the repository, never the files as they are "
+                   "on disk."));
+    m_largest->setHeaderLabels({tr("Largest files"), tr("Size")});
+    m_recheck->setText(tr("Check again"));
+}
+
+void GitPage::changeEvent(QEvent *event)
+{
+    QWizardPage::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
 }
 
 void GitPage::initializePage()

@@ -27,7 +27,11 @@ public:
 signals:
     void checked();
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
     void check();
     void show(const GitCheckResult &result);
 

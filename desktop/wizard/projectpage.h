@@ -2,6 +2,8 @@
 
 #include <QWizardPage>
 
+class QLabel;
+
 namespace ddl::desktop {
 
 class FolderField;
@@ -16,8 +18,14 @@ public:
     int nextId() const override;
     FolderField *folderField() const { return m_folder; }
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
+
     FolderField *m_folder;
+    QLabel *m_label;
     bool m_needsRepository;
 };
 

@@ -2,6 +2,7 @@
 
 #include <QWizardPage>
 
+class QFormLayout;
 class QLineEdit;
 class QSpinBox;
 
@@ -16,7 +17,13 @@ public:
     explicit ResourcesPage(QWidget *parent = nullptr);
     void initializePage() override;
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
+
+    QFormLayout *m_form;
     QLineEdit *m_name;
     QSpinBox *m_workers;
     QSpinBox *m_gpus;

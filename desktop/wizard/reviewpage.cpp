@@ -4,6 +4,7 @@
 #include "jobspec/jobspecvalidator.h"
 #include "wizard/submitwizard.h"
 
+#include <QEvent>
 #include <QFontDatabase>
 #include <QJsonDocument>
 #include <QLabel>
@@ -19,8 +20,6 @@ ReviewPage::ReviewPage(QWidget *parent)
     , m_json(new QPlainTextEdit(this))
     , m_problems(new QLabel(this))
 {
-    setTitle(tr("Review"));
-    setSubTitle(tr("The job exactly as it is sent. Press Submit to start it."));
     m_json->setObjectName(u"reviewJson"_s);
     m_json->setReadOnly(true);
     m_json->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
@@ -31,8 +30,23 @@ ReviewPage::ReviewPage(QWidget *parent)
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(m_json, 1);
     layout->addWidget(m_problems);
+    retranslateUi();
+}
+
+void ReviewPage::retranslateUi()
+{
+    setTitle(tr("Review"));
+    setSubTitle(tr("The job exactly as it is sent. Press Submit to start it."));
     setButtonText(QWizard::NextButton, tr("Submit"));
 }
+
+void ReviewPage::changeEvent(QEvent *event)
+{
+    QWizardPage::changeEvent(event);
+    if (event->type() == QEvent::LanguageChange)
+        retranslateUi();
+}
+
 
 QString ReviewPage::json() const
 {

@@ -17,7 +17,12 @@ public:
     bool validatePage() override;
     QString json() const;
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
+    void retranslateUi();
+
     QPlainTextEdit *m_json;
     QLabel *m_problems;
 };

@@ -4,6 +4,7 @@
 #include "wizard/datasetpage.h"
 #include "wizard/submitwizard.h"
 
+#include <QEvent>
 #include <QLabel>
 #include <QLocale>
 #include <QProgressBar>
@@ -37,6 +38,16 @@ SubmitPageWidget::SubmitPageWidget(QWidget *parent)
         if (m_submission)
             m_submission->cancel();
     });
+}
+
+void SubmitPageWidget::changeEvent(QEvent *event)
+{
+    QWizardPage::changeEvent(event);
+    // What the stage line says stays as it was written; the next stage is in the new language.
+    if (event->type() == QEvent::LanguageChange) {
+        setTitle(tr("Submit"));
+        m_cancel->setText(tr("Cancel submission"));
+    }
 }
 
 JobSubmission *SubmitPageWidget::submission() const

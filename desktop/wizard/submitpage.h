@@ -24,6 +24,9 @@ public:
     JobSubmission *submission() const;
     QString statusText() const;
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     void start();
 

@@ -8,6 +8,8 @@
 #include "wizard/reviewpage.h"
 #include "wizard/submitpage.h"
 
+#include <QEvent>
+
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
@@ -27,6 +29,14 @@ SubmitWizard::SubmitWizard(ApiClient *client, const JobSpec &spec, QWidget *pare
     setPage(ReviewPage, new class ReviewPage(this));
     setPage(SubmitPage, new SubmitPageWidget(this));
     resize(720, 560);
+}
+
+void SubmitWizard::changeEvent(QEvent *event)
+{
+    QWizard::changeEvent(event);
+    // The pages retranslate themselves; it may be uploading, so it is not rebuilt.
+    if (event->type() == QEvent::LanguageChange)
+        setWindowTitle(tr("Submit a job"));
 }
 
 ApiClient *SubmitWizard::client() const

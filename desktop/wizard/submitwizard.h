@@ -32,6 +32,9 @@ public:
 signals:
     void jobSubmitted(const QString &uuid);
 
+protected:
+    void changeEvent(QEvent *event) override;
+
 private:
     friend class SubmitPageWidget;
     void setSubmitted(const QString &uuid);

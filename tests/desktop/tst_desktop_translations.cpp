@@ -1,6 +1,7 @@
 // The languages: translations/ddl_zh_CN.ts is complete (no unfinished message), both languages
 // are compiled into the resources, the real window shows them after a start in that language,
-// and a switch in the Language menu changes the running window at once, keeping what was typed.
+// and a switch in the Language menu changes the running window (and an open submit wizard) at
+// once, keeping what was typed.
 #include "app/desktopapp.h"
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
@@ -8,10 +9,13 @@
 #include "models/joblistmodel.h"
 #include "views/joblistview.h"
 #include "views/mainwindow.h"
+#include "wizard/folderfield.h"
+#include "wizard/submitwizard.h"
 
 #include <QApplication>
 #include <QComboBox>
 #include <QFile>
+#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
@@ -177,20 +181,28 @@ void TestDesktopTranslations::liveSwitch()
     {
         QString entry; // the language's name in the menu
         QString file, language, jobs, editor, workers, datasets, connect, refresh, allStates,
-            name, submitted, uploadFolder;
+            name, submitted, uploadFolder, wizardTitle, projectTitle, projectLabel;
     };
     const QList<Expected> steps{
         {u"简体中文"_s, u"文件(&F)"_s, u"语言(&L)"_s, u"作业"_s, u"编辑器"_s, u"工作节点"_s,
          u"数据集"_s, u"连接"_s, u"刷新"_s, u"所有状态"_s, u"名称"_s, u"提交时间"_s,
-         u"上传文件夹…"_s},
+         u"上传文件夹…"_s, u"提交作业"_s, u"项目"_s, u"项目文件夹："_s},
         {u"Deutsch"_s, u"&Datei"_s, u"&Sprache"_s, u"Jobs"_s, u"Editor"_s, u"Worker"_s,
          u"Datensätze"_s, u"Verbinden"_s, u"Aktualisieren"_s, u"Alle Status"_s, u"Name"_s,
-         u"Abgeschickt"_s, u"Ordner hochladen…"_s},
+         u"Abgeschickt"_s, u"Ordner hochladen…"_s, u"Job absenden"_s, u"Projekt"_s,
+         u"Projektordner:"_s},
         {u"English"_s, u"&File"_s, u"&Language"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s,
          u"Datasets"_s, u"Connect"_s, u"Refresh"_s, u"All states"_s, u"Name"_s,
-         u"Submitted"_s, u"Upload folder…"_s},
+         u"Submitted"_s, u"Upload folder…"_s, u"Submit a job"_s, u"Project"_s,
+         u"Project folder:"_s},
     };
-    // The datasets screen may be uploading: it is kept, and retranslates itself.
+    // An open submit wizard (it may be uploading) is kept, and retranslates itself, with the
+    // folder typed in it; so does the datasets screen (also uploading, maybe).
+    ddl::JobSpec job;
+    job.kind = ddl::JobSpec::Kind::Ddl;
+    SubmitWizard *wizard = window.openSubmitWizard(job);
+    auto *projectFolder = wizard->findChild<FolderField *>(u"projectFolder"_s);
+    projectFolder->setPath(dir.path());
     QWidget *datasets = window.findChild<QWidget *>(u"datasetsView"_s);
     QVERIFY(datasets);
     for (const Expected &step : steps) {
@@ -208,6 +220,14 @@ void TestDesktopTranslations::liveSwitch()
         for (QPushButton *button : datasets->findChildren<QPushButton *>())
             datasetButtons << button->text();
         QVERIFY2(datasetButtons.contains(step.uploadFolder), qPrintable(datasetButtons.join(u'|')));
+        QCOMPARE(window.findChild<SubmitWizard *>(), wizard);
+        QCOMPARE(wizard->windowTitle(), step.wizardTitle);
+        QCOMPARE(wizard->currentPage()->title(), step.projectTitle);
+        QStringList pageLabels;
+        for (QLabel *label : wizard->currentPage()->findChildren<QLabel *>())
+            pageLabels << label->text();
+        QVERIFY2(pageLabels.contains(step.projectLabel), qPrintable(pageLabels.join(u'|')));
+        QCOMPARE(projectFolder->path(), dir.path());
 
         // Nothing typed was lost, the same tab is in front, and the choice is kept for the
         // next start.
@@ -227,6 +247,7 @@ void TestDesktopTranslations::liveSwitch()
         QCOMPARE(window.findChildren<QPushButton *>(u"connectButton"_s).size(), 1);
     }
     QCOMPARE(DesktopSettings(settings.filePath()).language(), u"en"_s);
+    wizard->reject();
 }
 
 QTEST_MAIN(TestDesktopTranslations)
