@@ -245,7 +245,6 @@ void MainWindow::rebuildViews()
     }
     m_retired.clear();
     setUpdatesEnabled(true);
-    emit viewsRebuilt();
 }
 
 void MainWindow::restoreSession()

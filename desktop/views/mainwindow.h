@@ -69,8 +69,6 @@ public:
 signals:
     void cloneRequested(const QJsonObject &spec);
     void newJobRequested();
-    // The views were rebuilt in a new language.
-    void viewsRebuilt();
 
 protected:
     void changeEvent(QEvent *event) override;
