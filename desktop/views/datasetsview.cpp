@@ -48,16 +48,14 @@ DatasetsView::DatasetsView(QWidget *parent)
     m_hashing->hide();
     m_status->setObjectName(u"datasetStatus"_s);
     m_status->setWordWrap(true);
-    auto *upload = new QPushButton(this);
-    m_uploadButton = upload;
+    m_uploadButton = new QPushButton(this);
     m_deleteButton = new QPushButton(this);
-    auto *refresh = new QPushButton(this);
-    m_refreshButton = refresh;
+    m_refreshButton = new QPushButton(this);
     retranslateUi();
     auto *buttons = new QHBoxLayout;
-    buttons->addWidget(upload);
+    buttons->addWidget(m_uploadButton);
     buttons->addWidget(m_deleteButton);
-    buttons->addWidget(refresh);
+    buttons->addWidget(m_refreshButton);
     buttons->addStretch();
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(buttons);
@@ -66,8 +64,8 @@ DatasetsView::DatasetsView(QWidget *parent)
     layout->addWidget(m_files, 1);
     layout->addWidget(m_status);
 
-    connect(refresh, &QPushButton::clicked, this, &DatasetsView::refresh);
-    connect(upload, &QPushButton::clicked, this, [this] {
+    connect(m_refreshButton, &QPushButton::clicked, this, &DatasetsView::refresh);
+    connect(m_uploadButton, &QPushButton::clicked, this, [this] {
         const QString folder = QFileDialog::getExistingDirectory(this, tr("Dataset folder"));
         if (!folder.isEmpty())
             uploadFolder(folder);
