@@ -64,6 +64,7 @@ private slots:
     void cancelAndClone();
     void largeLogLoadsByWindows();
     void logStreamsAndSearch();
+    void streamFilterFollowsARunningTask();
     void restartResumesSession();
 
 private:
@@ -471,6 +472,45 @@ void TestDesktopJobFlow::logStreamsAndSearch()
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"1"_s, u"10"_s), 10000);
     QTest::mouseClick(previous, Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("No earlier match"), 10000);
+}
+
+void TestDesktopJobFlow::streamFilterFollowsARunningTask()
+{
+    MainWindow &window = *m_window;
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = u"ticking"_s;
+    spec.image = u"python3"_s;
+    ddl::TaskRole role;
+    role.name = u"main"_s;
+    role.memoryMB = 256;
+    // A tick on stderr every 0.2 s for about 8 s, nothing on stdout.
+    role.command = u"python3 -c \"import sys, time; [(sys.stderr.write('tick %d\\n' % i), "
+                   "time.sleep(0.2)) for i in range(40)]\""_s;
+    spec.taskRoles = {role};
+    SubmissionRequest request;
+    request.spec = spec;
+    JobSubmission submission(window.session()->client(), request);
+    submission.start();
+    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
+    JobDetailView *detail = window.openJob(submission.jobUuid());
+    LogView *logs = detail->logView();
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"tick 2\n"_s), 30000);
+    QVERIFY(!logs->text()->toPlainText().contains(u"tick 39"_s));
+    auto *follow = logs->findChild<QCheckBox *>(u"followCheck"_s);
+    follow->setChecked(true);
+    logs->setStream(ddl::LogStream::Stderr);
+    QCOMPARE(logs->loader()->stream(), ddl::LogStream::Stderr);
+    QVERIFY(logs->loader()->follows());
+    // Followed on the stderr log: the ticks written from now on arrive as they are written.
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"tick 39\n"_s), 30000);
+    const QString text = logs->text()->toPlainText();
+    QVERIFY2(text.startsWith(u"tick 0\n"_s), qPrintable(text.left(40)));
+    QVERIFY(!text.contains(u"[ddl-worker]"_s));
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 30000);
+    logs->setStream(ddl::LogStream::Stdout);
+    QTRY_VERIFY_WITH_TIMEOUT(logs->loader()->isComplete(), 10000);
+    QCOMPARE(logs->text()->toPlainText(), QString());
 }
 
 void TestDesktopJobFlow::restartResumesSession()
