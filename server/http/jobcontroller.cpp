@@ -132,7 +132,7 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
 }
 
 namespace {
-// What a search on a pool thread hands back (default-constructible, as QFuture wants).
+// What a search on the search pool hands back (default-constructible, as QFuture wants).
 struct SearchOutcome
 {
     LogSearchAnswer answer;
@@ -202,10 +202,12 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     const QString ignoreCase = query.queryItemValue(u"ignore_case"_s);
     spec.ignoreCase = ignoreCase == u"1"_s || ignoreCase == u"true"_s;
 
-    // The scan (up to 64 MiB) runs on a pool thread and touches only the file; the answer is
-    // written here, on the server's thread, if the connection is still there. The watcher is a
-    // child of the socket: when QtHttpServer deletes a socket whose client went away, the
-    // watcher, its connection and with it the responder go too, and nothing is written.
+    // The scan (up to 64 MiB) runs on a thread of the search pool and touches only the file;
+    // the answer is written here, on the server's thread, if the connection is still there.
+    // (Not QtHttpServer 6.4's QFuture route, which reads freed memory when the client
+    // disconnects before the future is done.) The watcher is a child of the socket:
+    // when QtHttpServer deletes a socket whose client went away, the watcher, its connection
+    // and with it the responder go too, and nothing is written.
     QTcpSocket *socket = responder.socket();
     auto pending = std::make_shared<QHttpServerResponder>(std::move(responder));
     auto *watcher = new QFutureWatcher<SearchOutcome>(socket);
@@ -222,7 +224,7 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
                                            : HttpReply::json(searchJson(outcome.answer, streamName));
                          response.write(std::move(*pending));
                      });
-    watcher->setFuture(QtConcurrent::run([spec] {
+    watcher->setFuture(QtConcurrent::run(&m_searchPool, [spec] {
         SearchOutcome outcome;
         Result<LogSearchAnswer> answer = searchLog(spec);
         if (answer)

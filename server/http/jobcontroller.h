@@ -3,6 +3,7 @@
 #include "http/requestauth.h"
 
 #include <QHttpServer>
+#include <QThreadPool>
 
 namespace ddl::server {
 
@@ -11,10 +12,16 @@ namespace ddl::server {
 class JobController
 {
 public:
+    // Log searches scan on threads of their own, at most this many at once: a burst of them
+    // queues there instead of holding up the shared pool (which hashes passwords for logins).
+    static constexpr int SearchThreads = 2;
+
     explicit JobController(ServerContext &context)
         : m_context(context)
         , m_auth(context)
-    {}
+    {
+        m_searchPool.setMaxThreadCount(SearchThreads);
+    }
     void registerRoutes(QHttpServer &server);
 
 private:
@@ -28,6 +35,7 @@ private:
 
     ServerContext &m_context;
     RequestAuth m_auth;
+    QThreadPool m_searchPool;
 };
 
 } // namespace ddl::server
