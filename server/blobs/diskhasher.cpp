@@ -1,6 +1,7 @@
 #include "diskhasher.h"
 
 #include <QCoreApplication>
+#include <QFile>
 
 #include <cerrno>
 #include <cstring>
@@ -9,9 +10,18 @@
 
 namespace ddl::server {
 
-// Every 16 MiB the kernel is asked to start writing back, so dirty pages never pile up and the
-// fsync at the end of the chunk waits for little.
+// Every 16 MiB of bytes written through the page cache the kernel is asked to start writing
+// back, so dirty pages never pile up and the fsync at the end of the chunk waits for little.
 static constexpr qint64 WriteBehindBytes = 16LL << 20;
+
+DiskHasher::Buffer DiskHasher::makeBuffer()
+{
+    Buffer buffer;
+    buffer.bytes.reset(static_cast<char *>(std::aligned_alloc(Alignment, BufferBytes)));
+    if (!buffer.bytes)
+        throw std::bad_alloc();
+    return buffer;
+}
 
 DiskHasher::DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, bool withCrc)
     : m_fd(fd)
@@ -21,12 +31,13 @@ DiskHasher::DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, b
     , m_hash(hash)
     , m_withCrc(withCrc)
 {
+#ifdef O_DIRECT
+    m_directFd = ::open(QFile::encodeName(m_path).constData(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+#endif
     m_free.reserve(Buffers);
-    for (int i = 0; i < Buffers - 1; ++i) {
-        m_free.emplace_back();
-        m_free.back().resize(BufferBytes);
-    }
-    m_current.resize(BufferBytes);
+    for (int i = 0; i < Buffers - 1; ++i)
+        m_free.push_back(makeBuffer());
+    m_current = makeBuffer();
     m_thread = std::thread([this] { run(); });
 }
 
@@ -41,21 +52,25 @@ DiskHasher::~DiskHasher()
     m_changed.notify_all();
     if (m_thread.joinable())
         m_thread.join();
+    if (m_directFd >= 0)
+        ::close(m_directFd);
 }
 
 qsizetype DiskHasher::room()
 {
     std::lock_guard lock(m_mutex);
-    return qsizetype(m_free.size()) * BufferBytes + (BufferBytes - m_used);
+    return qsizetype(m_free.size()) * BufferBytes + (BufferBytes - m_current.used);
 }
 
 void DiskHasher::write(QByteArrayView bytes)
 {
     while (!bytes.isEmpty()) {
-        const qsizetype take = std::min(BufferBytes - m_used, bytes.size());
+        qsizetype size = 0;
+        char *to = space(&size);
+        const qsizetype take = std::min(size, bytes.size());
         if (take <= 0)
             return; // closing
-        std::memcpy(m_current.data() + m_used, bytes.data(), size_t(take));
+        std::memcpy(to, bytes.data(), size_t(take));
         bytes = bytes.sliced(take);
         commit(take);
     }
@@ -63,14 +78,18 @@ void DiskHasher::write(QByteArrayView bytes)
 
 char *DiskHasher::space(qsizetype *size)
 {
-    *size = BufferBytes - m_used;
-    return m_current.data() + m_used;
+    if (!m_current.bytes) {
+        *size = 0;
+        return nullptr;
+    }
+    *size = BufferBytes - m_current.used;
+    return m_current.bytes.get() + m_current.used;
 }
 
 void DiskHasher::commit(qsizetype n)
 {
-    m_used += n;
-    if (m_used == BufferBytes)
+    m_current.used += n;
+    if (m_current.used == BufferBytes)
         handOffCurrent();
 }
 
@@ -79,20 +98,21 @@ void DiskHasher::handOffCurrent()
 {
     std::unique_lock lock(m_mutex);
     m_filled.push_back(std::move(m_current));
+    m_current = Buffer();
     m_changed.notify_all();
     m_changed.wait(lock, [this] { return !m_free.empty() || m_closing; });
     if (m_closing)
         return;
     m_current = std::move(m_free.back());
     m_free.pop_back();
-    m_used = 0;
+    m_current.used = 0;
 }
 
 void DiskHasher::whenRoom(std::function<void()> callback)
 {
     {
         std::lock_guard lock(m_mutex);
-        if (m_free.empty() && m_used == BufferBytes) {
+        if (m_free.empty() && m_current.used == BufferBytes) {
             m_onRoom = std::move(callback);
             return;
         }
@@ -110,11 +130,9 @@ Status DiskHasher::finish()
 {
     {
         std::unique_lock lock(m_mutex);
-        if (m_used > 0) {
-            m_current.resize(m_used);
+        if (m_current.used > 0)
             m_filled.push_back(std::move(m_current));
-        }
-        m_current = QByteArray();
+        m_current = Buffer();
         m_finished = true;
         m_changed.notify_all();
     }
@@ -123,10 +141,47 @@ Status DiskHasher::finish()
     return m_error;
 }
 
+bool DiskHasher::writeAll(int fd, const char *bytes, qsizetype size, qint64 offset)
+{
+    qsizetype done = 0;
+    while (done < size) {
+        const ssize_t n = ::pwrite(fd, bytes + done, size_t(size - done), offset + done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+bool DiskHasher::writeOut(const Buffer &buffer)
+{
+    const bool aligned = buffer.used % Alignment == 0 && m_offset % Alignment == 0;
+    if (m_directFd >= 0 && aligned) {
+        if (writeAll(m_directFd, buffer.bytes.get(), buffer.used, m_offset))
+            return true;
+        if (errno != EINVAL)
+            return false;
+        // This file system takes no direct I/O after all: the page cache from here on.
+        ::close(std::exchange(m_directFd, -1));
+    }
+    if (!writeAll(m_fd, buffer.bytes.get(), buffer.used, m_offset))
+        return false;
+#ifdef __linux__
+    if (m_offset + buffer.used - m_synced >= WriteBehindBytes) {
+        ::sync_file_range(m_fd, m_synced, m_offset + buffer.used - m_synced,
+                          SYNC_FILE_RANGE_WRITE);
+        m_synced = m_offset + buffer.used;
+    }
+#endif
+    return true;
+}
+
 void DiskHasher::run()
 {
     for (;;) {
-        QByteArray buffer;
+        Buffer buffer;
         {
             std::unique_lock lock(m_mutex);
             m_changed.wait(lock, [this] { return !m_filled.empty() || m_closing || m_finished; });
@@ -135,38 +190,24 @@ void DiskHasher::run()
             buffer = std::move(m_filled.front());
             m_filled.pop_front();
         }
-        m_hash.add(buffer);
+        const QByteArrayView bytes(buffer.bytes.get(), buffer.used);
+        m_hash.add(bytes);
         if (m_withCrc)
-            m_crc.add(buffer);
-        qsizetype done = 0;
-        bool failed = false;
-        while (done < buffer.size()) {
-            const ssize_t n = ::pwrite(m_fd, buffer.constData() + done,
-                                       size_t(buffer.size() - done), m_offset + done);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                failed = true;
-                break;
-            }
-            done += n;
-        }
-        m_offset += done;
-#ifdef __linux__
-        if (m_offset - m_synced >= WriteBehindBytes) {
-            ::sync_file_range(m_fd, m_synced, m_offset - m_synced, SYNC_FILE_RANGE_WRITE);
-            m_synced = m_offset;
-        }
-#endif
+            m_crc.add(bytes);
+        const bool written = writeOut(buffer);
+        const int writeErrno = errno;
+        if (written)
+            m_offset += buffer.used;
         std::function<void()> onRoom;
         {
             std::lock_guard lock(m_mutex);
-            if (failed && m_error) {
+            if (!written && m_error) {
                 m_error = Error::make(QStringLiteral("io_error"),
                                       QStringLiteral("cannot write %1: %2")
-                                          .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
+                                          .arg(m_path,
+                                               QString::fromLocal8Bit(std::strerror(writeErrno))));
             }
-            buffer.resize(BufferBytes); // back to full size; the allocation is kept
+            buffer.used = 0;
             m_free.push_back(std::move(buffer));
             onRoom = std::exchange(m_onRoom, nullptr);
         }

@@ -8,8 +8,10 @@
 #include <QString>
 
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -18,13 +20,19 @@ namespace ddl::server {
 
 // The second half of receiving a chunk, on a thread of its own: hashes the bytes (SHA-256,
 // CRC-32C when asked) and writes them to the part file, while the server's event loop goes on
-// decrypting the next bytes. The two halves meet in a few fixed buffers (2 MiB in all), so
+// decrypting the next bytes. The two halves meet in a few fixed buffers (4 MiB in all), so
 // memory stays bounded; when they are full the loop stops reading the socket until room frees.
+//
+// Whole, aligned buffers are written with direct I/O (Linux): no copy into the page cache and no
+// write-back to wait for at the fsync, which halves the disk thread's kernel time. Pieces that are
+// not aligned (a chunk's last bytes, a chunk at an odd offset) and file systems without direct
+// I/O go through the page cache, with write-behind so the fsync waits for little.
 class DiskHasher
 {
 public:
-    static constexpr int Buffers = 8;
-    static constexpr qsizetype BufferBytes = 256 * 1024;
+    static constexpr int Buffers = 4;
+    static constexpr qsizetype BufferBytes = 1024 * 1024;
+    static constexpr qsizetype Alignment = 4096;
 
     DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, bool withCrc);
     ~DiskHasher();
@@ -49,11 +57,22 @@ public:
     uint32_t crc32c() const { return m_crc.value(); }
 
 private:
+    // BufferBytes on an Alignment boundary, as direct I/O needs; used: the bytes filled.
+    struct Buffer
+    {
+        std::unique_ptr<char, void (*)(void *)> bytes{nullptr, std::free};
+        qsizetype used = 0;
+    };
+
+    static Buffer makeBuffer();
     void run();
     void post(std::function<void()> callback);
     void handOffCurrent();
+    bool writeOut(const Buffer &buffer);
+    bool writeAll(int fd, const char *bytes, qsizetype size, qint64 offset);
 
     int m_fd;
+    int m_directFd = -1; // the same file opened for direct I/O; -1 where it cannot be
     QString m_path;
     qint64 m_offset;  // of the next byte to write
     qint64 m_synced;  // where write-behind was last asked for
@@ -63,10 +82,9 @@ private:
 
     std::mutex m_mutex;
     std::condition_variable m_changed;
-    std::deque<QByteArray> m_filled;
-    std::vector<QByteArray> m_free;
-    QByteArray m_current; // being filled by the caller's thread, always BufferBytes long
-    qsizetype m_used = 0; // of m_current
+    std::deque<Buffer> m_filled;
+    std::vector<Buffer> m_free;
+    Buffer m_current; // being filled by the caller's thread
     bool m_closing = false;
     bool m_finished = false;
     Status m_error = Ok{};
