@@ -70,23 +70,6 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def durable_write_seconds(source, target):
-    """Seconds to copy source to target and fdatasync it: the most an upload that is durable
-    before it is acknowledged can reach on this disk (nginx does not sync what it receives)."""
-    started = time.monotonic()
-    with open(source, "rb") as data, open(target, "wb") as out:
-        while True:
-            block = data.read(1 << 20)
-            if not block:
-                break
-            out.write(block)
-        out.flush()
-        os.fdatasync(out.fileno())
-    seconds = time.monotonic() - started
-    os.remove(target)
-    return seconds
-
-
 def nginx_worker(master):
     children = open("/proc/%d/task/%d/children" % (master, master)).read().split()
     return int(children[0])
@@ -208,7 +191,6 @@ def main():
         subprocess.run([ddlcli, "login"], input="cli@example.org\nbench-password\n",
                        text=True, env=cli_env, check=True, capture_output=True)
         cli_rows = []
-        disk_rows = []
 
         rows = []
         sizes = [int(s) for s in args.sizes_mib.split(",")]
@@ -220,9 +202,7 @@ def main():
             # Each side alternately, --repeat times; the best of each is kept, so a busy moment
             # of the machine does not decide the ratio.
             ddl_up = nginx_up = ddl_down = nginx_down = (float("inf"), 0.0)
-            disk = float("inf")
             for run in range(args.repeat):
-                disk = min(disk, durable_write_seconds(source, os.path.join(work, "disk-check")))
                 # A fresh user each time: the same bytes are received, hashed and verified in
                 # full (the server keeps them once), since nothing is shared between users.
                 email = "bench-%d-%d@example.org" % (mib, run)
@@ -240,7 +220,6 @@ def main():
                 nginx_down = min(nginx_down, timed(worker, lambda: curl(
                     ["%s/up-%d" % (nginx_url, mib)])))
             gib = size / (1 << 30)
-            disk_rows.append((mib, size / disk / MB))
             rows.append((mib, "upload", size / ddl_up[0] / MB, size / nginx_up[0] / MB,
                          ddl_up[1] / gib, nginx_up[1] / gib))
             rows.append((mib, "download", size / ddl_down[0] / MB, size / nginx_down[0] / MB,
@@ -283,9 +262,6 @@ def main():
         for mib, direction, ddl, ngx, ddl_cpu, ngx_cpu in rows:
             print("%-9s %-9s %10.0f %11.0f %6.2f %14.2f %16.2f" % (
                 "%d MiB" % mib, direction, ddl, ngx, ddl / ngx, ddl_cpu, ngx_cpu))
-        for mib, speed in disk_rows:
-            print("disk: %d MiB written and fdatasynced by one process: %.0f MB/s (the ceiling "
-                  "of an upload acknowledged only once durable)" % (mib, speed))
         for mib, up, down in cli_rows:
             print("ddlcli dataset upload / download of %d MiB (hashing and verifying included): "
                   "%.0f / %.0f MB/s" % (mib, up, down))
