@@ -8,29 +8,29 @@
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
 #include "core/session.h"
-#include "wizard/folderfield.h"
-#include "wizard/submitwizard.h"
+#include "core/sha256.h"
+#include "editor/jobeditor.h"
+#include "jobs/jobsubmission.h"
 #include "jobs/logsearcher.h"
 #include "jobs/logwindowloader.h"
 #include "jobspec/jobspecparser.h"
+#include "models/artifactmodel.h"
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
-#include "core/sha256.h"
-#include "models/artifactmodel.h"
+#include "models/workermodel.h"
 #include "views/artifactbrowser.h"
+#include "views/datasetsview.h"
 #include "views/jobdetailview.h"
 #include "views/logview.h"
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
 #include "views/traynotifier.h"
-#include "views/datasetsview.h"
-#include "editor/jobeditor.h"
-#include "jobs/jobsubmission.h"
-#include "wizard/datasetpage.h"
 #include "views/workersview.h"
-#include "models/workermodel.h"
+#include "wizard/datasetpage.h"
+#include "wizard/folderfield.h"
+#include "wizard/submitwizard.h"
 
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
@@ -68,6 +68,8 @@ private slots:
     void restartResumesSession();
 
 private:
+    JobDetailView *submitCommandJob(const QString &name, const QString &command);
+
     ClusterHarness m_cluster;
     QTemporaryDir m_config;
     std::unique_ptr<DesktopSettings> m_settings;
@@ -75,6 +77,27 @@ private:
     QString m_uuid;
     QString m_repo;
 };
+
+// An OpenPAI job of one python3 task running command, submitted and opened in a job tab.
+JobDetailView *TestDesktopJobFlow::submitCommandJob(const QString &name, const QString &command)
+{
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = name;
+    spec.image = u"python3"_s;
+    ddl::TaskRole role;
+    role.name = u"main"_s;
+    role.memoryMB = 256;
+    role.command = command;
+    spec.taskRoles = {role};
+    SubmissionRequest request;
+    request.spec = spec;
+    JobSubmission submission(m_window->session()->client(), request);
+    submission.start();
+    if (!QTest::qWaitFor([&] { return submission.stage() == JobSubmission::Stage::Done; }, 20000))
+        return nullptr;
+    return m_window->openJob(submission.jobUuid());
+}
 
 void TestDesktopJobFlow::initTestCase()
 {
@@ -104,13 +127,13 @@ void TestDesktopJobFlow::wrongPasswordAndRegister()
     window.findChild<QLineEdit *>(u"passwordEdit"_s)->setText(u"not the password"_s);
     QTest::mouseClick(window.findChild<QPushButton *>(u"loginButton"_s), Qt::LeftButton);
     auto *status = window.findChild<QLabel *>(u"statusLabel"_s);
-    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QCoreApplication::translate(
-                                                  "ErrorText",
-                                                  "Wrong email or password."), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(status->text(),
+                              QCoreApplication::translate("ErrorText", "Wrong email or password."),
+                              10000);
     QVERIFY(!window.isLoggedIn());
 
-    const QString registered = registerThroughUi(window, u"ada@example.com"_s,
-                                                 u"analytical engine"_s);
+    const QString registered =
+        registerThroughUi(window, u"ada@example.com"_s, u"analytical engine"_s);
     QVERIFY2(registered.isEmpty(), qPrintable(registered));
     QCOMPARE(window.workspace()->isVisible(), true);
 }
@@ -127,7 +150,8 @@ void TestDesktopJobFlow::submitAndWatch()
     m_repo = repo;
     QFile taskYaml(repo + u"/task.yaml"_s);
     QVERIFY(taskYaml.open(QIODevice::ReadOnly));
-    ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
+    ddl::Result<ddl::JobSpec> spec =
+        ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
     QVERIFY2(spec.ok(), spec.ok() ? "" : qPrintable(spec.error().message));
 
     // Through the wizard, page by page, as a person would.
@@ -180,8 +204,8 @@ void TestDesktopJobFlow::submitAndWatch()
     }
 
     // Logs: the followed window shows what main.py printed.
-    QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
-                                 u"final test accuracy"_s), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        detail->logView()->text()->toPlainText().contains(u"final test accuracy"_s), 10000);
     // The dataset went up as a manifest and the worker laid it out for main().
     QVERIFY(!detail->logView()->text()->toPlainText().contains(u"no iris.csv"_s));
     QVERIFY(detail->logView()->text()->toPlainText().contains(u"manifest"_s));
@@ -216,8 +240,9 @@ void TestDesktopJobFlow::submitAndWatch()
     }
 
     // The list shows the end too, and the watched job's end was announced.
-    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->record(window.jobModel()->rowOf(m_uuid))->state
-                                 == u"SUCCEEDED"_s, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->record(window.jobModel()->rowOf(m_uuid))->state ==
+                                 u"SUCCEEDED"_s,
+                             10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.notifier()->shownCount() >= 1, 10000);
     QVERIFY(window.notifier()->lastMessage().contains(u"iris-numpy"_s));
 }
@@ -240,8 +265,8 @@ void TestDesktopJobFlow::languageSwitchKeepsOpenJob()
     QCOMPARE(after->tabs()->tabText(1), u"Metriken"_s);
     QCOMPARE(window.workspace()->tabText(0), u"Jobs"_s);
     QTRY_COMPARE_WITH_TIMEOUT(after->state(), u"SUCCEEDED"_s, 10000);
-    QTRY_COMPARE_WITH_TIMEOUT(window.workspace()->tabText(window.workspace()->indexOf(after)),
-                              u"iris-numpy"_s, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        window.workspace()->tabText(window.workspace()->indexOf(after)), u"iris-numpy"_s, 10000);
     QCOMPARE(after->timeline()->segments().size(), 3);
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
 
@@ -277,7 +302,8 @@ void TestDesktopJobFlow::submitOnServerDataset()
 
     QFile taskYaml(m_repo + u"/task.yaml"_s);
     QVERIFY(taskYaml.open(QIODevice::ReadOnly));
-    ddl::Result<ddl::JobSpec> spec = ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
+    ddl::Result<ddl::JobSpec> spec =
+        ddl::JobSpecParser::parseTaskYaml(taskYaml.readAll(), u"iris"_s);
     QVERIFY(spec.ok());
     SubmitWizard *wizard = window.openSubmitWizard(*spec);
     wizard->findChild<FolderField *>(u"projectFolder"_s)->setPath(m_repo);
@@ -300,8 +326,8 @@ void TestDesktopJobFlow::submitOnServerDataset()
     QVERIFY(detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 90000);
     // The worker laid the dataset's files out for main(): no fallback to the repository's copy.
-    QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(
-                                 u"final test accuracy"_s), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        detail->logView()->text()->toPlainText().contains(u"final test accuracy"_s), 10000);
     const QString log = detail->logView()->text()->toPlainText();
     QVERIFY2(!log.contains(u"no iris.csv"_s), qPrintable(log));
     QVERIFY2(log.contains(u"manifest"_s), qPrintable(log));
@@ -310,21 +336,8 @@ void TestDesktopJobFlow::submitOnServerDataset()
 void TestDesktopJobFlow::cancelAndClone()
 {
     MainWindow &window = *m_window;
-    ddl::JobSpec spec;
-    spec.kind = ddl::JobSpec::Kind::OpenPai;
-    spec.jobName = u"long-sleep"_s;
-    spec.image = u"python3"_s;
-    ddl::TaskRole role;
-    role.name = u"main"_s;
-    role.memoryMB = 256;
-    role.command = u"echo started; sleep 60"_s;
-    spec.taskRoles = {role};
-    SubmissionRequest request;
-    request.spec = spec;
-    JobSubmission submission(window.session()->client(), request);
-    submission.start();
-    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
-    JobDetailView *detail = window.openJob(submission.jobUuid());
+    JobDetailView *detail = submitCommandJob(u"long-sleep"_s, u"echo started; sleep 60"_s);
+    QVERIFY(detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"RUNNING"_s, 20000);
     QTRY_VERIFY_WITH_TIMEOUT(detail->logView()->text()->toPlainText().contains(u"started"_s),
                              10000);
@@ -345,30 +358,18 @@ void TestDesktopJobFlow::cancelAndClone()
     // The list's state filter is the server's.
     window.jobModel()->setStateFilter(u"STOPPED"_s);
     QTRY_COMPARE_WITH_TIMEOUT(window.jobModel()->rowCount(), 1, 10000);
-    QCOMPARE(window.jobModel()->record(0)->uuid, submission.jobUuid());
+    QCOMPARE(window.jobModel()->record(0)->uuid, detail->uuid());
     window.jobModel()->setStateFilter(QString());
 }
 
 void TestDesktopJobFlow::largeLogLoadsByWindows()
 {
-    MainWindow &window = *m_window;
-    ddl::JobSpec spec;
-    spec.kind = ddl::JobSpec::Kind::OpenPai;
-    spec.jobName = u"chatty"_s;
-    spec.image = u"python3"_s;
-    ddl::TaskRole role;
-    role.name = u"main"_s;
-    role.memoryMB = 256;
     // About 2.4 MB of numbered lines: bigger than a window many times over.
-    role.command = u"python3 -c \"import sys; [sys.stdout.write('line %07d of the log\\n' % i) "
-                   "for i in range(120000)]\""_s;
-    spec.taskRoles = {role};
-    SubmissionRequest request;
-    request.spec = spec;
-    JobSubmission submission(window.session()->client(), request);
-    submission.start();
-    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
-    JobDetailView *detail = window.openJob(submission.jobUuid());
+    JobDetailView *detail = submitCommandJob(
+        u"chatty"_s,
+        u"python3 -c \"import sys; [sys.stdout.write('line %07d of the log\\n' % i) "
+        "for i in range(120000)]\""_s);
+    QVERIFY(detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 60000);
     LogView *logs = detail->logView();
     QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"line 0119999 of the log"_s),
@@ -397,24 +398,12 @@ void TestDesktopJobFlow::largeLogLoadsByWindows()
 
 void TestDesktopJobFlow::logStreamsAndSearch()
 {
-    MainWindow &window = *m_window;
-    ddl::JobSpec spec;
-    spec.kind = ddl::JobSpec::Kind::OpenPai;
-    spec.jobName = u"two-streams"_s;
-    spec.image = u"python3"_s;
-    ddl::TaskRole role;
-    role.name = u"main"_s;
-    role.memoryMB = 256;
     // 300 KB on each stream, one line to stdout and one to stderr in turn.
-    role.command = u"python3 -c \"import sys; [(sys.stdout.write('out %05d\\n' % i), "
-                   "sys.stderr.write('err %05d\\n' % i)) for i in range(30000)]\""_s;
-    spec.taskRoles = {role};
-    SubmissionRequest request;
-    request.spec = spec;
-    JobSubmission submission(window.session()->client(), request);
-    submission.start();
-    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
-    JobDetailView *detail = window.openJob(submission.jobUuid());
+    JobDetailView *detail =
+        submitCommandJob(u"two-streams"_s,
+                         u"python3 -c \"import sys; [(sys.stdout.write('out %05d\\n' % i), "
+                         "sys.stderr.write('err %05d\\n' % i)) for i in range(30000)]\""_s);
+    QVERIFY(detail);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 60000);
     LogView *logs = detail->logView();
     QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"err 29999"_s), 15000);
@@ -476,24 +465,12 @@ void TestDesktopJobFlow::logStreamsAndSearch()
 
 void TestDesktopJobFlow::streamFilterFollowsARunningTask()
 {
-    MainWindow &window = *m_window;
-    ddl::JobSpec spec;
-    spec.kind = ddl::JobSpec::Kind::OpenPai;
-    spec.jobName = u"ticking"_s;
-    spec.image = u"python3"_s;
-    ddl::TaskRole role;
-    role.name = u"main"_s;
-    role.memoryMB = 256;
     // A tick on stderr every 0.2 s for about 8 s, nothing on stdout.
-    role.command = u"python3 -c \"import sys, time; [(sys.stderr.write('tick %d\\n' % i), "
-                   "time.sleep(0.2)) for i in range(40)]\""_s;
-    spec.taskRoles = {role};
-    SubmissionRequest request;
-    request.spec = spec;
-    JobSubmission submission(window.session()->client(), request);
-    submission.start();
-    QTRY_COMPARE_WITH_TIMEOUT(submission.stage(), JobSubmission::Stage::Done, 20000);
-    JobDetailView *detail = window.openJob(submission.jobUuid());
+    JobDetailView *detail =
+        submitCommandJob(u"ticking"_s,
+                         u"python3 -c \"import sys, time; [(sys.stderr.write('tick %d\\n' % i), "
+                         "time.sleep(0.2)) for i in range(40)]\""_s);
+    QVERIFY(detail);
     LogView *logs = detail->logView();
     QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"tick 2\n"_s), 30000);
     QVERIFY(!logs->text()->toPlainText().contains(u"tick 39"_s));
@@ -551,10 +528,11 @@ void TestDesktopJobFlow::restartResumesSession()
     later.show();
     later.restoreSession();
     auto *status = later.findChild<QLabel *>(u"statusLabel"_s);
-    QTRY_COMPARE_WITH_TIMEOUT(status->text(), QCoreApplication::translate(
-                                                  "ddl::desktop::MainWindow",
-                                                  "Your session has expired. Log in again."),
-                              10000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        status->text(),
+        QCoreApplication::translate("ddl::desktop::MainWindow",
+                                    "Your session has expired. Log in again."),
+        10000);
     QVERIFY(!later.isLoggedIn());
     QVERIFY(later.findChild<QPushButton *>(u"loginButton"_s)->isEnabled());
 }
