@@ -7,11 +7,11 @@
 // cancels whatever jobs a test left unfinished, and the worker tests check that they got exactly
 // the task of their own job.
 #include "api/apiclient.h"
-#include "auth/loginthrottle.h"
 #include "api/blobupload.h"
 #include "api/rangedownload.h"
 #include "app/serverapp.h"
 #include "app/tokencommand.h"
+#include "auth/loginthrottle.h"
 #include "core/sha256.h"
 #include "jobspec/jobspecparser.h"
 
@@ -258,6 +258,19 @@ private:
                        const QString &state,
                        std::optional<int> exitCode = std::nullopt,
                        const QString &message = QStringLiteral("reported by the test"));
+    // Where a worker's log batch goes: its offset in the merged log, how its bytes split into
+    // streams ("o6,e4": six of stdout, then four of stderr) and the stream logs' offsets.
+    struct LogBatchAt
+    {
+        qint64 offset = 0;
+        QString streams;
+        qint64 stdoutOffset = 0;
+        qint64 stderrOffset = 0;
+    };
+    Answer sendLogBatch(const Worker &worker,
+                        qint64 taskId,
+                        const LogBatchAt &at,
+                        const QByteArray &bytes);
     // A fresh user with a job of one task leased to a fresh worker (and reported RUNNING).
     bool startOneTask(const QString &tag,
                       QString *userToken,
@@ -340,6 +353,24 @@ void tst_ServerApi::cleanup()
 void tst_ServerApi::cleanupTestCase()
 {
     m_server.reset();
+}
+
+Answer tst_ServerApi::sendLogBatch(const Worker &worker,
+                                   qint64 taskId,
+                                   const LogBatchAt &at,
+                                   const QByteArray &bytes)
+{
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("offset"), QString::number(at.offset));
+    query.addQueryItem(QStringLiteral("streams"), at.streams);
+    query.addQueryItem(QStringLiteral("stdout_offset"), QString::number(at.stdoutOffset));
+    query.addQueryItem(QStringLiteral("stderr_offset"), QString::number(at.stderrOffset));
+    return send("POST",
+                QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId),
+                worker.token,
+                bytes,
+                query,
+                "application/octet-stream");
 }
 
 Answer tst_ServerApi::send(const QByteArray &verb,
@@ -565,10 +596,10 @@ void tst_ServerApi::loginHashesWhileOtherRequestsAreServed()
     // Argon2id runs on a pool thread: a request sent after a login is answered before it.
     ApiClient loginClient(m_base, m_trust);
     ApiClient other(m_base, m_trust);
-    std::unique_ptr<ApiRequest> login(loginClient.postJson(
-        QStringLiteral("/v1/auth/login"),
-        {{QStringLiteral("email"), QStringLiteral("nobody-here@example.org")},
-         {QStringLiteral("password"), QStringLiteral("not the password")}}));
+    std::unique_ptr<ApiRequest> login(
+        loginClient.postJson(QStringLiteral("/v1/auth/login"),
+                             {{QStringLiteral("email"), QStringLiteral("nobody-here@example.org")},
+                              {QStringLiteral("password"), QStringLiteral("not the password")}}));
     QTest::qWait(20); // the login's head and body are in before the version request
     std::unique_ptr<ApiRequest> version(other.get(QStringLiteral("/v1/version")));
     QVERIFY(version->waitForFinished());
@@ -1162,8 +1193,8 @@ void tst_ServerApi::tasksOfOneJobSeeEachOther()
     }
     QCOMPARE(envs.size(), 2);
     std::sort(envs.begin(), envs.end(), [](const QJsonObject &a, const QJsonObject &b) {
-        return a.value(QLatin1String("PAI_TASK_ROLE_INDEX")).toString()
-               < b.value(QLatin1String("PAI_TASK_ROLE_INDEX")).toString();
+        return a.value(QLatin1String("PAI_TASK_ROLE_INDEX")).toString() <
+               b.value(QLatin1String("PAI_TASK_ROLE_INDEX")).toString();
     });
     const QJsonObject envA = envs.at(0);
     const QJsonObject envB = envs.at(1);
@@ -1176,10 +1207,10 @@ void tst_ServerApi::tasksOfOneJobSeeEachOther()
         QCOMPARE(env.value(QLatin1String("PAI_JOB_NAME")).toString(), QStringLiteral("pair-job"));
     }
     // Both tasks see the whole gang, in role-index order, each at its own address and port.
-    const QString hostA = envA.value(QLatin1String("PAI_CURRENT_CONTAINER_IP")).toString()
-                          + u':' + envA.value(QLatin1String("PAI_CURRENT_CONTAINER_PORT")).toString();
-    const QString hostB = envB.value(QLatin1String("PAI_CURRENT_CONTAINER_IP")).toString()
-                          + u':' + envB.value(QLatin1String("PAI_CURRENT_CONTAINER_PORT")).toString();
+    const QString hostA = envA.value(QLatin1String("PAI_CURRENT_CONTAINER_IP")).toString() + u':' +
+                          envA.value(QLatin1String("PAI_CURRENT_CONTAINER_PORT")).toString();
+    const QString hostB = envB.value(QLatin1String("PAI_CURRENT_CONTAINER_IP")).toString() + u':' +
+                          envB.value(QLatin1String("PAI_CURRENT_CONTAINER_PORT")).toString();
     QVERIFY(hostA != hostB);
     for (const QJsonObject &env : {envA, envB}) {
         QCOMPARE(env.value(QLatin1String("PAI_TASK_ROLE_0_HOST_LIST")).toString(),
@@ -1244,8 +1275,12 @@ void tst_ServerApi::logFollowStreamsUntilTheTaskEnds()
     QVERIFY(startOneTask(QStringLiteral("follow"), &user, &uuid, &worker, &leased));
     const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
     const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
-    VERIFY_STATUS(send("POST", logPath, worker.token, "line 1\n",
-                       QUrlQuery(QStringLiteral("offset=0")), "application/octet-stream"),
+    VERIFY_STATUS(send("POST",
+                       logPath,
+                       worker.token,
+                       "line 1\n",
+                       QUrlQuery(QStringLiteral("offset=0")),
+                       "application/octet-stream"),
                   200);
 
     // A follower that starts after line 1: it gets lines as the worker appends them, in pieces,
@@ -1256,7 +1291,8 @@ void tst_ServerApi::logFollowStreamsUntilTheTaskEnds()
     query.addQueryItem(QStringLiteral("task"), QString::number(taskId));
     query.addQueryItem(QStringLiteral("offset"), QStringLiteral("7"));
     query.addQueryItem(QStringLiteral("follow"), QStringLiteral("1"));
-    std::unique_ptr<ApiRequest> follow(client.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
+    std::unique_ptr<ApiRequest> follow(
+        client.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
     follow->streamBody();
     QByteArray received;
     int pieces = 0;
@@ -1266,12 +1302,20 @@ void tst_ServerApi::logFollowStreamsUntilTheTaskEnds()
     });
     QTest::qWait(300);
     QVERIFY(!follow->isFinished());
-    VERIFY_STATUS(send("POST", logPath, worker.token, "line 2\n",
-                       QUrlQuery(QStringLiteral("offset=7")), "application/octet-stream"),
+    VERIFY_STATUS(send("POST",
+                       logPath,
+                       worker.token,
+                       "line 2\n",
+                       QUrlQuery(QStringLiteral("offset=7")),
+                       "application/octet-stream"),
                   200);
     QTRY_COMPARE_WITH_TIMEOUT(received, QByteArray("line 2\n"), 3000);
-    VERIFY_STATUS(send("POST", logPath, worker.token, "line 3\n",
-                       QUrlQuery(QStringLiteral("offset=14")), "application/octet-stream"),
+    VERIFY_STATUS(send("POST",
+                       logPath,
+                       worker.token,
+                       "line 3\n",
+                       QUrlQuery(QStringLiteral("offset=14")),
+                       "application/octet-stream"),
                   200);
     QTRY_COMPARE_WITH_TIMEOUT(received, QByteArray("line 2\nline 3\n"), 3000);
     QVERIFY(pieces >= 2);
@@ -1284,7 +1328,8 @@ void tst_ServerApi::logFollowStreamsUntilTheTaskEnds()
     // Another user's follow is refused like any read of the job.
     ApiClient other(m_base, m_trust);
     other.setBearerToken(m_bob);
-    std::unique_ptr<ApiRequest> denied(other.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
+    std::unique_ptr<ApiRequest> denied(
+        other.get(QStringLiteral("/v1/jobs/%1/logs").arg(uuid), query));
     QVERIFY(!denied->waitForFinished());
     QCOMPARE(denied->result().error().code, QStringLiteral("not_found"));
 }
@@ -1299,24 +1344,26 @@ void tst_ServerApi::logStreamsAreKeptApart()
     QVERIFY(startOneTask(QStringLiteral("streams"), &user, &uuid, &worker, &leased));
     const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
     const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
-    const auto batch = [&](qint64 offset, const QString &streams, qint64 out, qint64 err,
+    const auto batch = [&](qint64 offset,
+                           const QString &streams,
+                           qint64 out,
+                           qint64 err,
                            const QByteArray &bytes) {
-        QUrlQuery query;
-        query.addQueryItem(QStringLiteral("offset"), QString::number(offset));
-        query.addQueryItem(QStringLiteral("streams"), streams);
-        query.addQueryItem(QStringLiteral("stdout_offset"), QString::number(out));
-        query.addQueryItem(QStringLiteral("stderr_offset"), QString::number(err));
-        return send("POST", logPath, worker.token, bytes, query, "application/octet-stream");
+        return sendLogBatch(worker, taskId, {offset, streams, out, err}, bytes);
     };
     // A worker line, a stdout line, a stderr line, then stdout again.
-    Answer first = batch(0, QStringLiteral("w10,o6,e6,o5"), 0, 0,
-                         "[w] start\nout 1\nerr 1\nout2\n");
+    Answer first =
+        batch(0, QStringLiteral("w10,o6,e6,o5"), 0, 0, "[w] start\nout 1\nerr 1\nout2\n");
     VERIFY_STATUS(first, 200);
     QCOMPARE(first.json().value(QLatin1String("offset")).toInteger(), 27);
     QCOMPARE(first.json().value(QLatin1String("stdout_offset")).toInteger(), 11);
     QCOMPARE(first.json().value(QLatin1String("stderr_offset")).toInteger(), 6);
     // An older worker's batch (no streams): the merged log only.
-    VERIFY_STATUS(send("POST", logPath, worker.token, "old\n", QUrlQuery(QStringLiteral("offset=27")),
+    VERIFY_STATUS(send("POST",
+                       logPath,
+                       worker.token,
+                       "old\n",
+                       QUrlQuery(QStringLiteral("offset=27")),
                        "application/octet-stream"),
                   200);
 
@@ -1341,8 +1388,8 @@ void tst_ServerApi::logStreamsAreKeptApart()
     QCOMPARE(read(QStringLiteral("stdout"), QStringLiteral("&tail=5")).body, QByteArray("out2\n"));
     const Answer bad = read(QStringLiteral("both"));
     VERIFY_ERROR(bad, 400, "bad_request");
-    QVERIFY(bad.error().value(QLatin1String("message")).toString().contains(
-        QLatin1String("stdout")));
+    QVERIFY(
+        bad.error().value(QLatin1String("message")).toString().contains(QLatin1String("stdout")));
 
     // Malformed tags are refused and nothing is written.
     VERIFY_ERROR(batch(31, QStringLiteral("o3"), 11, 6, "toolong\n"), 400, "bad_request");
@@ -1356,8 +1403,9 @@ void tst_ServerApi::logStreamsAreKeptApart()
     std::unique_ptr<ApiRequest> following(client.get(readPath, follow));
     following->streamBody();
     QByteArray followed;
-    connect(following.get(), &ApiRequest::bodyReceived, this,
-            [&](const QByteArray &bytes) { followed += bytes; });
+    connect(following.get(), &ApiRequest::bodyReceived, this, [&](const QByteArray &bytes) {
+        followed += bytes;
+    });
     QTRY_COMPARE_WITH_TIMEOUT(followed, QByteArray("err 1\n"), 3000);
     VERIFY_STATUS(batch(31, QStringLiteral("e6"), 11, 6, "err 2\n"), 200);
     QTRY_COMPARE_WITH_TIMEOUT(followed, QByteArray("err 1\nerr 2\n"), 3000);
@@ -1377,22 +1425,21 @@ void tst_ServerApi::logStreamsSurviveResendsAndCrashes()
     QJsonObject leased;
     QVERIFY(startOneTask(QStringLiteral("resends"), &user, &uuid, &worker, &leased));
     const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
-    const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
-    const auto batch = [&](qint64 offset, const QString &streams, qint64 out, qint64 err,
+    const auto batch = [&](qint64 offset,
+                           const QString &streams,
+                           qint64 out,
+                           qint64 err,
                            const QByteArray &bytes) {
-        QUrlQuery query;
-        query.addQueryItem(QStringLiteral("offset"), QString::number(offset));
-        query.addQueryItem(QStringLiteral("streams"), streams);
-        query.addQueryItem(QStringLiteral("stdout_offset"), QString::number(out));
-        query.addQueryItem(QStringLiteral("stderr_offset"), QString::number(err));
-        return send("POST", logPath, worker.token, bytes, query, "application/octet-stream");
+        return sendLogBatch(worker, taskId, {offset, streams, out, err}, bytes);
     };
     const auto stored = [&](const QString &suffix) {
-        QFile file(QDir(m_dataDir).filePath(QStringLiteral("logs/%1%2.log").arg(taskId).arg(suffix)));
+        QFile file(
+            QDir(m_dataDir).filePath(QStringLiteral("logs/%1%2.log").arg(taskId).arg(suffix)));
         return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
     };
     const auto cut = [&](const QString &suffix, qint64 size) {
-        QFile file(QDir(m_dataDir).filePath(QStringLiteral("logs/%1%2.log").arg(taskId).arg(suffix)));
+        QFile file(
+            QDir(m_dataDir).filePath(QStringLiteral("logs/%1%2.log").arg(taskId).arg(suffix)));
         return file.resize(size);
     };
     VERIFY_STATUS(batch(0, QStringLiteral("o4,e4"), 0, 0, "o 1\ne 1\n"), 200);
@@ -1527,8 +1574,8 @@ void tst_ServerApi::logSearchFindsMatchesEverywhere()
     QCOMPARE(hundred.first(), 5000 * Line + 15);
     QCOMPARE(hundred.last(), (99 * 10000 + 5000) * Line + 15);
     QCOMPARE(many.json().value(QLatin1String("scanned_to")).toInteger(), hundred.last() + 1);
-    const Answer next = search(QStringLiteral("Marker"),
-                               QStringLiteral("&from=%1").arg(hundred.last() + 1));
+    const Answer next =
+        search(QStringLiteral("Marker"), QStringLiteral("&from=%1").arg(hundred.last() + 1));
     QCOMPARE(offsets(next).value(0), (100 * 10000 + 5000) * Line + 15);
     // The scan runs beside the server's event loop: a request that comes while it runs (here
     // 64 MiB, case folded, finding nothing) is answered before it.
@@ -1546,15 +1593,16 @@ void tst_ServerApi::logSearchFindsMatchesEverywhere()
     QVERIFY(!slow->isFinished());
     QTRY_VERIFY_WITH_TIMEOUT(slow->isFinished(), 10000);
     QVERIFY(slow->result());
-    QVERIFY(slow->result()->json().value(QLatin1String("scanned_to")).toInteger()
-            > 60 * 1024 * 1024);
+    QVERIFY(slow->result()->json().value(QLatin1String("scanned_to")).toInteger() >
+            60 * 1024 * 1024);
 
     // Clients that go away before their answer: the server drops the answers and goes on.
     for (int i = 0; i < 3; ++i) {
         ApiClient quitter(m_base, m_trust);
         quitter.setBearerToken(user);
         ApiRequest *request = quitter.get(
-            searchPath, QUrlQuery(QStringLiteral("task=%1&q=NEEDLE&direction=backward").arg(taskId)));
+            searchPath,
+            QUrlQuery(QStringLiteral("task=%1&q=NEEDLE&direction=backward").arg(taskId)));
         QTest::qWait(10 * i);
         request->abort();
     }
@@ -1562,9 +1610,9 @@ void tst_ServerApi::logSearchFindsMatchesEverywhere()
     QCOMPARE(offsets(search(QStringLiteral("NEEDLE"))), QList<qint64>{boundary});
     // Case: exact by default; ignore_case=1 folds ASCII letters.
     QVERIFY(offsets(search(QStringLiteral("marker HERE"))).isEmpty());
-    QCOMPARE(offsets(search(QStringLiteral("marker HERE"), QStringLiteral("&ignore_case=1")))
-                 .value(0),
-             5000 * Line + 15);
+    QCOMPARE(
+        offsets(search(QStringLiteral("marker HERE"), QStringLiteral("&ignore_case=1"))).value(0),
+        5000 * Line + 15);
 }
 
 void tst_ServerApi::logSearchIsBoundedAndScoped()
@@ -1579,8 +1627,12 @@ void tst_ServerApi::logSearchIsBoundedAndScoped()
     tagged.addQueryItem(QStringLiteral("streams"), QStringLiteral("o12,e20"));
     tagged.addQueryItem(QStringLiteral("stdout_offset"), QStringLiteral("0"));
     tagged.addQueryItem(QStringLiteral("stderr_offset"), QStringLiteral("0"));
-    VERIFY_STATUS(send("POST", QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId), worker.token,
-                       "loss & 50%\n\nwarning: loss & 50%\n", tagged, "application/octet-stream"),
+    VERIFY_STATUS(send("POST",
+                       QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId),
+                       worker.token,
+                       "loss & 50%\n\nwarning: loss & 50%\n",
+                       tagged,
+                       "application/octet-stream"),
                   200);
     const QString searchPath = QStringLiteral("/v1/jobs/%1/logs/search").arg(uuid);
     const auto search = [&](const QString &token, const QString &q, const QString &extra = {}) {
@@ -1602,10 +1654,11 @@ void tst_ServerApi::logSearchIsBoundedAndScoped()
 
     VERIFY_ERROR(search(user, QString(257, QLatin1Char('x'))), 400, "bad_request");
     VERIFY_ERROR(search(user, QString()), 400, "bad_request");
-    VERIFY_ERROR(search(user, QStringLiteral("loss"), QStringLiteral("&direction=sideways")), 400,
+    VERIFY_ERROR(search(user, QStringLiteral("loss"), QStringLiteral("&direction=sideways")),
+                 400,
                  "bad_request");
-    VERIFY_ERROR(search(user, QStringLiteral("loss"), QStringLiteral("&stream=stdin")), 400,
-                 "bad_request");
+    VERIFY_ERROR(
+        search(user, QStringLiteral("loss"), QStringLiteral("&stream=stdin")), 400, "bad_request");
     // 256 bytes of UTF-8 are the most: 128 two-byte characters pass, 129 do not.
     VERIFY_STATUS(search(user, QString(128, QChar(0x00e9))), 200);
     VERIFY_ERROR(search(user, QString(129, QChar(0x00e9))), 400, "bad_request");
@@ -1883,7 +1936,8 @@ void tst_ServerApi::failedTaskIsRetriedThenFailsTheJob()
     const qint64 secondTask = secondAttempt.at(0).toInteger();
     QVERIFY(secondTask != firstTask);
     // Waiting for a worker, or already placed on one (the scheduler runs at once).
-    const QString secondState = taskById(retried, secondTask).value(QLatin1String("state")).toString();
+    const QString secondState =
+        taskById(retried, secondTask).value(QLatin1String("state")).toString();
     QVERIFY2(secondState == QLatin1String("WAITING") || secondState == QLatin1String("RUNNING"),
              qPrintable(secondState));
 
