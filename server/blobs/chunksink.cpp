@@ -70,6 +70,8 @@ qint64 ChunkSink::receive(QIODevice &device, qint64 max)
 {
     qsizetype space = 0;
     char *to = hasher().space(&space);
+    if (space == 0)
+        return 0; // every buffer is with the disk thread: the caller waits with whenRoom()
     const qint64 n = device.read(to, std::min({max, remaining(), qint64(space)}));
     if (n <= 0)
         return n;

@@ -1,7 +1,6 @@
 #include "diskhasher.h"
 
 #include <QCoreApplication>
-#include <QFile>
 
 #include <cerrno>
 #include <cstring>
@@ -32,7 +31,9 @@ DiskHasher::DiskHasher(int fd, QString path, qint64 offset, Sha256Stream hash, b
     , m_withCrc(withCrc)
 {
 #ifdef O_DIRECT
-    m_directFd = ::open(QFile::encodeName(m_path).constData(), O_WRONLY | O_DIRECT | O_CLOEXEC);
+    // Through /proc, so it is surely the same file as fd, whatever happened to the path.
+    m_directFd = ::open(QByteArray("/proc/self/fd/" + QByteArray::number(fd)).constData(),
+                        O_WRONLY | O_DIRECT | O_CLOEXEC);
 #endif
     m_free.reserve(Buffers);
     for (int i = 0; i < Buffers - 1; ++i)
@@ -59,17 +60,18 @@ DiskHasher::~DiskHasher()
 qsizetype DiskHasher::room()
 {
     std::lock_guard lock(m_mutex);
-    return qsizetype(m_free.size()) * BufferBytes + (BufferBytes - m_current.used);
+    const qsizetype current = m_current.bytes ? BufferBytes - m_current.used : 0;
+    return qsizetype(m_free.size()) * BufferBytes + current;
 }
 
 void DiskHasher::write(QByteArrayView bytes)
 {
     while (!bytes.isEmpty()) {
+        if (!m_current.bytes && !takeFreeBuffer(true))
+            return; // closing
         qsizetype size = 0;
         char *to = space(&size);
         const qsizetype take = std::min(size, bytes.size());
-        if (take <= 0)
-            return; // closing
         std::memcpy(to, bytes.data(), size_t(take));
         bytes = bytes.sliced(take);
         commit(take);
@@ -78,7 +80,7 @@ void DiskHasher::write(QByteArrayView bytes)
 
 char *DiskHasher::space(qsizetype *size)
 {
-    if (!m_current.bytes) {
+    if (!m_current.bytes && !takeFreeBuffer(false)) {
         *size = 0;
         return nullptr;
     }
@@ -89,30 +91,34 @@ char *DiskHasher::space(qsizetype *size)
 void DiskHasher::commit(qsizetype n)
 {
     m_current.used += n;
-    if (m_current.used == BufferBytes)
-        handOffCurrent();
-}
-
-// Gives the full buffer to the disk thread and takes a free one, waiting when there is none.
-void DiskHasher::handOffCurrent()
-{
-    std::unique_lock lock(m_mutex);
+    if (m_current.used < BufferBytes)
+        return;
+    // A full buffer goes to the disk thread at once; the next one is taken only when bytes
+    // come, so the caller never waits here for the disk (room() says 0 meanwhile).
+    std::lock_guard lock(m_mutex);
     m_filled.push_back(std::move(m_current));
     m_current = Buffer();
     m_changed.notify_all();
-    m_changed.wait(lock, [this] { return !m_free.empty() || m_closing; });
-    if (m_closing)
-        return;
+}
+
+bool DiskHasher::takeFreeBuffer(bool wait)
+{
+    std::unique_lock lock(m_mutex);
+    if (wait)
+        m_changed.wait(lock, [this] { return !m_free.empty() || m_closing; });
+    if (m_free.empty() || m_closing)
+        return false;
     m_current = std::move(m_free.back());
     m_free.pop_back();
     m_current.used = 0;
+    return true;
 }
 
 void DiskHasher::whenRoom(std::function<void()> callback)
 {
     {
         std::lock_guard lock(m_mutex);
-        if (m_free.empty() && m_current.used == BufferBytes) {
+        if (m_free.empty() && !m_current.bytes) {
             m_onRoom = std::move(callback);
             return;
         }
@@ -130,7 +136,7 @@ Status DiskHasher::finish()
 {
     {
         std::unique_lock lock(m_mutex);
-        if (m_current.used > 0)
+        if (m_current.bytes && m_current.used > 0)
             m_filled.push_back(std::move(m_current));
         m_current = Buffer();
         m_finished = true;
@@ -148,6 +154,8 @@ bool DiskHasher::writeAll(int fd, const char *bytes, qsizetype size, qint64 offs
         const ssize_t n = ::pwrite(fd, bytes + done, size_t(size - done), offset + done);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            errno = EIO; // no progress and no reason given: not a reason to retry another way
         if (n <= 0)
             return false;
         done += n;

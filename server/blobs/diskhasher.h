@@ -39,9 +39,9 @@ public:
     DiskHasher(const DiskHasher &) = delete;
     DiskHasher &operator=(const DiskHasher &) = delete;
 
-    // Bytes write() takes now without waiting.
+    // Bytes space() offers now; 0 while every buffer is with the disk thread.
     qsizetype room();
-    // Copies bytes in, waiting for room when there is none.
+    // Copies bytes in, waiting for room when there is none (the buffered routes' path).
     void write(QByteArrayView bytes);
     // The free end of the buffer being filled, for reading bytes straight into it (one copy
     // fewer than write()); commit() then takes the n bytes put there.
@@ -67,7 +67,8 @@ private:
     static Buffer makeBuffer();
     void run();
     void post(std::function<void()> callback);
-    void handOffCurrent();
+    // Makes a free buffer the current one; with wait, waits for one (false when closing).
+    bool takeFreeBuffer(bool wait);
     bool writeOut(const Buffer &buffer);
     bool writeAll(int fd, const char *bytes, qsizetype size, qint64 offset);
 
@@ -84,7 +85,7 @@ private:
     std::condition_variable m_changed;
     std::deque<Buffer> m_filled;
     std::vector<Buffer> m_free;
-    Buffer m_current; // being filled by the caller's thread
+    Buffer m_current; // being filled by the caller's thread; none while all are with the disk
     bool m_closing = false;
     bool m_finished = false;
     Status m_error = Ok{};

@@ -67,9 +67,14 @@ Result<QList<LogSegment>> LogBatch::parseSegments(const QString &text, qint64 bo
             return Error::make(u"bad_request"_s,
                                u"log segment \"%1\" needs a positive length"_s.arg(part.left(32)),
                                u"streams"_s);
+        // Compared before adding, so no list of huge lengths can wrap the sum around.
+        if (segment.length > bodySize - total) {
+            return Error::make(u"bad_request"_s,
+                               u"the log segments cover more than the batch's %1 bytes"_s.arg(
+                                   bodySize),
+                               u"streams"_s);
+        }
         total += segment.length;
-        if (total > bodySize)
-            break;
         segments.append(segment);
     }
     if (total != bodySize) {

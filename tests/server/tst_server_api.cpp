@@ -1394,6 +1394,11 @@ void tst_ServerApi::logStreamsAreKeptApart()
     // Malformed tags are refused and nothing is written.
     VERIFY_ERROR(batch(31, QStringLiteral("o3"), 11, 6, "toolong\n"), 400, "bad_request");
     VERIFY_ERROR(batch(31, QStringLiteral("x8"), 11, 6, "unknown\n"), 400, "bad_request");
+    // Lengths whose sum wraps around to the body's size are refused, not sliced past the body.
+    VERIFY_ERROR(batch(31,
+                       QStringLiteral("o5,o9223372036854775805,o9223372036854775807,o9"),
+                       11, 6, "wrapsround"),
+                 400, "bad_request");
     QCOMPARE(read(QStringLiteral("stdout")).body, QByteArray("out 1\nout2\n"));
 
     // Follow one stream: it ends when the task has ended and that stream's bytes are out.
