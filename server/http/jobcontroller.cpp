@@ -201,6 +201,9 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     spec.backward = direction == u"backward"_s;
     const QString ignoreCase = query.queryItemValue(u"ignore_case"_s);
     spec.ignoreCase = ignoreCase == u"1"_s || ignoreCase == u"true"_s;
+    if (Status admitted = m_searchAdmission.admit(*user); !admitted)
+        return refuse(admitted.error());
+    spec.cancelled = std::make_shared<std::atomic_bool>(false);
 
     // The scan (up to 64 MiB) runs on a thread of the search pool and touches only the file;
     // the answer is written here, on the server's thread, if the connection is still there.
@@ -209,6 +212,12 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     // when QtHttpServer deletes a socket whose client went away, the watcher, its connection
     // and with it the responder go too, and nothing is written.
     QTcpSocket *socket = responder.socket();
+    // A client that goes away stops its scan at the next block.
+    QObject::connect(socket, &QObject::destroyed, [cancelled = spec.cancelled] {
+        cancelled->store(true);
+    });
+    QObject::connect(socket, &QAbstractSocket::disconnected, socket,
+                     [cancelled = spec.cancelled] { cancelled->store(true); });
     auto pending = std::make_shared<QHttpServerResponder>(std::move(responder));
     auto *watcher = new QFutureWatcher<SearchOutcome>(socket);
     const QString streamName = logStreamName(*stream);
@@ -224,9 +233,10 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
                                            : HttpReply::json(searchJson(outcome.answer, streamName));
                          response.write(std::move(*pending));
                      });
-    watcher->setFuture(QtConcurrent::run(&m_searchPool, [spec] {
+    watcher->setFuture(QtConcurrent::run(&m_searchPool, [this, spec, user = *user] {
         SearchOutcome outcome;
         Result<LogSearchAnswer> answer = searchLog(spec);
+        m_searchAdmission.release(user);
         if (answer)
             outcome.answer = std::move(*answer);
         else

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "http/requestauth.h"
+#include "logs/searchadmission.h"
 
 #include <QHttpServer>
 #include <QThreadPool>
@@ -35,6 +36,8 @@ private:
 
     ServerContext &m_context;
     RequestAuth m_auth;
+    // Before the pool: the pool's destructor waits for scans, which release their admission.
+    SearchAdmission m_searchAdmission;
     QThreadPool m_searchPool;
 };
 

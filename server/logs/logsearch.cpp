@@ -71,7 +71,8 @@ public:
             return m_start + newline + 1;
         if (m_headLineStart < 0)
             m_headLineStart = lineStartBefore(m_file, m_start, LogSearchSpec::MaxLineLookBack);
-        return m_headLineStart;
+        // Never further back than the look-back from the match itself (a very long line).
+        return std::max(m_headLineStart, m_start + index - LogSearchSpec::MaxLineLookBack);
     }
 
 private:
@@ -103,6 +104,7 @@ Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec)
     const qint64 size = answer.size;
     Block block(file, spec);
     qint64 scanned = 0;
+    auto stopped = [&spec] { return spec.cancelled && spec.cancelled->load(); };
     auto readError = [&file] {
         return Error::make(u"io_error"_s,
                            u"cannot read %1: %2"_s.arg(file.fileName(), file.errorString()));
@@ -112,7 +114,7 @@ Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec)
         const QByteArrayMatcher matcher(needle);
         qint64 pos = spec.from < 0 ? 0 : std::min(spec.from, size);
         // Matches start in [pos, size - n]; each block overlaps the next by n - 1 bytes.
-        while (pos + n <= size && scanned < spec.maxScanBytes) {
+        while (pos + n <= size && scanned < spec.maxScanBytes && !stopped()) {
             const qint64 end = std::min(size, pos + spec.blockBytes);
             if (!block.load(pos, end))
                 return readError();
@@ -135,7 +137,7 @@ Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec)
 
     // Backward: matches that start before `end`, the nearest first.
     qint64 end = spec.from < 0 ? size : std::min(spec.from, size);
-    while (end > 0 && scanned < spec.maxScanBytes) {
+    while (end > 0 && scanned < spec.maxScanBytes && !stopped()) {
         const qint64 blockEnd = std::min(size, end + n - 1);
         const qint64 blockStart = std::max<qint64>(0, blockEnd - spec.blockBytes);
         if (blockEnd - blockStart < n) {

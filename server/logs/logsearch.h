@@ -6,6 +6,9 @@
 #include <QByteArray>
 #include <QString>
 
+#include <atomic>
+#include <memory>
+
 namespace ddl::server {
 
 // A search of one log file for a plain substring: forward from `from` (matches that start at
@@ -31,6 +34,8 @@ struct LogSearchSpec
     int maxMatches = MaxMatches;
     qint64 maxScanBytes = MaxScanBytes;
     qint64 blockBytes = BlockBytes;
+    // Set when the asker is gone: the scan stops at the next block.
+    std::shared_ptr<std::atomic_bool> cancelled;
 };
 
 Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec);

@@ -1601,6 +1601,37 @@ void tst_ServerApi::logSearchFindsMatchesEverywhere()
     QVERIFY(slow->result()->json().value(QLatin1String("scanned_to")).toInteger() >
             60 * 1024 * 1024);
 
+    // A user may have four searches waiting or running at once: of eight sent together, those
+    // past the fourth that come while four still scan are refused with 429, and once the scans
+    // end the next search is served again.
+    std::vector<std::unique_ptr<ApiClient>> clients;
+    for (int i = 0; i < 8; ++i) {
+        clients.push_back(std::make_unique<ApiClient>(m_base, m_trust));
+        clients.back()->setBearerToken(user);
+        QVERIFY(clients.back()->getSync(QStringLiteral("/v1/version")));
+    }
+    std::vector<std::unique_ptr<ApiRequest>> burst;
+    for (const auto &client : clients) {
+        burst.emplace_back(client->get(
+            searchPath,
+            QUrlQuery(QStringLiteral("task=%1&q=not-in-the-log&ignore_case=1").arg(taskId))));
+    }
+    int served = 0;
+    int refused = 0;
+    for (const auto &request : burst) {
+        QTRY_VERIFY_WITH_TIMEOUT(request->isFinished(), 20000);
+        if (request->result()) {
+            ++served;
+        } else {
+            QCOMPARE(request->result().error().code, QStringLiteral("rate_limited"));
+            QVERIFY(request->result().error().message.contains(QLatin1String("wait")));
+            ++refused;
+        }
+    }
+    QVERIFY2(served >= 4 && refused >= 1,
+             qPrintable(QStringLiteral("%1 served, %2 refused").arg(served).arg(refused)));
+    VERIFY_STATUS(search(QStringLiteral("NEEDLE")), 200);
+
     // Clients that go away before their answer: the server drops the answers and goes on.
     for (int i = 0; i < 3; ++i) {
         ApiClient quitter(m_base, m_trust);
@@ -1670,6 +1701,20 @@ void tst_ServerApi::logSearchIsBoundedAndScoped()
     // Another user's job, or a task of another job, is not found.
     VERIFY_ERROR(search(m_bob, QStringLiteral("loss")), 404, "not_found");
     VERIFY_ERROR(search(QString(), QStringLiteral("loss")), 401, "unauthorized");
+
+    // In a line longer than the look-back (3 MiB without a newline) a match's line_start is at
+    // most 1 MiB before it, so a client loading from there sees the match.
+    {
+        QFile log(QDir(m_dataDir).filePath(QStringLiteral("logs/%1.log").arg(taskId)));
+        QVERIFY(log.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        QVERIFY(log.write(QByteArray(3 * 1024 * 1024, 'x') + "NEEDLE\n") > 0);
+    }
+    const Answer longLine = search(user, QStringLiteral("NEEDLE"));
+    VERIFY_STATUS(longLine, 200);
+    const QJsonObject match =
+        longLine.json().value(QLatin1String("matches")).toArray().at(0).toObject();
+    QCOMPARE(match.value(QLatin1String("offset")).toInteger(), 3 * 1024 * 1024);
+    QVERIFY(match.value(QLatin1String("line_start")).toInteger() >= 2 * 1024 * 1024);
 }
 
 void tst_ServerApi::logsAreWrittenAndReadByOffset()
