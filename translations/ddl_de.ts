@@ -886,6 +886,10 @@
         <translation>%1 von mehr als %2</translation>
     </message>
     <message>
+        <source>%1 of %2 in the first %3 of the log</source>
+        <translation>%1 von %2 in den ersten %3 des Logs</translation>
+    </message>
+    <message>
         <source>%1 of %2 so far, counting…</source>
         <translation>%1 von bisher %2, zählt weiter…</translation>
     </message>

@@ -886,6 +886,10 @@
         <translation>第 %1 个，共超过 %2 个</translation>
     </message>
     <message>
+        <source>%1 of %2 in the first %3 of the log</source>
+        <translation>第 %1 个，日志前 %3 中共 %2 个</translation>
+    </message>
+    <message>
         <source>%1 of %2 so far, counting…</source>
         <translation>第 %1 个，目前共 %2 个，仍在计数…</translation>
     </message>

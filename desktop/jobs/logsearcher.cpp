@@ -35,9 +35,24 @@ void LogSearcher::setText(const QString &text)
     m_countedTo = 0;
     m_countDone = text.isEmpty();
     m_capped = false;
+    m_cappedByBytes = false;
     m_pending.reset();
     emit countChanged();
     countMore();
+}
+
+void LogSearcher::setLogComplete(bool complete)
+{
+    if (complete == m_logComplete)
+        return;
+    m_logComplete = complete;
+    if (complete && m_countDone && !m_text.isEmpty()) {
+        // The count reached an end that the task may have written past before it ended: it
+        // reads on, from a little before that end for a match the end cut in two.
+        m_countDone = false;
+        m_countedTo = std::max<qint64>(0, m_countedTo - (m_text.toUtf8().size() - 1));
+        countMore();
+    }
 }
 
 void LogSearcher::findNext(qint64 after)
@@ -90,6 +105,8 @@ void LogSearcher::countMore()
             return;
         }
         for (const LogMatch &match : answer->matches) {
+            if (!m_matches.isEmpty() && match.offset <= m_matches.last().offset)
+                continue; // read again after the log became complete
             if (m_matches.size() >= MaxKeptMatches) {
                 // Every match before this one is kept: the count is exact up to here.
                 m_capped = true;
@@ -101,6 +118,11 @@ void LogSearcher::countMore()
         if (!m_capped) {
             m_countedTo = answer->scannedTo;
             m_countDone = answer->done;
+            if (!m_countDone && m_countedTo >= MaxCountedBytes) {
+                // Enough for a count; counting a huge log to its end would be scan after scan.
+                m_capped = true;
+                m_cappedByBytes = true;
+            }
         }
         emit countChanged();
         if (m_pending && !m_searchRequest)
@@ -129,16 +151,23 @@ void LogSearcher::resolvePending()
                                            byOffset);
         if (next != m_matches.cend())
             return report(next - m_matches.cbegin());
-        if (m_countDone)
+        if (m_countDone && m_logComplete)
             return none();
+        if (m_countDone) {
+            // The task still writes: what it wrote after the count is the server's to search,
+            // from a little before the count's end for a match the end cut in two.
+            const qint64 overlap = m_text.toUtf8().size() - 1;
+            return searchOnServer(std::max(pending.from + 1, m_countedTo - overlap), false);
+        }
         if (m_capped)
             return searchOnServer(std::max(pending.from + 1, m_countedTo), false);
         countMore(); // the count reaches it, or the end, soon
         return;
     }
-    if (pending.from < 0 && !m_countDone)
+    const bool countCoversLog = m_countDone && m_logComplete;
+    if (pending.from < 0 && !countCoversLog)
         return searchOnServer(-1, true);
-    if (pending.from < 0 || pending.from <= m_countedTo || m_countDone) {
+    if (pending.from < 0 || pending.from <= m_countedTo || countCoversLog) {
         const qint64 before = pending.from < 0 ? std::numeric_limits<qint64>::max() : pending.from;
         const auto first = std::lower_bound(m_matches.cbegin(), m_matches.cend(), before, byOffset);
         if (first != m_matches.cbegin())

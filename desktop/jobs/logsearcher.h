@@ -26,6 +26,8 @@ class LogSearcher : public QObject
     Q_OBJECT
 public:
     static constexpr int MaxKeptMatches = 10000;
+    // Background counting stops after this much of the log; finds beyond it ask the server.
+    static constexpr qint64 MaxCountedBytes = qint64(1) << 30;
 
     LogSearcher(ApiClient *client, const QString &jobUuid, qint64 taskId, LogStream stream,
                 QObject *parent = nullptr);
@@ -38,12 +40,19 @@ public:
     // The last match that starts before `before` (-1: from the log's end).
     void findPrevious(qint64 before);
     bool isSearching() const { return m_pending.has_value(); }
+    // Whether the log is final (its task ended): until it is, it may grow after the count
+    // reached its end, so a find past the count asks the server again. Becoming final has the
+    // count read what was written since.
+    void setLogComplete(bool complete);
 
     // What the count knows so far: the matches seen, whether the whole log was counted, and
-    // whether counting stopped at MaxKeptMatches.
+    // whether counting stopped early: at MaxKeptMatches, or after MaxCountedBytes of the log
+    // (countedBytes() says how far it read).
     int countedMatches() const { return int(m_matches.size()); }
     bool countComplete() const { return m_countDone; }
     bool countCapped() const { return m_capped; }
+    bool countStoppedAtBytes() const { return m_capped && m_cappedByBytes; }
+    qint64 countedBytes() const { return m_countedTo; }
 
 signals:
     // number: the match's place among all matches (1 = the first in the log), 0 when not known.
@@ -73,6 +82,8 @@ private:
     qint64 m_countedTo = 0;
     bool m_countDone = false;
     bool m_capped = false;
+    bool m_cappedByBytes = false;
+    bool m_logComplete = false;
     ApiRequest *m_countRequest = nullptr;
     ApiRequest *m_searchRequest = nullptr;
     std::optional<Pending> m_pending;

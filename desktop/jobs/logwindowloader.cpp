@@ -5,6 +5,8 @@
 
 #include <QUrlQuery>
 
+#include <algorithm>
+
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
@@ -23,12 +25,17 @@ LogWindowLoader::LogWindowLoader(ApiClient *client, const QString &jobUuid, qint
 
 void LogWindowLoader::loadAt(qint64 offset)
 {
-    request(std::max<qint64>(0, offset), WindowBytes, false, false);
+    request(std::max<qint64>(0, offset), WindowBytes, Start::NextLine);
+}
+
+void LogWindowLoader::loadFrom(qint64 offset)
+{
+    request(std::max<qint64>(0, offset), WindowBytes, Start::Exact);
 }
 
 void LogWindowLoader::loadTail()
 {
-    request(0, WindowBytes, true, false);
+    request(0, WindowBytes, Start::Tail);
 }
 
 void LogWindowLoader::setFollow(bool follow)
@@ -50,10 +57,10 @@ void LogWindowLoader::poll()
         m_pollTimer.stop();
         return;
     }
-    request(m_windowEnd, WindowBytes, false, true);
+    request(m_windowEnd, WindowBytes, Start::Append);
 }
 
-void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool append)
+void LogWindowLoader::request(qint64 offset, qint64 limit, Start mode)
 {
     if (!m_client)
         return;
@@ -63,7 +70,7 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool appen
         m_inFlight = nullptr;
     }
     QUrlQuery query = LogApi::taskQuery(m_taskId, m_stream);
-    if (tail) {
+    if (mode == Start::Tail) {
         query.addQueryItem(u"tail"_s, QString::number(limit));
     } else {
         query.addQueryItem(u"offset"_s, QString::number(offset));
@@ -71,7 +78,7 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool appen
     }
     ApiRequest *request = m_client->get(LogApi::logsPath(m_jobUuid), query);
     m_inFlight = request;
-    whenFinished(request, this, [this, request, offset, append](const Result<ApiResponse> &result) {
+    whenFinished(request, this, [this, request, offset, mode](const Result<ApiResponse> &result) {
         if (m_inFlight == request)
             m_inFlight = nullptr;
         if (!result) {
@@ -84,7 +91,7 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool appen
         m_logSize = result->header("DDL-Log-Size").toLongLong();
         m_complete = result->header("DDL-Log-Complete") == "1";
         QByteArray bytes = result->body;
-        if (append) {
+        if (mode == Start::Append) {
             if (start != m_windowEnd)
                 return; // a jump happened in between
             m_windowEnd = next;
@@ -93,13 +100,22 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, bool tail, bool appen
             return;
         }
         qint64 windowStart = start;
-        // A window in the middle starts on a line of its own, never inside a character.
-        if (windowStart > 0 && offset > 0) {
+        // A window in the middle starts on a line of its own (or, from loadFrom, at the offset),
+        // never inside a character.
+        if (windowStart > 0 && offset > 0 && mode == Start::NextLine) {
             const qsizetype newline = bytes.indexOf('\n');
             if (newline >= 0 && newline + 1 < bytes.size()) {
                 bytes.remove(0, newline + 1);
                 windowStart += newline + 1;
             }
+        } else if (windowStart > 0 && mode == Start::Exact) {
+            // UTF-8 continuation bytes (10xxxxxx) belong to a character begun before the window.
+            qsizetype skip = 0;
+            while (skip < std::min<qsizetype>(3, bytes.size()) &&
+                   (uchar(bytes.at(skip)) & 0xC0) == 0x80)
+                ++skip;
+            bytes.remove(0, skip);
+            windowStart += skip;
         }
         m_windowStart = windowStart;
         m_windowEnd = next;

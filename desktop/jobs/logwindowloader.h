@@ -30,6 +30,9 @@ public:
 
     // The window starting at the first line at or after offset.
     void loadAt(qint64 offset);
+    // The window starting at offset itself (at the character there), for a place inside a line
+    // longer than a window, where loadAt would skip past the whole line.
+    void loadFrom(qint64 offset);
     void loadTail();
     void setFollow(bool follow);
     bool follows() const { return m_follow; }
@@ -50,7 +53,8 @@ signals:
     void failed(const ddl::Error &error);
 
 private:
-    void request(qint64 offset, qint64 limit, bool tail, bool append);
+    enum class Start { Tail, NextLine, Exact, Append };
+    void request(qint64 offset, qint64 limit, Start start);
     void poll();
 
     QPointer<ApiClient> m_client;

@@ -183,10 +183,12 @@ void LogView::handleWindow(qint64 start, const QByteArray &bytes, qint64 logSize
     m_slider->setValue(logSize > 0 ? int(start * 1000 / logSize) : 0);
     m_updatingSlider = false;
     updatePositionLabel();
+    m_searcher->setLogComplete(m_loader->isComplete());
     if (m_selectOffset >= start && m_selectOffset < start + bytes.size()) {
-        // The window starts on a line of its own: the characters before the match are the
-        // decoded bytes before it.
-        const int position = int(QString::fromUtf8(bytes.first(m_selectOffset - start)).size());
+        // The window starts at a character: the characters before the match are the decoded
+        // bytes before it, less one for each "\r\n", which the document keeps as one separator.
+        const QString before = QString::fromUtf8(bytes.first(m_selectOffset - start));
+        const int position = int(before.size() - before.count(u"\r\n"_s));
         QTextCursor cursor(m_text->document());
         cursor.setPosition(position);
         cursor.setPosition(position + int(m_searcher->text().size()), QTextCursor::KeepAnchor);
@@ -209,6 +211,7 @@ void LogView::handleAppended(const QByteArray &bytes, qint64 logSize)
     m_slider->setValue(1000);
     m_updatingSlider = false;
     updatePositionLabel();
+    m_searcher->setLogComplete(m_loader->isComplete());
 }
 
 void LogView::handleSliderMoved()
@@ -267,7 +270,13 @@ void LogView::handleFound(qint64 offset, qint64 lineStart, int number)
     m_selectOffset = offset;
     // Reading matches, not the end: the window goes where the match is.
     m_followCheck->setChecked(false);
-    m_loader->loadAt(std::max<qint64>(0, lineStart - LogWindowLoader::WindowBytes / 4));
+    // A quarter of a window before the match: from the line before it, or, deep in a line longer
+    // than that, from inside the line (a window from its start would end before the match).
+    constexpr qint64 Before = LogWindowLoader::WindowBytes / 4;
+    if (offset - lineStart <= Before)
+        m_loader->loadAt(std::max<qint64>(0, lineStart - Before));
+    else
+        m_loader->loadFrom(offset - Before);
     updateSearchStatus();
 }
 
@@ -300,6 +309,11 @@ void LogView::updateSearchStatus()
         m_searchStatus->setText(tr("Match at byte %1").arg(locale.toString(m_matchOffset)));
     else if (m_searcher->countComplete())
         m_searchStatus->setText(tr("%1 of %2").arg(locale.toString(m_matchNumber), total));
+    else if (m_searcher->countStoppedAtBytes())
+        m_searchStatus->setText(tr("%1 of %2 in the first %3 of the log")
+                                    .arg(locale.toString(m_matchNumber),
+                                         total,
+                                         locale.formattedDataSize(m_searcher->countedBytes())));
     else if (m_searcher->countCapped())
         m_searchStatus->setText(
             tr("%1 of more than %2").arg(locale.toString(m_matchNumber), total));

@@ -64,6 +64,8 @@ private slots:
     void cancelAndClone();
     void largeLogLoadsByWindows();
     void logStreamsAndSearch();
+    void searchInLongAndCrlfLines();
+    void searchFindsWhatARunningTaskWritesLater();
     void streamFilterFollowsARunningTask();
     void restartResumesSession();
 
@@ -461,6 +463,63 @@ void TestDesktopJobFlow::logStreamsAndSearch()
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("%1 of %2").arg(u"1"_s, u"10"_s), 10000);
     QTest::mouseClick(previous, Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(status->text(), translated("No earlier match"), 10000);
+}
+
+// (The worker's first lines quote the command: the texts searched for are not in it as such.)
+// Matches are selected exactly: after lines that end in "\r\n" (one separator in the document,
+// two bytes in the log), and deep in a line longer than a window.
+void TestDesktopJobFlow::searchInLongAndCrlfLines()
+{
+    JobDetailView *detail = submitCommandJob(
+        u"long-lines"_s,
+        u"python3 -c \"import sys; w = sys.stdout.write; [w('row %03d\\r\\n' % i) for i in "
+        "range(300)]; w('crlf ' + 'needle\\r\\n'); w('x' * 400000 + ' far ' + 'needle\\n'); "
+        "w('last line\\n')\""_s);
+    QVERIFY(detail);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 60000);
+    LogView *logs = detail->logView();
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"last line"_s), 15000);
+    auto *search = logs->findChild<QLineEdit *>(u"logSearch"_s);
+    auto *next = logs->findChild<QPushButton *>(u"findNextButton"_s);
+    QVERIFY(search && next);
+
+    search->setText(u"crlf needle"_s);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(logs->text()->textCursor().selectedText(), u"crlf needle"_s, 10000);
+
+    // About 400 KB into its line: the window is loaded from inside the line, around the match.
+    search->setText(u"far needle"_s);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(logs->text()->textCursor().selectedText(), u"far needle"_s, 10000);
+    QVERIFY2(logs->loader()->windowStart() > 300000,
+             qPrintable(QString::number(logs->loader()->windowStart())));
+}
+
+// A running task's log grows after the count reached its end: a later Next finds what was
+// written since instead of answering from the finished count.
+void TestDesktopJobFlow::searchFindsWhatARunningTaskWritesLater()
+{
+    JobDetailView *detail =
+        submitCommandJob(u"late-match"_s,
+                         u"python3 -c \"import time; print('ear' + 'ly', flush=True); time.sleep(10); "
+                         "print('late ' + 'nee' + 'dle', flush=True); time.sleep(3)\""_s);
+    QVERIFY(detail);
+    LogView *logs = detail->logView();
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"early"_s), 30000);
+    auto *search = logs->findChild<QLineEdit *>(u"logSearch"_s);
+    auto *next = logs->findChild<QPushButton *>(u"findNextButton"_s);
+    auto *status = logs->findChild<QLabel *>(u"searchStatus"_s);
+    QVERIFY(search && next && status);
+    search->setText(u"needle"_s);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_VERIFY_WITH_TIMEOUT(logs->searcher()->countComplete(), 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!logs->searcher()->isSearching(), 10000);
+    QCOMPARE(logs->searcher()->countedMatches(), 0); // counted before the match was written
+
+    QTRY_VERIFY_WITH_TIMEOUT(logs->text()->toPlainText().contains(u"late needle"_s), 30000);
+    QTest::mouseClick(next, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(logs->text()->textCursor().selectedText(), u"needle"_s, 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 30000);
 }
 
 void TestDesktopJobFlow::streamFilterFollowsARunningTask()
