@@ -34,6 +34,7 @@ DatasetsView::DatasetsView(QWidget *parent)
     , m_files(new QTreeWidget(this))
     , m_hashing(new QProgressBar(this))
     , m_status(new QLabel(this))
+    , m_dropMessage(new QLabel(this))
 {
     setAcceptDrops(true);
     m_table->setObjectName(u"datasetTable"_s);
@@ -48,6 +49,14 @@ DatasetsView::DatasetsView(QWidget *parent)
     m_hashing->hide();
     m_status->setObjectName(u"datasetStatus"_s);
     m_status->setWordWrap(true);
+    // Its own line: a refused drag must not replace what the status line says of an upload.
+    m_dropMessage->setObjectName(u"dropMessage"_s);
+    m_dropMessage->setWordWrap(true);
+    m_dropMessage->hide();
+    // A refused drag gets no leave event to say it went: the reason goes after a while.
+    m_dropMessageTimer.setSingleShot(true);
+    m_dropMessageTimer.setInterval(DropMessageMs);
+    connect(&m_dropMessageTimer, &QTimer::timeout, m_dropMessage, &QLabel::hide);
     m_uploadButton = new QPushButton(this);
     m_deleteButton = new QPushButton(this);
     m_refreshButton = new QPushButton(this);
@@ -62,6 +71,7 @@ DatasetsView::DatasetsView(QWidget *parent)
     layout->addWidget(m_table, 2);
     layout->addWidget(m_hashing);
     layout->addWidget(m_files, 1);
+    layout->addWidget(m_dropMessage);
     layout->addWidget(m_status);
 
     connect(m_refreshButton, &QPushButton::clicked, this, &DatasetsView::refresh);
@@ -120,6 +130,11 @@ QString DatasetsView::statusText() const
     return m_status->text();
 }
 
+QString DatasetsView::dropMessage() const
+{
+    return m_dropMessage->isHidden() ? QString() : m_dropMessage->text();
+}
+
 void DatasetsView::setClient(ApiClient *client)
 {
     m_client = client;
@@ -147,34 +162,48 @@ void DatasetsView::refresh()
     });
 }
 
-// Only one local folder is taken; anything else is refused during the drag, with the reason in
-// the status line.
-bool DatasetsView::checkDrag(QDropEvent *event)
+// Only one local folder is taken; anything else is refused during the drag, with the reason
+// shown for a few seconds on a line of its own. What the drag carries is looked at (on disk)
+// once, when it enters: the mouse moves that follow are answered from that.
+void DatasetsView::dragEnterEvent(QDragEnterEvent *event)
 {
-    const FolderDrop drop = FolderDrop::inspect(event->mimeData());
-    if (!drop.isFolder()) {
-        setStatus(drop.problem);
+    m_drag = FolderDrop::inspect(event->mimeData());
+    m_dropMessage->setText(m_drag.problem);
+    m_dropMessage->setVisible(!m_drag.isFolder());
+    if (m_drag.isFolder())
+        m_dropMessageTimer.stop();
+    else
+        m_dropMessageTimer.start();
+    answerDrag(event);
+}
+
+void DatasetsView::dragMoveEvent(QDragMoveEvent *event)
+{
+    answerDrag(event);
+}
+
+void DatasetsView::dropEvent(QDropEvent *event)
+{
+    if (answerDrag(event))
+        uploadFolder(m_drag.folder);
+    m_drag = {};
+}
+
+void DatasetsView::dragLeaveEvent(QDragLeaveEvent *event)
+{
+    QWidget::dragLeaveEvent(event);
+    m_drag = {};
+    m_dropMessage->hide();
+}
+
+bool DatasetsView::answerDrag(QDropEvent *event)
+{
+    if (!m_drag.isFolder()) {
         event->ignore();
         return false;
     }
     event->acceptProposedAction();
     return true;
-}
-
-void DatasetsView::dragEnterEvent(QDragEnterEvent *event)
-{
-    checkDrag(event);
-}
-
-void DatasetsView::dragMoveEvent(QDragMoveEvent *event)
-{
-    checkDrag(event);
-}
-
-void DatasetsView::dropEvent(QDropEvent *event)
-{
-    if (checkDrag(event))
-        uploadFolder(FolderDrop::inspect(event->mimeData()).folder);
 }
 
 void DatasetsView::uploadFolder(const QString &folder)

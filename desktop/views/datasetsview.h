@@ -1,7 +1,10 @@
 #pragma once
 
+#include "core/folderdrop.h"
+
 #include <QHash>
 #include <QPointer>
+#include <QTimer>
 #include <QWidget>
 
 class QLabel;
@@ -27,6 +30,9 @@ class DatasetsView : public QWidget
 {
     Q_OBJECT
 public:
+    // How long the reason a drag was refused stays on screen.
+    static constexpr int DropMessageMs = 5000;
+
     explicit DatasetsView(QWidget *parent = nullptr);
     void setClient(ApiClient *client);
     DatasetModel *model() const { return m_model; }
@@ -37,6 +43,8 @@ public:
     DatasetUpload *currentUpload() const;
     QTreeWidget *fileList() const { return m_files; }
     QString statusText() const;
+    // Why the drag over the screen is refused (shown beside the status line); empty when none.
+    QString dropMessage() const;
 
 signals:
     void refreshed();
@@ -48,10 +56,11 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void dragLeaveEvent(QDragLeaveEvent *event) override;
     void changeEvent(QEvent *event) override;
 
 private:
-    bool checkDrag(QDropEvent *event);
+    bool answerDrag(QDropEvent *event);
     void retranslateUi();
     void setStatus(const QString &text, bool hint = false);
 
@@ -61,11 +70,14 @@ private:
     QTreeWidget *m_files;
     QProgressBar *m_hashing;
     QLabel *m_status;
+    QLabel *m_dropMessage;
+    QTimer m_dropMessageTimer;
     QPushButton *m_uploadButton;
     QPushButton *m_deleteButton;
     QPushButton *m_refreshButton;
     bool m_showingHint = true; // the status line shows the drop hint, nothing newer
     QPointer<DatasetUpload> m_upload;
+    FolderDrop m_drag; // what the drag under way carries, inspected once when it entered
     QHash<QString, QTreeWidgetItem *> m_fileItems;
 };
 

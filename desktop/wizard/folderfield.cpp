@@ -73,35 +73,42 @@ QString FolderField::dropMessage() const
 }
 
 // A drag that is not one folder is refused at once, and the field says why, so the person
-// knows before letting go.
-bool FolderField::checkDrag(QDropEvent *event)
-{
-    const FolderDrop drop = FolderDrop::inspect(event->mimeData());
-    if (!drop.isFolder()) {
-        m_message->setText(drop.problem);
-        m_message->show();
-        event->ignore();
-        return false;
-    }
-    m_message->hide();
-    event->acceptProposedAction();
-    return true;
-}
-
+// knows before letting go. What it carries is looked at (on disk) once, when it enters: the
+// mouse moves that follow are answered from that.
 void FolderField::dragEnterEvent(QDragEnterEvent *event)
 {
-    checkDrag(event);
+    m_drag = FolderDrop::inspect(event->mimeData());
+    m_message->setText(m_drag.problem);
+    m_message->setVisible(!m_drag.isFolder());
+    answerDrag(event);
 }
 
 void FolderField::dragMoveEvent(QDragMoveEvent *event)
 {
-    checkDrag(event);
+    answerDrag(event);
 }
 
 void FolderField::dropEvent(QDropEvent *event)
 {
-    if (checkDrag(event))
-        setPath(FolderDrop::inspect(event->mimeData()).folder);
+    if (answerDrag(event))
+        setPath(m_drag.folder);
+    m_drag = {};
+}
+
+void FolderField::dragLeaveEvent(QDragLeaveEvent *event)
+{
+    QWidget::dragLeaveEvent(event);
+    m_drag = {};
+}
+
+bool FolderField::answerDrag(QDropEvent *event)
+{
+    if (!m_drag.isFolder()) {
+        event->ignore();
+        return false;
+    }
+    event->acceptProposedAction();
+    return true;
 }
 
 } // namespace ddl::desktop

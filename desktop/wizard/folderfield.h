@@ -1,5 +1,7 @@
 #pragma once
 
+#include "core/folderdrop.h"
+
 #include <QWidget>
 
 class QDropEvent;
@@ -33,16 +35,18 @@ protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
     void dragMoveEvent(QDragMoveEvent *event) override;
     void dropEvent(QDropEvent *event) override;
+    void dragLeaveEvent(QDragLeaveEvent *event) override;
     void changeEvent(QEvent *event) override;
 
 private:
-    bool checkDrag(QDropEvent *event);
+    bool answerDrag(QDropEvent *event);
     void retranslateUi();
 
     QLineEdit *m_edit;
     QLabel *m_message;
     QPushButton *m_browse;
     QString m_title;
+    FolderDrop m_drag; // what the drag under way carries, inspected once when it entered
 };
 
 } // namespace ddl::desktop

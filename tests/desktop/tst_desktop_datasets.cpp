@@ -100,16 +100,20 @@ void TestDesktopDatasets::dropUploadChangeDelete()
 
     // Dragged from the file manager: the enter, move and drop events a real drag delivers to
     // the screen (the widget under the cursor that takes drops). A file, or several items, are
-    // refused while dragging, with the reason in the status line, and nothing starts.
+    // refused while dragging, with the reason on a line of its own beside the status line, and
+    // nothing starts.
     QSignalSpy finished(&view, &DatasetsView::uploadFinished);
+    const QString hint = view.statusText();
     DragOutcome refused = dragAndDrop(&view, {QUrl::fromLocalFile(folder + u"/a.csv"_s)});
     QVERIFY(!refused.enterAccepted && !refused.moveAccepted && !refused.dropAccepted);
-    QVERIFY2(view.statusText().contains(u"a.csv is not a folder"_s), qPrintable(view.statusText()));
+    QVERIFY2(view.dropMessage().contains(u"a.csv is not a folder"_s),
+             qPrintable(view.dropMessage()));
+    QCOMPARE(view.statusText(), hint);
     QVERIFY(!view.currentUpload());
     refused = dragAndDrop(&view, {QUrl::fromLocalFile(folder), QUrl::fromLocalFile(m_dir.path())});
     QVERIFY(!refused.enterAccepted && !refused.dropAccepted);
-    QVERIFY2(view.statusText().contains(u"one folder at a time (2 items"_s),
-             qPrintable(view.statusText()));
+    QVERIFY2(view.dropMessage().contains(u"one folder at a time (2 items"_s),
+             qPrintable(view.dropMessage()));
     QVERIFY(!view.currentUpload());
     refused = dragAndDrop(&view, {QUrl(u"https://example.com/flowers/"_s)});
     QVERIFY(!refused.enterAccepted && !refused.dropAccepted);
@@ -117,9 +121,21 @@ void TestDesktopDatasets::dropUploadChangeDelete()
 
     const DragOutcome dropped = dragAndDrop(&view, {QUrl::fromLocalFile(folder)});
     QVERIFY(dropped.enterAccepted && dropped.moveAccepted && dropped.dropAccepted);
+    QCOMPARE(view.dropMessage(), QString());
     QVERIFY(view.currentUpload());
     QPointer<DatasetUpload> upload = view.currentUpload();
     QSignalSpy sent(upload.data(), &DatasetUpload::fileSent);
+    // A file dragged over the screen during the upload: refused, and what the status line says
+    // of the upload stays.
+    const QString uploading = view.statusText();
+    refused = dragAndDrop(&view, {QUrl::fromLocalFile(folder + u"/b.csv"_s)});
+    QVERIFY(!refused.enterAccepted && !refused.dropAccepted);
+    QVERIFY2(view.dropMessage().contains(u"b.csv is not a folder"_s),
+             qPrintable(view.dropMessage()));
+    QCOMPARE(view.statusText(), uploading);
+    // A good drag takes the reason away at once; a refused one gets no leave event, so it goes
+    // by itself.
+    QTRY_COMPARE_WITH_TIMEOUT(view.dropMessage(), QString(), 2 * DatasetsView::DropMessageMs);
     QTRY_COMPARE_WITH_TIMEOUT(finished.size(), 1, 20000);
     QVERIFY2(finished.first().first().toBool(), qPrintable(finished.first().at(1).toString()));
     QCOMPARE(sent.size(), 3);

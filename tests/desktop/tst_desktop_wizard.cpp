@@ -12,8 +12,11 @@
 #include "wizard/submitwizard.h"
 
 #include <QDir>
+#include <QDragEnterEvent>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -52,6 +55,7 @@ private slots:
     void dirtyTreeRefusedThenCommitted();
     void reviewRefusesInvalidJob();
     void foldersDraggedOntoPages();
+    void folderDragInspectedOnce();
 
 private:
     ClusterHarness m_files; // only its temporary folder and git helpers
@@ -184,6 +188,30 @@ void TestDesktopWizard::foldersDraggedOntoPages()
     QVERIFY(outcome.dropAccepted);
     QCOMPARE(dataset->folderField()->path(), other.filePath(u"images"_s));
     QTRY_VERIFY(dataset->summary().contains(u"1 file"_s));
+}
+
+// What a drag carries is looked at on disk once, when it enters, not on every mouse move: a
+// folder that goes away during the drag is still the drag's (the drop's upload says so later).
+void TestDesktopWizard::folderDragInspectedOnce()
+{
+    QTemporaryDir dir;
+    const QString folder = dir.filePath(u"moving"_s);
+    QVERIFY(QDir().mkpath(folder));
+    FolderField field(u"Folder"_s);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(folder)});
+    const QPoint at = field.rect().center();
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&field, &enter);
+    QVERIFY(enter.isAccepted());
+    QVERIFY(QDir(folder).removeRecursively());
+    QDragMoveEvent move(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&field, &move);
+    QVERIFY(move.isAccepted());
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QCoreApplication::sendEvent(&field, &drop);
+    QVERIFY(drop.isAccepted());
+    QCOMPARE(field.path(), QFileInfo(folder).absoluteFilePath());
 }
 
 QTEST_MAIN(TestDesktopWizard)
