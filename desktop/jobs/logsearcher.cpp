@@ -3,6 +3,8 @@
 #include "api/apiclient.h"
 #include "core/requestcallback.h"
 
+#include <QTimer>
+
 #include <algorithm>
 #include <limits>
 
@@ -95,6 +97,15 @@ void LogSearcher::countMore()
         if (m_countRequest == request)
             m_countRequest = nullptr;
         if (!result) {
+            if (result.error().code == u"rate_limited"_s) {
+                // The server holds a few searches per user at once (other tabs may be
+                // searching): counting tries again shortly instead of giving up.
+                QTimer::singleShot(RetryMs, this, [this, generation] {
+                    if (generation == m_generation)
+                        countMore();
+                });
+                return;
+            }
             if (result.error().code != u"aborted"_s)
                 emit failed(result.error());
             return;

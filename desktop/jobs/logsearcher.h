@@ -28,6 +28,8 @@ public:
     static constexpr int MaxKeptMatches = 10000;
     // Background counting stops after this much of the log; finds beyond it ask the server.
     static constexpr qint64 MaxCountedBytes = qint64(1) << 30;
+    // How long counting waits before asking again when the server is busy with searches.
+    static constexpr int RetryMs = 1000;
 
     LogSearcher(ApiClient *client, const QString &jobUuid, qint64 taskId, LogStream stream,
                 QObject *parent = nullptr);

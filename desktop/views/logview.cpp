@@ -35,6 +35,8 @@ LogView::LogView(ApiClient *client, const QString &jobUuid, TaskModel *tasks, QW
 {
     m_taskCombo = new QComboBox(this);
     m_taskCombo->setObjectName(u"taskCombo"_s);
+    // Grows with the task names it is given later ("worker #0", "ps #12").
+    m_taskCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_streamCombo = new QComboBox(this);
     m_streamCombo->setObjectName(u"streamCombo"_s);
     m_streamCombo->addItem(tr("All"), int(LogStream::All));
