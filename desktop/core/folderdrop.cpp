@@ -1,5 +1,6 @@
 #include "folderdrop.h"
 
+#include <QDropEvent>
 #include <QFileInfo>
 #include <QMimeData>
 #include <QUrl>
@@ -24,6 +25,16 @@ FolderDrop FolderDrop::inspect(const QMimeData *mime)
         drop.folder = info.absoluteFilePath();
     }
     return drop;
+}
+
+bool FolderDrop::answer(QDropEvent *event) const
+{
+    if (!isFolder()) {
+        event->ignore();
+        return false;
+    }
+    event->acceptProposedAction();
+    return true;
 }
 
 } // namespace ddl::desktop

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QString>
 
+class QDropEvent;
 class QMimeData;
 
 namespace ddl::desktop {
@@ -16,6 +17,9 @@ public:
     static FolderDrop inspect(const QMimeData *mime);
 
     bool isFolder() const { return !folder.isEmpty(); }
+    // Accepts the event (enter, move or drop) when this is a folder, else ignores it, so the
+    // cursor says "not here" during the drag; true when accepted.
+    bool answer(QDropEvent *event) const;
 
     QString folder;  // the local folder; empty when refused
     QString problem; // for the person: what was dropped and what to drop instead

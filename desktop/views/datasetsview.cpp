@@ -174,17 +174,17 @@ void DatasetsView::dragEnterEvent(QDragEnterEvent *event)
         m_dropMessageTimer.stop();
     else
         m_dropMessageTimer.start();
-    answerDrag(event);
+    m_drag.answer(event);
 }
 
 void DatasetsView::dragMoveEvent(QDragMoveEvent *event)
 {
-    answerDrag(event);
+    m_drag.answer(event);
 }
 
 void DatasetsView::dropEvent(QDropEvent *event)
 {
-    if (answerDrag(event))
+    if (m_drag.answer(event))
         uploadFolder(m_drag.folder);
     m_drag = {};
 }
@@ -194,16 +194,6 @@ void DatasetsView::dragLeaveEvent(QDragLeaveEvent *event)
     QWidget::dragLeaveEvent(event);
     m_drag = {};
     m_dropMessage->hide();
-}
-
-bool DatasetsView::answerDrag(QDropEvent *event)
-{
-    if (!m_drag.isFolder()) {
-        event->ignore();
-        return false;
-    }
-    event->acceptProposedAction();
-    return true;
 }
 
 void DatasetsView::uploadFolder(const QString &folder)

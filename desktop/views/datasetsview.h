@@ -60,7 +60,6 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    bool answerDrag(QDropEvent *event);
     void retranslateUi();
     void setStatus(const QString &text, bool hint = false);
 

@@ -80,17 +80,17 @@ void FolderField::dragEnterEvent(QDragEnterEvent *event)
     m_drag = FolderDrop::inspect(event->mimeData());
     m_message->setText(m_drag.problem);
     m_message->setVisible(!m_drag.isFolder());
-    answerDrag(event);
+    m_drag.answer(event);
 }
 
 void FolderField::dragMoveEvent(QDragMoveEvent *event)
 {
-    answerDrag(event);
+    m_drag.answer(event);
 }
 
 void FolderField::dropEvent(QDropEvent *event)
 {
-    if (answerDrag(event))
+    if (m_drag.answer(event))
         setPath(m_drag.folder);
     m_drag = {};
 }
@@ -99,16 +99,6 @@ void FolderField::dragLeaveEvent(QDragLeaveEvent *event)
 {
     QWidget::dragLeaveEvent(event);
     m_drag = {};
-}
-
-bool FolderField::answerDrag(QDropEvent *event)
-{
-    if (!m_drag.isFolder()) {
-        event->ignore();
-        return false;
-    }
-    event->acceptProposedAction();
-    return true;
 }
 
 } // namespace ddl::desktop

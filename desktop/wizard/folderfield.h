@@ -39,7 +39,6 @@ protected:
     void changeEvent(QEvent *event) override;
 
 private:
-    bool answerDrag(QDropEvent *event);
     void retranslateUi();
 
     QLineEdit *m_edit;
