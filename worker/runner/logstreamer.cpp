@@ -69,19 +69,10 @@ void LogStreamer::append(const QByteArray &bytes, LogSource source)
         write(std::exchange(partial, {}), source);
 }
 
-void LogStreamer::flushPartialLines()
+void LogStreamer::flushPartialLines(qint64 waitedAtLeastMs)
 {
     for (int stream = 0; stream < 2; ++stream) {
-        if (!m_partial[stream].isEmpty())
-            write(std::exchange(m_partial[stream], {}),
-                  stream == 0 ? LogSource::Stdout : LogSource::Stderr);
-    }
-}
-
-void LogStreamer::flushStalePartialLines()
-{
-    for (int stream = 0; stream < 2; ++stream) {
-        if (!m_partial[stream].isEmpty() && m_partialSince[stream].elapsed() >= PartialLineMs)
+        if (!m_partial[stream].isEmpty() && m_partialSince[stream].elapsed() >= waitedAtLeastMs)
             write(std::exchange(m_partial[stream], {}),
                   stream == 0 ? LogSource::Stdout : LogSource::Stderr);
     }
@@ -130,7 +121,7 @@ void LogStreamer::finishDrain()
 
 void LogStreamer::handleTick()
 {
-    flushStalePartialLines();
+    flushPartialLines(PartialLineMs);
     if (m_request || m_gaveUp || m_sent >= m_written)
         return;
     if (m_failures > 0) {

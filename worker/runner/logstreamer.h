@@ -49,8 +49,9 @@ public:
     // A line of the worker's own ("[ddl-worker] ..."), told apart from the task's output and
     // kept out of its stdout and stderr; it starts on a line of its own in the merged log.
     void appendLine(const QString &line);
-    // Writes the unfinished lines of both streams now (the task's process ended).
-    void flushPartialLines();
+    // Writes the unfinished lines of both streams that have waited at least that long (all of
+    // them by default: the task's process ended).
+    void flushPartialLines(qint64 waitedAtLeastMs = 0);
     // Sends what is left, then emits drained(); gives up after timeoutMs with a warning.
     void drain(int timeoutMs);
 
@@ -62,7 +63,6 @@ signals:
 
 private:
     void write(const QByteArray &bytes, LogSource source);
-    void flushStalePartialLines();
     void handleTick();
     void sendBatch();
     void handleAnswer();

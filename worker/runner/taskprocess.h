@@ -80,9 +80,10 @@ taskEnvironment(const TaskLease &lease,
 QByteArray ddlRunnerScript();
 
 // One task's process tree. Output is emitted as it arrives, stdout and stderr read apart (each
-// piece says which; between the two, the order is the order in which the worker read them); the process leads its own session so that cancel ends everything it spawned. A
-// sandboxed task's first process is bubblewrap, which dies with the worker and takes the task's
-// whole PID namespace with it.
+// piece says which; between the two, the order is the order in which the worker read them). The
+// process leads its own session so that cancel ends everything it spawned. A sandboxed task's
+// first process is bubblewrap, which dies with the worker and takes the task's whole PID
+// namespace with it.
 class TaskProcess : public QObject
 {
     Q_OBJECT
