@@ -16,8 +16,7 @@ LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context,
     , m_taskId(taskId)
     , m_offset(offset)
     , m_head(head)
-    , m_stream(parseLogStream(head.query.queryItemValue(QStringLiteral("stream"),
-                                                        QUrl::FullyDecoded)))
+    , m_stream(requestedLogStream(head.query))
 {
     m_check.setSingleShot(true);
     m_check.setInterval(CheckMs);
@@ -27,14 +26,7 @@ LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context,
 DataExchange::Step LogFollowExchange::start()
 {
     if (!m_stream) {
-        const QString name = m_head.query.queryItemValue(QStringLiteral("stream"),
-                                                         QUrl::FullyDecoded);
-        FrontReply::error(m_socket,
-                          Error::make(QStringLiteral("bad_request"),
-                                      QStringLiteral("stream must be all, stdout or stderr, not "
-                                                     "\"%1\"").arg(name.left(64)),
-                                      QStringLiteral("stream")),
-                          m_head.keepAlive);
+        FrontReply::error(m_socket, m_stream.error(), m_head.keepAlive);
         return m_head.keepAlive ? Step::Done : Step::DoneClose;
     }
     m_offset = std::clamp<qint64>(m_offset, 0, m_context.logs.size(m_taskId, *m_stream));

@@ -37,7 +37,7 @@ private:
     qint64 m_taskId;
     qint64 m_offset;
     RequestHead m_head;
-    std::optional<LogStream> m_stream; // nothing: the request named no known stream
+    Result<LogStream> m_stream; // an error: the request named no known stream
     QTimer m_check;
     QElapsedTimer m_since;
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);

@@ -75,19 +75,6 @@ void JobController::registerRoutes(QHttpServer &server)
                  });
 }
 
-// The stream a request names (?stream=all|stdout|stderr, all when absent).
-static Result<LogStream> requestedStream(const QHttpServerRequest &request)
-{
-    const QString name = request.query().queryItemValue(u"stream"_s, QUrl::FullyDecoded);
-    const std::optional<LogStream> stream = parseLogStream(name);
-    if (!stream) {
-        return Error::make(u"bad_request"_s,
-                           u"stream must be all, stdout or stderr, not \"%1\""_s.arg(name.left(64)),
-                           u"stream"_s);
-    }
-    return *stream;
-}
-
 QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRequest &request)
 {
     Result<qint64> user = m_auth.user(request);
@@ -102,7 +89,7 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
                                                        LogStorage::MaxReadBytes);
     if (!taskId || !offset || !limit)
         return HttpReply::error(!taskId ? taskId.error() : !offset ? offset.error() : limit.error());
-    Result<LogStream> stream = requestedStream(request);
+    Result<LogStream> stream = requestedLogStream(request.query());
     if (!stream)
         return HttpReply::error(stream.error());
     Result<QString> state = m_context.outputs.taskState(job->id, *taskId);
@@ -170,7 +157,7 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     Result<qint64> from = RequestReader::queryInteger(request, u"from"_s, -1);
     if (!taskId || !from)
         return refuse(!taskId ? taskId.error() : from.error());
-    Result<LogStream> stream = requestedStream(request);
+    Result<LogStream> stream = requestedLogStream(request.query());
     if (!stream)
         return refuse(stream.error());
     // Another job's task is as unknown as a task that does not exist.

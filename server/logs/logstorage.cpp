@@ -20,6 +20,18 @@ Status LogStorage::prepare() const
     return Ok{};
 }
 
+Result<LogStream> requestedLogStream(const QUrlQuery &query)
+{
+    const QString name = query.queryItemValue(u"stream"_s, QUrl::FullyDecoded);
+    const std::optional<LogStream> stream = parseLogStream(name);
+    if (!stream) {
+        return Error::make(u"bad_request"_s,
+                           u"stream must be all, stdout or stderr, not \"%1\""_s.arg(name.left(64)),
+                           u"stream"_s);
+    }
+    return *stream;
+}
+
 QString LogStorage::path(qint64 taskId, LogStream stream) const
 {
     QString name = QString::number(taskId);
@@ -116,17 +128,6 @@ static Result<qint64> appendAt(const QString &path, qint64 offset, const QByteAr
                            u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
     }
     return current + tail.size();
-}
-
-Result<qint64> LogStorage::append(qint64 taskId, qint64 offset, const QByteArray &bytes) const
-{
-    LogBatch batch;
-    batch.offset = offset;
-    batch.bytes = bytes;
-    Result<LogOffsets> offsets = append(taskId, batch);
-    if (!offsets)
-        return offsets.error();
-    return offsets->merged;
 }
 
 Result<LogOffsets> LogStorage::append(qint64 taskId, const LogBatch &batch) const

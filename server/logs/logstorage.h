@@ -6,10 +6,14 @@
 #include <QByteArray>
 #include <QList>
 #include <QString>
+#include <QUrlQuery>
 
 namespace ddl::server {
 
 // A slice of a task's log: the bytes from offset, and the log's size when read.
+// The stream a request's ?stream= names (all when absent), or 400 bad_request naming the choices.
+Result<LogStream> requestedLogStream(const QUrlQuery &query);
+
 struct LogSlice
 {
     qint64 offset = 0;
@@ -65,10 +69,8 @@ public:
     explicit LogStorage(const QString &dataDir);
 
     Status prepare() const;
-    // Appends bytes when offset equals the log's size; an offset below it whose bytes are
-    // already there is accepted as a resend. Returns the new size of the merged log.
-    Result<qint64> append(qint64 taskId, qint64 offset, const QByteArray &bytes) const;
-    // The same for a batch that may be tagged: every file is checked first (409
+    // Appends a batch (tagged or not) when its offset equals the log's size; an offset below it
+    // whose bytes are already there is accepted as a resend. Every file is checked first (409
     // offset_mismatch with the three lengths held when any offset lies past its file's end,
     // nothing written), then the stream files and the merged log are appended.
     Result<LogOffsets> append(qint64 taskId, const LogBatch &batch) const;
