@@ -6,7 +6,7 @@ using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
 
-static QDateTime parseTime(const QJsonValue &value)
+QDateTime JobRecord::parseTime(const QJsonValue &value)
 {
     if (!value.isString())
         return {};
@@ -37,9 +37,14 @@ JobRecord JobRecord::fromJson(const QJsonObject &job)
     return record;
 }
 
-bool JobRecord::isFinal() const
+bool JobRecord::isFinalState(const QString &state)
 {
     return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
+}
+
+bool JobRecord::isFinal() const
+{
+    return isFinalState(state);
 }
 
 qint64 JobRecord::durationSeconds(const QDateTime &now) const

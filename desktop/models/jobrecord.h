@@ -1,7 +1,7 @@
 #pragma once
 
-#include <QCoreApplication>
 #include <QColor>
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QJsonObject>
 #include <QString>
@@ -25,6 +25,10 @@ struct JobRecord
     QDateTime finishedAt;
 
     static JobRecord fromJson(const QJsonObject &job);
+    // A time of the wire's job and task objects (ISO 8601, UTC); invalid when absent.
+    static QDateTime parseTime(const QJsonValue &value);
+    // SUCCEEDED, FAILED or STOPPED: nothing more will happen to a job (or task) in that state.
+    static bool isFinalState(const QString &state);
     bool isFinal() const;
     // Seconds it ran (so far, for a running job); -1 before it started.
     qint64 durationSeconds(const QDateTime &now) const;

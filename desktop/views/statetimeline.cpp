@@ -21,19 +21,6 @@ constexpr int Margin = 4;
 constexpr int BarHeight = 18;
 constexpr int LabelGap = 4;
 
-QDateTime parseTime(const QJsonValue &value)
-{
-    if (!value.isString())
-        return {};
-    const QDateTime time = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
-    return time.isValid() ? time.toUTC() : QDateTime();
-}
-
-bool isFinalState(const QString &state)
-{
-    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
-}
-
 // One attempt as its tasks tell it: the first start, the last end, how it went.
 struct Attempt
 {
@@ -58,9 +45,9 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
                                                         const QDateTime &now)
 {
     const QString state = job.value("state"_L1).toString();
-    const bool final = isFinalState(state);
-    const QDateTime created = parseTime(job.value("created_at"_L1));
-    const QDateTime finished = parseTime(job.value("finished_at"_L1));
+    const bool final = JobRecord::isFinalState(state);
+    const QDateTime created = JobRecord::parseTime(job.value("created_at"_L1));
+    const QDateTime finished = JobRecord::parseTime(job.value("finished_at"_L1));
     // Where anything still open ends: the job's end, or now.
     const QDateTime until = final && finished.isValid() ? finished : now;
 
@@ -68,8 +55,8 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     for (const QJsonValue &value : job.value("tasks"_L1).toArray()) {
         const QJsonObject task = value.toObject();
         Attempt &attempt = attempts[std::max(1, task.value("attempt"_L1).toInt(1))];
-        const QDateTime started = parseTime(task.value("started_at"_L1));
-        const QDateTime ended = parseTime(task.value("finished_at"_L1));
+        const QDateTime started = JobRecord::parseTime(task.value("started_at"_L1));
+        const QDateTime ended = JobRecord::parseTime(task.value("finished_at"_L1));
         if (started.isValid() && (!attempt.start.isValid() || started < attempt.start))
             attempt.start = started;
         if (ended.isValid())
@@ -82,7 +69,7 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     }
     // A job listed without its tasks: its own start stands for its current attempt.
     const int current = std::max(1, job.value("attempt"_L1).toInt(1));
-    const QDateTime jobStarted = parseTime(job.value("started_at"_L1));
+    const QDateTime jobStarted = JobRecord::parseTime(job.value("started_at"_L1));
     if (attempts.isEmpty() && jobStarted.isValid()) {
         Attempt &attempt = attempts[current];
         attempt.start = jobStarted;
@@ -117,8 +104,8 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     }
     // Waiting for an attempt that has not started (the first one, or a retry): up to now, or to
     // the end of a job stopped meanwhile.
-    if (cursor.isValid() && (lastStarted == 0 || current > lastStarted)
-        && (!final || state == u"STOPPED"_s) && until > cursor)
+    if (cursor.isValid() && (lastStarted == 0 || current > lastStarted) &&
+        (!final || state == u"STOPPED"_s) && until > cursor)
         segments.append({u"WAITING"_s, cursor, until, 0, {}, !final});
     if (final && until.isValid())
         segments.append({state, until, until, 0, state, false});
@@ -170,7 +157,7 @@ QRect StateTimeline::segmentRect(int i) const
     const Segment &segment = m_segments.at(i);
     const QRect area = barArea();
     const int left = xOf(segment.start);
-    if (segment.start == segment.end && isFinalState(segment.state))
+    if (segment.start == segment.end && JobRecord::isFinalState(segment.state))
         return QRect(left - BarHeight / 2, area.top(), BarHeight, BarHeight);
     return QRect(left, area.top(), std::max(2, xOf(segment.end) - left), BarHeight);
 }
@@ -190,7 +177,7 @@ static QString clockText(const QDateTime &time)
 QString StateTimeline::describe(const Segment &segment) const
 {
     const QString when = QLocale().toString(segment.start.toLocalTime(), QLocale::ShortFormat);
-    if (isFinalState(segment.state) && segment.start == segment.end)
+    if (JobRecord::isFinalState(segment.state) && segment.start == segment.end)
         return tr("%1 at %2").arg(JobStateStyle::displayName(segment.state), when);
     QString name = JobStateStyle::displayName(segment.state);
     if (segment.state == u"RUNNING"_s)
@@ -225,7 +212,7 @@ void StateTimeline::paintEvent(QPaintEvent *)
         const Segment &segment = m_segments.at(i);
         const QRect rect = segmentRect(i);
         const QColor color = colorOf(segment.state);
-        if (isFinalState(segment.state) && segment.start == segment.end) {
+        if (JobRecord::isFinalState(segment.state) && segment.start == segment.end) {
             // The end state: a round mark at the end of the axis.
             painter.setPen(QPen(pal.color(QPalette::Window), 2));
             painter.setBrush(color);
@@ -235,8 +222,8 @@ void StateTimeline::paintEvent(QPaintEvent *)
         painter.setPen(Qt::NoPen);
         painter.setBrush(color);
         painter.drawRect(rect);
-        if (segment.state == u"RUNNING"_s && segment.outcome == u"FAILED"_s
-            && i + 1 < m_segments.size()) {
+        if (segment.state == u"RUNNING"_s && segment.outcome == u"FAILED"_s &&
+            i + 1 < m_segments.size()) {
             // An attempt that failed and was retried: a cap in the failure colour.
             painter.setBrush(colorOf(u"FAILED"_s));
             painter.drawRect(QRect(rect.right() - 2, rect.top(), 3, rect.height()));
@@ -274,15 +261,15 @@ void StateTimeline::paintEvent(QPaintEvent *)
                 return;
         }
         taken.append({x, x + textWidth});
-        painter.drawText(QRect(x, textTop, textWidth, metrics.height()),
-                         Qt::AlignLeft | Qt::AlignTop, text);
+        painter.drawText(
+            QRect(x, textTop, textWidth, metrics.height()), Qt::AlignLeft | Qt::AlignTop, text);
     };
     place(tr("Submitted %1").arg(clockText(m_begin)), 0);
     const Segment &last = m_segments.last();
-    const QString endText = isFinalState(last.state) && last.start == last.end
-                                ? QString(JobStateStyle::displayName(last.state) + u' '
-                                          + clockText(m_end))
-                                : clockText(m_end);
+    const QString endText =
+        JobRecord::isFinalState(last.state) && last.start == last.end
+            ? QString(JobStateStyle::displayName(last.state) + u' ' + clockText(m_end))
+            : clockText(m_end);
     place(endText, width() - metrics.horizontalAdvance(endText));
     for (int i = 1; i < m_segments.size(); ++i) {
         const Segment &segment = m_segments.at(i);
