@@ -14,6 +14,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,6 +25,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QWizard>
 #include <QXmlStreamReader>
 
 using namespace Qt::Literals::StringLiterals;
@@ -37,6 +39,8 @@ private slots:
     void chineseIsComplete();
     void windowSpeaksTheLanguage_data();
     void windowSpeaksTheLanguage();
+    void qtOwnButtonsSpeakTheLanguage_data();
+    void qtOwnButtonsSpeakTheLanguage();
     void unknownLanguageFallsBackToEnglish();
     void englishPlurals();
     void liveSwitch();
@@ -57,8 +61,8 @@ void TestDesktopTranslations::chineseIsComplete()
         if (xml.name() == u"source"_s) {
             source = xml.readElementText();
             ++messages;
-        } else if (xml.name() == u"translation"_s
-                   && xml.attributes().value(u"type"_s) == u"unfinished"_s) {
+        } else if (xml.name() == u"translation"_s &&
+                   xml.attributes().value(u"type"_s) == u"unfinished"_s) {
             unfinished << source;
         }
     }
@@ -88,6 +92,33 @@ void TestDesktopTranslations::windowSpeaksTheLanguage()
     WorkspaceBuilder::build(window);
     QCOMPARE(window.findChild<QPushButton *>(u"connectButton"_s)->text(), connect);
     QCOMPARE(window.workspace()->tabText(0), jobsTab);
+}
+
+// Qt's own strings come from Debian's qt6-translations-l10n: without it the submit wizard's
+// Next/Finish and a dialog's Cancel stay English in a translated window.
+void TestDesktopTranslations::qtOwnButtonsSpeakTheLanguage_data()
+{
+    QTest::addColumn<QString>("language");
+    QTest::addColumn<QString>("next");
+    QTest::addColumn<QString>("finish");
+    QTest::newRow("zh_CN") << u"zh_CN"_s << u"下一步(&N) >"_s << u"完成(&F)"_s;
+    QTest::newRow("de") << u"de"_s << u"&Weiter >"_s << u"Ab&schließen"_s;
+}
+
+void TestDesktopTranslations::qtOwnButtonsSpeakTheLanguage()
+{
+    QFETCH(QString, language);
+    QFETCH(QString, next);
+    QFETCH(QString, finish);
+    QVERIFY(DesktopApp::installTranslation(*qApp, language));
+    QWizard wizard;
+    wizard.setWizardStyle(QWizard::ClassicStyle);
+    QCOMPARE(wizard.buttonText(QWizard::NextButton), next);
+    QCOMPARE(wizard.buttonText(QWizard::FinishButton), finish);
+    QDialogButtonBox buttons(QDialogButtonBox::Cancel);
+    QVERIFY2(buttons.button(QDialogButtonBox::Cancel)->text() != u"Cancel"_s,
+             "Qt's own Cancel button is not translated");
+    QVERIFY(DesktopApp::installTranslation(*qApp, u"en"_s));
 }
 
 void TestDesktopTranslations::unknownLanguageFallsBackToEnglish()
@@ -180,20 +211,57 @@ void TestDesktopTranslations::liveSwitch()
     struct Expected
     {
         QString entry; // the language's name in the menu
-        QString file, language, jobs, editor, workers, datasets, connect, refresh, allStates,
-            name, submitted, uploadFolder, wizardTitle, projectTitle, projectLabel;
+        QString file, language, jobs, editor, workers, datasets, connect, refresh, allStates, name,
+            submitted, uploadFolder, wizardTitle, projectTitle, projectLabel;
     };
     const QList<Expected> steps{
-        {u"简体中文"_s, u"文件(&F)"_s, u"语言(&L)"_s, u"作业"_s, u"编辑器"_s, u"工作节点"_s,
-         u"数据集"_s, u"连接"_s, u"刷新"_s, u"所有状态"_s, u"名称"_s, u"提交时间"_s,
-         u"上传文件夹…"_s, u"提交作业"_s, u"项目"_s, u"项目文件夹："_s},
-        {u"Deutsch"_s, u"&Datei"_s, u"&Sprache"_s, u"Jobs"_s, u"Editor"_s, u"Worker"_s,
-         u"Datensätze"_s, u"Verbinden"_s, u"Aktualisieren"_s, u"Alle Status"_s, u"Name"_s,
-         u"Abgeschickt"_s, u"Ordner hochladen…"_s, u"Job absenden"_s, u"Projekt"_s,
+        {u"简体中文"_s,
+         u"文件(&F)"_s,
+         u"语言(&L)"_s,
+         u"作业"_s,
+         u"编辑器"_s,
+         u"工作节点"_s,
+         u"数据集"_s,
+         u"连接"_s,
+         u"刷新"_s,
+         u"所有状态"_s,
+         u"名称"_s,
+         u"提交时间"_s,
+         u"上传文件夹…"_s,
+         u"提交作业"_s,
+         u"项目"_s,
+         u"项目文件夹："_s},
+        {u"Deutsch"_s,
+         u"&Datei"_s,
+         u"&Sprache"_s,
+         u"Jobs"_s,
+         u"Editor"_s,
+         u"Worker"_s,
+         u"Datensätze"_s,
+         u"Verbinden"_s,
+         u"Aktualisieren"_s,
+         u"Alle Status"_s,
+         u"Name"_s,
+         u"Abgeschickt"_s,
+         u"Ordner hochladen…"_s,
+         u"Job absenden"_s,
+         u"Projekt"_s,
          u"Projektordner:"_s},
-        {u"English"_s, u"&File"_s, u"&Language"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s,
-         u"Datasets"_s, u"Connect"_s, u"Refresh"_s, u"All states"_s, u"Name"_s,
-         u"Submitted"_s, u"Upload folder…"_s, u"Submit a job"_s, u"Project"_s,
+        {u"English"_s,
+         u"&File"_s,
+         u"&Language"_s,
+         u"Jobs"_s,
+         u"Editor"_s,
+         u"Workers"_s,
+         u"Datasets"_s,
+         u"Connect"_s,
+         u"Refresh"_s,
+         u"All states"_s,
+         u"Name"_s,
+         u"Submitted"_s,
+         u"Upload folder…"_s,
+         u"Submit a job"_s,
+         u"Project"_s,
          u"Project folder:"_s},
     };
     // An open submit wizard (it may be uploading) is kept, and retranslates itself, with the
