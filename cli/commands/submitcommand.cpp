@@ -166,6 +166,12 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         return specError(configPath, parsed.errors);
     const JobSpec &spec = *parsed.spec;
 
+    // Before the dataset: run in the wrong folder, the missing main.py is what to hear about.
+    if (project && !openPai) {
+        if (Status runnable = project->checkMainFunction(); !runnable)
+            return runnable;
+    }
+
     QString datasetFolder;
     if (openPai) {
         datasetFolder = localDataFolder(spec.dataDir, projectFolder);
@@ -185,10 +191,6 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (project) {
         if (Status clean = project->checkClean(datasetFolder); !clean)
             return clean;
-        if (!openPai) {
-            if (Status runnable = project->checkMainFunction(); !runnable)
-                return runnable;
-        }
     }
 
     Console &console = context.console();
