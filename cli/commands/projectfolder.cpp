@@ -86,6 +86,8 @@ Status ProjectFolder::checkMainFunction() const
         return head.error();
     Result<std::optional<QByteArray>> mainPy = head->readFile(u"main.py"_s, MaxMainPyBytes);
     if (!mainPy) {
+        if (mainPy.error().code != u"not_a_file"_s)
+            return mainPy.error();
         return Error::make(u"no_main_py"_s,
                            tr("%1 in %2: DDL runs the file main.py itself; commit main.py as a "
                               "file, then submit again")
