@@ -16,6 +16,16 @@ Result<OutputFormat> Command::outputFormat(const ParsedArguments &arguments)
     return Output::formatFromName(arguments.value(u"output"_s, u"table"_s));
 }
 
+OptionSpec Command::seedTaskConfigOption()
+{
+    return {u"task_config"_s,
+            u"FILE"_s,
+            tr("the job's task.yaml, as the seed's command line has it; not needed, the job is "
+               "found by --job_uuid"),
+            {},
+            false};
+}
+
 OptionSpec Command::jobUuidOption()
 {
     return {u"job_uuid"_s, u"UUID"_s, tr("the job, as printed by ddlcli submit or list"), {}, true};

@@ -32,6 +32,9 @@ protected:
     // "--output table|json", for commands that read.
     static OptionSpec outputOption();
     static Result<OutputFormat> outputFormat(const ParsedArguments &arguments);
+    // "--task_config FILE" on commands that name a job by its uuid: the DDL seed writes it on
+    // progress and download, so it is accepted there; the uuid alone names the job.
+    static OptionSpec seedTaskConfigOption();
     // "--job_uuid UUID", required.
     static OptionSpec jobUuidOption();
     // The job UUID, checked to be something that can go into a URL path.

@@ -124,6 +124,12 @@ QStringList Output::lastLines(const QByteArray &log, int count)
     return lines;
 }
 
+QString Output::banner(const QString &title)
+{
+    const QString rule = QString(43, u'=') + u'\n';
+    return rule + title + u'\n' + rule;
+}
+
 QString Output::humanSize(qint64 bytes)
 {
     static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -42,6 +42,9 @@ public:
     // The last count lines of a log (a final line without line ending counts).
     static QStringList lastLines(const QByteArray &log, int count);
 
+    // The seed's section heading: the title between two lines of '='.
+    static QString banner(const QString &title);
+
     // 1536 → "1.5 KiB".
     static QString humanSize(qint64 bytes);
 };

@@ -96,7 +96,10 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
     }
     if (Status remembered = rememberServer(context); !remembered)
         return remembered;
+    // The seed's two lines first, word for word, then where the account is.
     context.console().print(
+        u"Status: "_s + QString::number(answer->status) + u'\n' + tr("Successfully registered") +
+        u'\n' +
         tr("Registered %1 on %2; run ddlcli login to sign in.").arg(*email, *context.serverKey()) +
         u'\n');
     return Ok{};
@@ -135,7 +138,9 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
         return stored;
     if (Status remembered = rememberServer(context); !remembered)
         return remembered;
-    context.console().print(tr("Logged in as %1 on %2.").arg(*email, *context.serverKey()) + u'\n');
+    context.console().print(u"Status: "_s + QString::number(answer->status) + u'\n' +
+                            tr("Successfully logged in") + u'\n' +
+                            tr("Logged in as %1 on %2.").arg(*email, *context.serverKey()) + u'\n');
     return Ok{};
 }
 

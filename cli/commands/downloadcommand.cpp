@@ -27,6 +27,7 @@ QList<OptionSpec> DownloadCommand::options() const
              tr("the folder to put the files in (default: the current one)"),
              {},
              false},
+            seedTaskConfigOption(),
             outputOption()};
 }
 

@@ -13,7 +13,10 @@ public:
 
     QString name() const override { return QStringLiteral("progress"); }
     QString summary() const override;
-    QList<OptionSpec> options() const override { return {jobUuidOption(), outputOption()}; }
+    QList<OptionSpec> options() const override
+    {
+        return {jobUuidOption(), seedTaskConfigOption(), outputOption()};
+    }
     Status run(CliContext &context, const ParsedArguments &arguments) override;
 };
 

@@ -2,12 +2,11 @@
 
 #include "api/blobupload.h"
 #include "clicontext.h"
-#include "datasetcommand.h"
 #include "console.h"
+#include "datasetcommand.h"
 #include "jobspec/jobspecparser.h"
-#include "packaging/gitworktree.h"
-#include "packaging/packagebuilder.h"
 #include "progressbar.h"
+#include "projectfolder.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,7 +29,8 @@ QList<OptionSpec> SubmitCommand::options() const
     return {
         {u"task_config"_s,
          u"FILE"_s,
-         tr("a DDL task.yaml (default: ./task.yaml); run in the repository root"),
+         tr("a DDL task.yaml, anywhere (default: ./task.yaml); run ddlcli in the folder that "
+            "holds main.py: it and its subfolders are sent as last committed"),
          {},
          false},
         {u"job_config"_s, u"FILE"_s, tr("an OpenPAI job JSON instead of a task.yaml"), {}, false},
@@ -77,35 +77,6 @@ static Error specError(const QString &path, const QList<SpecError> &errors)
                        errors.isEmpty() ? QString() : errors.first().field);
 }
 
-static Status refuseDirtyTree(const GitWorkTree &tree, const QString &datasetFolder)
-{
-    Result<WorkTreeStatus> status = tree.status();
-    if (!status)
-        return status.error();
-    if (status->isClean())
-        return Ok{};
-    QString hint = SubmitCommand::tr("commit or stash them (git stash -u), then submit again");
-    // A dataset inside the repository is sent on its own and belongs in .gitignore.
-    if (!datasetFolder.isEmpty() && datasetFolder.startsWith(tree.rootPath() + u'/')) {
-        const QString relative = QDir(tree.rootPath()).relativeFilePath(datasetFolder);
-        for (const GitFileChange &change : status->changes) {
-            if (change.path == relative || change.path.startsWith(relative + u'/')) {
-                hint = SubmitCommand::tr("commit or stash them (git stash -u), and add the "
-                                         "dataset folder %1/ to .gitignore; then submit again")
-                           .arg(relative);
-                break;
-            }
-        }
-    }
-    QStringList lines;
-    for (const QString &line : status->describe())
-        lines << u"  "_s + line;
-    return Error::make(u"dirty_tree"_s,
-                       SubmitCommand::tr("the working tree of %1 has changes that are not "
-                                         "committed; %2:\n%3")
-                           .arg(tree.rootPath(), hint, lines.join(u'\n')));
-}
-
 static Status
 upload(CliContext &context, const QString &label, const QString &path, const QString &sha256)
 {
@@ -146,6 +117,15 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<OutputFormat> format = outputFormat(arguments);
     if (!format)
         return format.error();
+    std::optional<int> priority;
+    if (arguments.isSet(u"priority"_s)) {
+        bool ok = false;
+        priority = arguments.value(u"priority"_s).toInt(&ok);
+        if (!ok || *priority < -100 || *priority > 100)
+            return Error::make(u"usage"_s,
+                               tr("--priority must be a whole number from -100 to 100"),
+                               u"priority"_s);
+    }
     if (arguments.isSet(u"task_config"_s) && arguments.isSet(u"job_config"_s)) {
         return Error::make(
             u"usage"_s, tr("pass either --task_config or --job_config, not both"), u"job_config"_s);
@@ -157,8 +137,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (!configInfo.isFile()) {
         return Error::make(u"not_found"_s,
                            openPai ? tr("the job config %1 does not exist").arg(configPath)
-                                   : tr("the task config %1 does not exist; run ddlcli submit in "
-                                        "the repository root or pass --task_config=FILE")
+                                   : tr("the task config %1 does not exist; pass "
+                                        "--task_config=PATH_TO_TASK_YAML")
                                          .arg(configPath),
                            openPai ? u"job_config"_s : u"task_config"_s);
     }
@@ -169,15 +149,16 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
     const QByteArray configText = configFile.readAll();
 
-    // The repository: the one holding the task.yaml; for an OpenPAI job, the current folder's,
-    // if it is in one.
-    const QString searchFrom = openPai ? QDir::currentPath() : configInfo.absolutePath();
-    Result<GitWorkTree> tree = GitWorkTree::open(searchFrom);
-    if (!tree && !(openPai && tree.error().code == u"not_a_repository"_s))
-        return tree.error();
-    const QString root = tree ? tree->rootPath() : QString();
+    // The project is the folder ddlcli runs in, wherever the config lives (the seed's rule). An
+    // OpenPAI job outside any repository goes without code: its command may need none.
+    const QString projectFolder = QDir::currentPath();
+    std::optional<ProjectFolder> project;
+    if (Result<ProjectFolder> opened = ProjectFolder::open(projectFolder); opened)
+        project.emplace(std::move(*opened));
+    else if (!openPai || opened.error().code != u"not_a_repository"_s)
+        return opened.error();
 
-    const QString defaultName = defaultJobName(QFileInfo(tree ? root : searchFrom).fileName());
+    const QString defaultName = defaultJobName(QFileInfo(projectFolder).fileName());
     const SpecParseResult parsed =
         openPai ? JobSpecParser::parsePaiJsonDetailed(configText)
                 : JobSpecParser::parseTaskYamlDetailed(configText, defaultName);
@@ -185,43 +166,54 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         return specError(configPath, parsed.errors);
     const JobSpec &spec = *parsed.spec;
 
+    // Before the dataset: run in the wrong folder, the missing main.py is what to hear about.
+    if (project && !openPai) {
+        if (Status runnable = project->checkMainFunction(); !runnable)
+            return runnable;
+    }
+
     QString datasetFolder;
     if (openPai) {
-        datasetFolder = localDataFolder(spec.dataDir, QDir::currentPath());
+        datasetFolder = localDataFolder(spec.dataDir, projectFolder);
     } else {
-        const QFileInfo location(QDir(root), spec.datasetLocation);
+        const QFileInfo location(QDir(projectFolder), spec.datasetLocation);
         if (!location.isDir()) {
             return Error::make(u"not_found"_s,
-                               tr("job_data.dataset.dataset_location: %1 is not a folder (paths "
-                                  "are relative to the repository root %2)")
-                                   .arg(location.absoluteFilePath(), root),
+                               tr("job_data.dataset.dataset_location: %1 is not a folder (a "
+                                  "relative path starts at the folder ddlcli runs in, %2)")
+                                   .arg(location.absoluteFilePath(), projectFolder),
                                u"job_data.dataset.dataset_location"_s);
         }
         datasetFolder = location.canonicalFilePath();
     }
 
-    if (tree) {
-        if (Status clean = refuseDirtyTree(*tree, datasetFolder); !clean)
+    // Everything that can be refused locally is refused before anything is sent.
+    if (project) {
+        if (Status clean = project->checkClean(datasetFolder); !clean)
             return clean;
     }
 
+    Console &console = context.console();
+    const bool seedLines = *format == OutputFormat::Table;
     // Log in (or refresh) before the packing work, so that a stale session fails fast.
+    if (seedLines)
+        console.print(Output::banner(tr("Step 1: User login")));
     if (Result<ApiResponse> probe = context.sendAuthorized(
             [](ApiClient &api) { return api.get(u"/v1/jobs"_s, QUrlQuery(u"limit=1"_s)); });
         !probe) {
         return probe.error();
     }
 
+    if (seedLines)
+        console.print(Output::banner(tr("Step 2: Submit task")));
     QTemporaryDir scratch;
     if (!scratch.isValid()) {
         return Error::make(u"io_error"_s,
                            tr("cannot create a temporary folder: %1").arg(scratch.errorString()));
     }
-    Console &console = context.console();
     Payload payload;
-    if (tree) {
-        Result<PackageInfo> package =
-            PackageBuilder(root).build(scratch.filePath(u"package.tar.zst"_s));
+    if (project) {
+        Result<PackageInfo> package = project->package(scratch.filePath(u"package.tar.zst"_s));
         if (!package)
             return package.error();
         for (const QString &warning : package->warnings)
@@ -248,14 +240,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
 
     QJsonObject body{{"spec"_L1, spec.toJson()}};
-    if (arguments.isSet(u"priority"_s)) {
-        bool ok = false;
-        const int priority = arguments.value(u"priority"_s).toInt(&ok);
-        if (!ok || priority < -100 || priority > 100)
-            return Error::make(u"usage"_s, tr("--priority must be a whole number from -100 to 100"),
-                               u"priority"_s);
-        body.insert("priority"_L1, priority);
-    }
+    if (priority)
+        body.insert("priority"_L1, *priority);
     body.insert("package"_L1,
                 payload.package ? QJsonValue(QJsonObject{{"sha256"_L1, payload.package->sha256},
                                                          {"commit"_L1, payload.package->commitId}})
@@ -274,10 +260,18 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
                            tr("the server accepted the job but sent no uuid; run ddlcli list to "
                               "find it"));
     }
-    if (*format == OutputFormat::Json)
-        console.print(Output::jsonLine({{"job_uuid"_L1, uuid}}));
-    else
+    // The seed's "job_type:"; the spec's kind when the server does not say.
+    QString kind = answer->json().value("kind"_L1).toString();
+    if (kind.isEmpty())
+        kind = JobSpec::kindName(spec.kind);
+    if (*format == OutputFormat::Json) {
+        console.print(Output::jsonLine({{"job_uuid"_L1, uuid}, {"job_type"_L1, kind}}));
+    } else {
+        // scripts/demo.sh and tests read "job_uuid: " with sed: keep the line as it is.
+        console.print(u"Status: "_s + QString::number(answer->status) + u'\n');
         console.print(u"job_uuid: "_s + uuid + u'\n');
+        console.print(u"job_type: "_s + kind + u'\n');
+    }
     return Ok{};
 }
 

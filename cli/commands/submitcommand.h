@@ -8,8 +8,9 @@ struct JobSpec;
 
 namespace ddl::cli {
 
-// ddlcli submit [--task_config=task.yaml | --job_config=job.json]: checks that the git tree is
-// clean, packages HEAD, packs the dataset folder, uploads both and creates the job.
+// ddlcli submit [--task_config=task.yaml | --job_config=job.json], run in the project folder:
+// checks that the folder is committed (and, for a DDL job, that its main.py defines main()),
+// packages the folder at HEAD, uploads it and the dataset, and creates the job.
 class SubmitCommand : public Command
 {
     Q_DECLARE_TR_FUNCTIONS(SubmitCommand)

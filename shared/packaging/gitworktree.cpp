@@ -87,6 +87,22 @@ GitFileChange toChange(const git_status_entry &entry)
     return {QString(indexCode(flags)) + workTreeCode(flags), path};
 }
 
+// True when a path of the status (relative to the root) lies in folder ("" for the root).
+bool isInside(const char *path, const QByteArray &folderPrefix)
+{
+    return path && (folderPrefix.isEmpty() || QByteArray(path).startsWith(folderPrefix));
+}
+
+bool touches(const git_status_entry &entry, const QByteArray &folderPrefix)
+{
+    for (const git_diff_delta *delta : {entry.head_to_index, entry.index_to_workdir}) {
+        if (delta && (isInside(delta->old_file.path, folderPrefix) ||
+                      isInside(delta->new_file.path, folderPrefix)))
+            return true;
+    }
+    return false;
+}
+
 } // namespace
 
 QStringList WorkTreeStatus::describe() const
@@ -161,7 +177,25 @@ Result<GitWorkTree> GitWorkTree::open(const QString &folder)
     return GitWorkTree(repository, std::move(root));
 }
 
-Result<WorkTreeStatus> GitWorkTree::status() const
+Result<QString> GitWorkTree::relativePath(const QString &folder) const
+{
+    const QString canonicalRoot = QFileInfo(m_rootPath).canonicalFilePath();
+    const QString canonicalFolder = QFileInfo(folder).canonicalFilePath();
+    if (canonicalRoot.isEmpty() || canonicalFolder.isEmpty())
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("%1 is not a folder").arg(folder));
+    if (canonicalFolder == canonicalRoot)
+        return QString();
+    const QString relative = QDir(canonicalRoot).relativeFilePath(canonicalFolder);
+    if (!canonicalFolder.startsWith(canonicalRoot + u'/') || relative == QLatin1String(".git") ||
+        relative.startsWith(QLatin1String(".git/")))
+        return Error::make(
+            QStringLiteral("outside_work_tree"),
+            QStringLiteral("%1 is not a folder of the working tree of %2").arg(folder, m_rootPath));
+    return relative;
+}
+
+Result<WorkTreeStatus> GitWorkTree::status(const QString &subfolder) const
 {
     WorkTreeStatus result;
     result.operation = operationName(git_repository_state(m_repository));
@@ -180,10 +214,14 @@ Result<WorkTreeStatus> GitWorkTree::status() const
                                .arg(m_rootPath, gitsupport::lastErrorMessage()));
     const gitsupport::StatusListPtr list(rawList);
 
+    // Status paths use '/' and end a folder with it, so the prefix matches the folder's contents.
+    const QByteArray prefix = subfolder.isEmpty() ? QByteArray() : subfolder.toUtf8() + '/';
     const size_t count = git_status_list_entrycount(list.get());
     for (size_t i = 0; i < count; ++i) {
         const git_status_entry *entry = git_status_byindex(list.get(), i);
         if (!entry || entry->status == GIT_STATUS_CURRENT || (entry->status & GIT_STATUS_IGNORED))
+            continue;
+        if (!touches(*entry, prefix))
             continue;
         result.changes.append(toChange(*entry));
     }

@@ -47,9 +47,15 @@ public:
     // The root of the working tree, absolute, without a trailing slash.
     QString rootPath() const { return m_rootPath; }
 
+    // folder (absolute, or relative to the current one) as a path relative to the root: "" for
+    // the root itself, "projects/mnist" below it. Links are resolved first. Errors:
+    // "outside_work_tree" for a folder outside the working tree or inside .git.
+    Result<QString> relativePath(const QString &folder) const;
+
     // What `git status --porcelain` would list (untracked files included, ignored ones not),
-    // plus the operation in progress.
-    Result<WorkTreeStatus> status() const;
+    // plus the operation in progress. With a subfolder (relative to the root), only the changes
+    // inside it count; an operation in progress always does.
+    Result<WorkTreeStatus> status(const QString &subfolder = {}) const;
 
     // The libgit2 handle, owned by this object; for the rest of shared/packaging.
     git_repository *repository() const { return m_repository; }

@@ -1,6 +1,7 @@
 #include "packagebuilder.h"
 
 #include "archivepathcheck.h"
+#include "githeadtree.h"
 #include "gitsupport.h"
 #include "gitworktree.h"
 #include "tarzstwriter.h"
@@ -134,40 +135,31 @@ private:
 
 } // namespace
 
-PackageBuilder::PackageBuilder(const QString &repositoryFolder)
-    : m_repositoryFolder(repositoryFolder)
+PackageBuilder::PackageBuilder(const QString &folder, Scope scope)
+    : m_folder(folder)
+    , m_scope(scope)
 {
 }
 
 Result<PackageInfo> PackageBuilder::build(const QString &archivePath) const
 {
-    Result<GitWorkTree> workTree = GitWorkTree::open(m_repositoryFolder);
+    Result<GitWorkTree> workTree = GitWorkTree::open(m_folder);
     if (!workTree)
         return workTree.error();
-    git_repository *repository = workTree->repository();
     const QString root = workTree->rootPath();
+    QString folder;
+    if (m_scope == Scope::FolderOnly) {
+        Result<QString> relative = workTree->relativePath(m_folder);
+        if (!relative)
+            return relative.error();
+        folder = *relative;
+    }
 
-    git_reference *rawHead = nullptr;
-    const int headRc = git_repository_head(&rawHead, repository);
-    if (headRc == GIT_EUNBORNBRANCH || headRc == GIT_ENOTFOUND)
-        return Error::make(QStringLiteral("empty_repository"),
-                           QStringLiteral("the git repository at %1 has no commits yet: commit "
-                                          "your code (git add -A && git commit), then submit again")
-                               .arg(root));
-    if (headRc < 0)
-        return Error::make(
-            QStringLiteral("git_error"),
-            QStringLiteral("cannot resolve HEAD of %1: %2").arg(root, lastErrorMessage()));
-    const ReferencePtr head(rawHead);
+    Result<GitHeadTree> head = GitHeadTree::open(*workTree, folder);
+    if (!head)
+        return head.error();
 
-    git_object *rawCommit = nullptr;
-    if (git_reference_peel(&rawCommit, head.get(), GIT_OBJECT_COMMIT) < 0)
-        return Error::make(
-            QStringLiteral("git_error"),
-            QStringLiteral("HEAD of %1 does not name a commit: %2").arg(root, lastErrorMessage()));
-    const CommitPtr commit(reinterpret_cast<git_commit *>(rawCommit));
-
-    const Result<WorkTreeStatus> status = workTree->status();
+    const Result<WorkTreeStatus> status = workTree->status(folder);
     if (!status)
         return status.error();
     if (!status->isClean())
@@ -177,22 +169,11 @@ Result<PackageInfo> PackageBuilder::build(const QString &archivePath) const
                                           "submit again")
                                .arg(root, status->describe().join(QStringLiteral("\n  "))));
 
-    git_tree *rawTree = nullptr;
-    if (git_commit_tree(&rawTree, commit.get()) < 0)
-        return Error::make(
-            QStringLiteral("git_error"),
-            QStringLiteral("cannot read the tree of HEAD in %1: %2").arg(root, lastErrorMessage()));
-    const TreePtr tree(rawTree);
-
-    char commitId[GIT_OID_HEXSZ + 1] = {};
-    git_oid_tostr(commitId, sizeof commitId, git_commit_id(commit.get()));
-    const char *summary = git_commit_summary(commit.get());
-
     TarZstWriter writer;
     if (const Status opened = writer.open(archivePath); !opened)
         return opened.error();
-    TreeArchiver archiver(repository, writer, static_cast<qint64>(git_commit_time(commit.get())));
-    if (const Status written = archiver.writeTree(tree.get(), {}); !written)
+    TreeArchiver archiver(workTree->repository(), writer, head->commitTime());
+    if (const Status written = archiver.writeTree(head->tree(), {}); !written)
         return written.error();
     Result<WrittenArchive> archive = writer.commit();
     if (!archive)
@@ -202,8 +183,9 @@ Result<PackageInfo> PackageBuilder::build(const QString &archivePath) const
     info.archivePath = archive->path;
     info.sha256 = archive->sha256;
     info.size = archive->size;
-    info.commitId = QString::fromLatin1(commitId);
-    info.commitSummary = summary ? QString::fromUtf8(summary) : QString();
+    info.folder = folder;
+    info.commitId = head->commitId();
+    info.commitSummary = head->commitSummary();
     info.fileCount = archiver.fileCount();
     info.warnings = archiver.warnings();
     return info;

@@ -13,6 +13,7 @@ struct PackageInfo
     QString archivePath;
     QString sha256;        // lowercase hex of the archive file
     qint64 size = 0;       // bytes of the archive file
+    QString folder;        // the packaged folder relative to the repository root ("" for all)
     QString commitId;      // full hex id of the packaged commit
     QString commitSummary; // first line of its message
     int fileCount = 0;     // regular files and symlinks in the archive
@@ -25,15 +26,22 @@ struct PackageInfo
 class PackageBuilder
 {
 public:
-    // repositoryFolder is the repository root or any folder inside its working tree.
-    explicit PackageBuilder(const QString &repositoryFolder);
+    enum class Scope {
+        WholeRepository, // the whole tree of HEAD, whatever folder of it was given
+        FolderOnly,      // only the given folder's subtree, its paths relative to that folder
+    };
+
+    // folder is the repository root or any folder inside its working tree.
+    explicit PackageBuilder(const QString &folder, Scope scope = Scope::WholeRepository);
 
     // Writes the package to archivePath (replaced atomically). Refuses a dirty working tree with
-    // "dirty_tree", a repository without commits with "empty_repository".
+    // "dirty_tree" (with Scope::FolderOnly, only changes inside the folder count), a repository
+    // without commits with "empty_repository", a folder that HEAD lacks with "not_committed".
     Result<PackageInfo> build(const QString &archivePath) const;
 
 private:
-    QString m_repositoryFolder;
+    QString m_folder;
+    Scope m_scope;
 };
 
 } // namespace ddl

@@ -262,6 +262,20 @@ void TestCliArguments::commandErrors_data()
         << QStringList{u"list"_s} << 1
         << u"ddlcli: error: no server given; pass --server https://HOST:PORT, set DDL_SERVER, "
            "or log in once with --server so that it is remembered\n"_s;
+    // The seed writes --task_config on progress and download: it parses, and the command goes on
+    // (here to find that no server is known).
+    QTest::newRow("seed's progress")
+        << QStringList{u"progress"_s, u"--job_uuid=abc"_s, u"--task_config=task.yaml"_s} << 1
+        << u"ddlcli: error: no server given; pass --server https://HOST:PORT, set DDL_SERVER, "
+           "or log in once with --server so that it is remembered\n"_s;
+    QTest::newRow("seed's download")
+        << QStringList{u"download"_s,
+                       u"--job_uuid=abc"_s,
+                       u"--dest=model"_s,
+                       u"--task_config=../task.yaml"_s}
+        << 1
+        << u"ddlcli: error: no server given; pass --server https://HOST:PORT, set DDL_SERVER, "
+           "or log in once with --server so that it is remembered\n"_s;
     QTest::newRow("bad job uuid")
         << QStringList{u"progress"_s, u"--job_uuid=../../etc"_s} << 2
         << u"ddlcli: error: '../../etc' is not a job UUID; copy it from ddlcli submit or "

@@ -31,6 +31,7 @@ private slots:
     void lastLines();
     void humanSize_data();
     void humanSize();
+    void seedBanner();
     void lineWriterText();
     void lineWriterJson();
     void progressBar();
@@ -147,6 +148,15 @@ void TestCliOutput::lastLines()
     QFETCH(int, count);
     QFETCH(QStringList, lines);
     QCOMPARE(Output::lastLines(log, count), lines);
+}
+
+void TestCliOutput::seedBanner()
+{
+    // The seed's heading, as its README shows it.
+    QCOMPARE(Output::banner(u"Step 1: User login"_s),
+             u"===========================================\n"
+             "Step 1: User login\n"
+             "===========================================\n"_s);
 }
 
 void TestCliOutput::humanSize_data()

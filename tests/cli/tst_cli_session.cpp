@@ -304,6 +304,8 @@ void TestCliSession::registerPipesAnswers()
              u"Please enter your email address: \n"
              "Please enter your password: \n"
              "Please re-enter your password: \n"
+             "Status: 201\n"
+             "Successfully registered\n"
              "Registered new@b.c on "_s +
                  m_url + u"; run ddlcli login to sign in.\n"_s);
     QVERIFY(sql(u"SELECT 1 FROM users WHERE email = 'new@b.c'"_s).next());
@@ -353,8 +355,8 @@ void TestCliSession::loginStoresPrivateSession()
     const CliRun result = run(trusted({u"login"_s}), "a@b.c\npassword1\n");
     QVERIFY2(result.exitCode == 0, qPrintable(result.err));
     QCOMPARE(result.out,
-             u"Please enter your email address: \nPlease enter your password: \nLogged in as "
-             "a@b.c on "_s +
+             u"Please enter your email address: \nPlease enter your password: \nStatus: 200\n"
+             "Successfully logged in\nLogged in as a@b.c on "_s +
                  m_url + u".\n"_s);
 
     CredentialStore credentials(m_config->path());

@@ -1,5 +1,6 @@
 #include "core/sha256.h"
 #include "packaging/archiveextractor.h"
+#include "packaging/githeadtree.h"
 #include "packaging/gitworktree.h"
 #include "packaging/packagebuilder.h"
 #include "packaging/utf8locale.h"
@@ -112,8 +113,16 @@ private slots:
     void packageContents();
     void reproducible();
     void submoduleSkipped();
+    void relativePath();
+    void folderOnlyPackage();
+    void folderOnlyDirtiness_data();
+    void folderOnlyDirtiness();
+    void headTreeReadsCommittedFiles();
 
 private:
+    // A repository with a.py at its root and a project in projects/mnist (main.py, lib/m.py, a
+    // link out of the project), committed.
+    bool makeMonorepo(const QString &dir);
     // Runs git in dir; on failure prints its output and returns false.
     bool git(const QString &dir, const QStringList &arguments, QByteArray *output = nullptr);
     // Runs git in dir and returns its exit code (-1 when it did not finish).
@@ -167,6 +176,18 @@ bool tst_Packaging::makeRepository(const QString &dir)
                 QStringLiteral("-q"),
                 QStringLiteral("-m"),
                 QStringLiteral("Initial commit\n\nWith a body.")});
+}
+
+bool tst_Packaging::makeMonorepo(const QString &dir)
+{
+    return makeRepository(dir) && writeFile(dir + u"/tools/deploy.sh", "echo deploy\n") &&
+           writeFile(dir + u"/projects/mnist/main.py",
+                     "def main(dataset_dir, model_output_dir):\n    pass\n") &&
+           writeFile(dir + u"/projects/mnist/lib/m.py", "x = 1\n") &&
+           ::symlink("../../a.py",
+                     QFile::encodeName(dir + u"/projects/mnist/outside.py").constData()) == 0 &&
+           git(dir, {QStringLiteral("add"), QStringLiteral("-A")}) &&
+           git(dir, {QStringLiteral("commit"), QStringLiteral("-qm"), QStringLiteral("mnist")});
 }
 
 void tst_Packaging::initTestCase()
@@ -565,6 +586,145 @@ void tst_Packaging::submoduleSkipped()
         paths.append(e.path);
     QCOMPARE(paths, (QByteArrayList{".gitignore", ".gitmodules", "a.py", "libs/"}));
     QCOMPARE(package->fileCount, 3);
+}
+
+void tst_Packaging::relativePath()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString repo = tmp.filePath(QStringLiteral("repo"));
+    QVERIFY(makeMonorepo(repo));
+    const Result<GitWorkTree> tree = GitWorkTree::open(repo + u"/projects/mnist");
+    QVERIFY(tree.ok());
+    QCOMPARE(tree->relativePath(repo).value(), QString());
+    QCOMPARE(tree->relativePath(repo + u"/projects/mnist").value(),
+             QStringLiteral("projects/mnist"));
+    QCOMPARE(tree->relativePath(repo + u"/projects/mnist/lib/..").value(),
+             QStringLiteral("projects/mnist"));
+    // The same folder through a link names the same place.
+    QVERIFY(::symlink(QFile::encodeName(repo + u"/projects").constData(),
+                      QFile::encodeName(tmp.filePath(QStringLiteral("p"))).constData()) == 0);
+    QCOMPARE(tree->relativePath(tmp.filePath(QStringLiteral("p/mnist"))).value(),
+             QStringLiteral("projects/mnist"));
+
+    for (const QString &outside : QStringList{repo + u"/.git", repo + u"/.git/refs", tmp.path()}) {
+        const Result<QString> relative = tree->relativePath(outside);
+        QVERIFY2(!relative.ok(), qPrintable(outside));
+        QCOMPARE(relative.error().code, QStringLiteral("outside_work_tree"));
+    }
+    QCOMPARE(tree->relativePath(repo + u"/nope").error().code, QStringLiteral("not_found"));
+}
+
+void tst_Packaging::folderOnlyPackage()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString repo = tmp.filePath(QStringLiteral("repo"));
+    QVERIFY(makeMonorepo(repo));
+
+    const QString archive = tmp.filePath(QStringLiteral("p.tar.zst"));
+    const Result<PackageInfo> package =
+        PackageBuilder(repo + u"/projects/mnist", PackageBuilder::Scope::FolderOnly).build(archive);
+    QVERIFY2(package.ok(), qPrintable(package.ok() ? QString() : package.error().message));
+    QCOMPARE(package->folder, QStringLiteral("projects/mnist"));
+    QByteArrayList paths;
+    for (const PackagedEntry &e : readPackage(archive))
+        paths.append(e.path);
+    // Paths start at the folder; nothing above it goes, not even through a link.
+    QCOMPARE(paths, (QByteArrayList{"lib/", "lib/m.py", "main.py"}));
+    QCOMPARE(package->fileCount, 2);
+    QCOMPARE(package->warnings.size(), 1);
+    QVERIFY2(package->warnings.first().contains(QStringLiteral("outside.py")),
+             qPrintable(package->warnings.first()));
+
+    // The whole repository, as before, when that is what is asked for.
+    const Result<PackageInfo> whole =
+        PackageBuilder(repo + u"/projects/mnist").build(tmp.filePath(QStringLiteral("w.tar.zst")));
+    QVERIFY(whole.ok());
+    QCOMPARE(whole->folder, QString());
+    QVERIFY(whole->fileCount > package->fileCount);
+
+    // A folder that was never committed has nothing to package.
+    QVERIFY(writeFile(repo + u"/projects/new/main.py", "pass\n"));
+    const Result<PackageInfo> uncommitted =
+        PackageBuilder(repo + u"/projects/new", PackageBuilder::Scope::FolderOnly)
+            .build(tmp.filePath(QStringLiteral("n.tar.zst")));
+    QVERIFY(!uncommitted.ok());
+    QCOMPARE(uncommitted.error().code, QStringLiteral("not_committed"));
+    QVERIFY2(uncommitted.error().message.contains(QStringLiteral("projects/new")),
+             qPrintable(uncommitted.error().message));
+}
+
+void tst_Packaging::folderOnlyDirtiness_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<bool>("blocks");
+
+    QTest::newRow("edit outside") << QStringLiteral("a.py") << false;
+    QTest::newRow("new file outside") << QStringLiteral("tools/new.sh") << false;
+    QTest::newRow("sibling with the same prefix")
+        << QStringLiteral("projects/mnist2/x.py") << false;
+    QTest::newRow("edit inside") << QStringLiteral("projects/mnist/main.py") << true;
+    QTest::newRow("new file deeper inside") << QStringLiteral("projects/mnist/lib/n.py") << true;
+    QTest::newRow("ignored inside") << QStringLiteral("projects/mnist/train.log") << false;
+}
+
+void tst_Packaging::folderOnlyDirtiness()
+{
+    QFETCH(QString, file);
+    QFETCH(bool, blocks);
+
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString repo = tmp.filePath(QStringLiteral("repo"));
+    QVERIFY(makeMonorepo(repo));
+    QVERIFY(writeFile(repo + u'/' + file, "changed = True\n"));
+
+    Result<GitWorkTree> tree = GitWorkTree::open(repo);
+    QVERIFY(tree.ok());
+    const Result<WorkTreeStatus> status = tree->status(QStringLiteral("projects/mnist"));
+    QVERIFY(status.ok());
+    QCOMPARE(!status->isClean(), blocks);
+
+    const Result<PackageInfo> package =
+        PackageBuilder(repo + u"/projects/mnist", PackageBuilder::Scope::FolderOnly)
+            .build(tmp.filePath(QStringLiteral("p.tar.zst")));
+    QCOMPARE(!package.ok(), blocks);
+    if (blocks) {
+        QCOMPARE(package.error().code, QStringLiteral("dirty_tree"));
+        QVERIFY2(package.error().message.contains(file), qPrintable(package.error().message));
+    }
+}
+
+void tst_Packaging::headTreeReadsCommittedFiles()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString repo = tmp.filePath(QStringLiteral("repo"));
+    QVERIFY(makeMonorepo(repo));
+    // The working copy may say anything: HEAD is what is read.
+    QVERIFY(writeFile(repo + u"/projects/mnist/main.py", "edited\n"));
+    Result<GitWorkTree> tree = GitWorkTree::open(repo);
+    QVERIFY(tree.ok());
+    const Result<GitHeadTree> head = GitHeadTree::open(*tree, QStringLiteral("projects/mnist"));
+    QVERIFY(head.ok());
+    QCOMPARE(head->commitSummary(), QStringLiteral("mnist"));
+
+    const auto mainPy = head->readFile(QStringLiteral("main.py"), 1 << 20);
+    QVERIFY(mainPy.ok() && mainPy->has_value());
+    QCOMPARE(**mainPy, QByteArray("def main(dataset_dir, model_output_dir):\n    pass\n"));
+    QCOMPARE(head->readFile(QStringLiteral("main.py"), 3).value().value(), QByteArray("def"));
+    QCOMPARE(head->readFile(QStringLiteral("lib/m.py"), 100).value().value(),
+             QByteArray("x = 1\n"));
+    QVERIFY(!head->readFile(QStringLiteral("a.py"), 100).value().has_value()); // above the folder
+    QVERIFY(!head->readFile(QStringLiteral("none.py"), 100).value().has_value());
+    QCOMPARE(head->readFile(QStringLiteral("lib"), 100).error().code, QStringLiteral("not_a_file"));
+    QCOMPARE(head->readFile(QStringLiteral("outside.py"), 100).error().code,
+             QStringLiteral("not_a_file"));
+
+    const Result<GitHeadTree> missing = GitHeadTree::open(*tree, QStringLiteral("projects/none"));
+    QVERIFY(!missing.ok());
+    QCOMPARE(missing.error().code, QStringLiteral("not_committed"));
 }
 
 QTEST_GUILESS_MAIN(tst_Packaging)
