@@ -2,6 +2,7 @@
 // (its own affinity) are handed out by CpuCorePool as the agent does, and TaskProcess pins the
 // task's first process to them, so that the task and everything it starts run on those cores
 // only. Each case runs in the bubblewrap sandbox where it can run, and unconfined.
+#include "../support/prerequisite.h"
 #include "agent/cpucorepool.h"
 #include "config/workerconfig.h"
 #include "process/cpuaffinity.h"
@@ -177,8 +178,7 @@ LaunchSpec tst_CpuAffinity::launchSpec(qint64 taskId, const QList<int> &cores, d
 #define SKIP_WITHOUT_SANDBOX()                                                                     \
     do {                                                                                           \
         QFETCH(bool, sandboxed);                                                                   \
-        if (sandboxed && !m_sandbox.isEnabled())                                                   \
-            QSKIP(qPrintable(m_skipReason));                                                       \
+        DDL_REQUIRE_PREREQUISITE(!sandboxed || m_sandbox.isEnabled(), m_skipReason);               \
     } while (false)
 
 // Runs the tasks at once; each outcome is filled when its process finishes.

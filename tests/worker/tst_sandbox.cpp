@@ -2,6 +2,7 @@
 // the worker's token or the owner's ssh key, cannot write outside its output and scratch folders,
 // cannot see other tasks; --no-network cuts it off from a server on loopback; its PID namespace
 // hides the worker; cancel ends everything it started.
+#include "../support/prerequisite.h"
 #include "agent/workeragent.h"
 #include "config/workerconfig.h"
 #include "runner/taskprocess.h"
@@ -140,8 +141,7 @@ private:
 
 #define REQUIRE_SANDBOX()                                                                          \
     do {                                                                                           \
-        if (!m_sandbox.isEnabled())                                                                \
-            QSKIP(qPrintable(m_skipReason));                                                       \
+        DDL_REQUIRE_PREREQUISITE(m_sandbox.isEnabled(), m_skipReason);                             \
     } while (false)
 
 void tst_Sandbox::initTestCase()
@@ -545,8 +545,9 @@ void tst_Sandbox::hiddenPathsUnderSystemFolders()
     REQUIRE_SANDBOX();
     // A work folder in /opt or a worker.yaml in /etc would be inside a system folder that the
     // sandbox shows; hidden paths cover them. Shown here with real files of /etc.
-    if (!QFileInfo(u"/etc/hostname"_s).isFile() || !QFileInfo(u"/etc/ssl"_s).isDir())
-        QSKIP("needs /etc/hostname and /etc/ssl");
+    DDL_REQUIRE_PREREQUISITE(QFileInfo(u"/etc/hostname"_s).isFile() &&
+                                 QFileInfo(u"/etc/ssl"_s).isDir(),
+                             u"needs /etc/hostname and /etc/ssl"_s);
     SandboxPolicy hiding = policy();
     hiding.hiddenPaths << u"/etc/hostname"_s << u"/etc/ssl"_s;
     const Outcome outcome = runMain(R"(import json, os
@@ -619,8 +620,9 @@ void tst_Sandbox::venvIsBuiltAndUsedInTheSandbox()
     REQUIRE_SANDBOX();
     QProcess probe;
     probe.start(defaultPythonInterpreter(), {u"-c"_s, u"import venv, ensurepip, numpy"_s});
-    if (!probe.waitForFinished(30000) || probe.exitCode() != 0)
-        QSKIP("needs python3 with venv, ensurepip and numpy (python3-venv, python3-numpy)");
+    DDL_REQUIRE_PREREQUISITE(probe.waitForFinished(30000) && probe.exitCode() == 0,
+                             u"needs python3 with venv, ensurepip and numpy (python3-venv, "
+                             u"python3-numpy)"_s);
 
     VenvManager venvs(m_workDir + u"/venvs"_s, defaultPythonInterpreter());
     venvs.setSandbox(m_sandbox, policy());

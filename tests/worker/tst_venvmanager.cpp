@@ -1,4 +1,5 @@
 // Virtual environments for requirements.txt, made with the real python3 -m venv and pip.
+#include "../support/prerequisite.h"
 #include "config/workerconfig.h"
 #include "runner/venvmanager.h"
 
@@ -43,8 +44,9 @@ void tst_VenvManager::initTestCase()
 {
     QProcess probe;
     probe.start(defaultPythonInterpreter(), {u"-c"_s, u"import venv, ensurepip, numpy"_s});
-    if (!probe.waitForFinished(30000) || probe.exitCode() != 0)
-        QSKIP("needs python3 with venv, ensurepip and numpy (python3-venv, python3-numpy)");
+    DDL_REQUIRE_PREREQUISITE(probe.waitForFinished(30000) && probe.exitCode() == 0,
+                             u"needs python3 with venv, ensurepip and numpy (python3-venv, "
+                             u"python3-numpy)"_s);
 }
 
 void tst_VenvManager::indexUnreachable_data()

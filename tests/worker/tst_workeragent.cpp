@@ -2,6 +2,7 @@
 // process on loopback over TLS with a real SQLite file: enrollment, leases, code and data through
 // the cache, real python3 and /bin/sh tasks, logs, artifacts and cancel, all seen through the
 // server's public API (and its store, for what only the store records).
+#include "../support/prerequisite.h"
 #include "agent/workeragent.h"
 #include "api/apiclient.h"
 #include "packaging/directoryarchiver.h"
@@ -596,10 +597,9 @@ void tst_WorkerAgent::cancelFromHeartbeatEndsTheProcessTree()
 
 void tst_WorkerAgent::requirementsRunInAVenv()
 {
-    if (!pythonCanImport(u"venv, ensurepip, numpy"_s)) {
-        QSKIP("needs python3-venv (ensurepip) and python3-numpy for the worker's python3: the "
-              "venv is built offline from the system's packages");
-    }
+    DDL_REQUIRE_PREREQUISITE(pythonCanImport(u"venv, ensurepip, numpy"_s),
+                             u"needs python3-venv (ensurepip) and python3-numpy for the worker's "
+                             u"python3: the venv is built offline from the system's packages"_s);
     const ddl::Result<QString> package =
         uploadArchive({{u"requirements.txt"_s, "numpy\n"},
                        {u"main.py"_s,
@@ -619,8 +619,8 @@ void tst_WorkerAgent::requirementsRunInAVenv()
 
 void tst_WorkerAgent::runsTheIrisExample()
 {
-    if (!pythonCanImport(u"numpy"_s))
-        QSKIP("needs python3-numpy for the worker's python3");
+    DDL_REQUIRE_PREREQUISITE(pythonCanImport(u"numpy"_s),
+                             u"needs python3-numpy for the worker's python3"_s);
     const QString example = qEnvironmentVariable("DDL_SOURCE_DIR", QStringLiteral(DDL_SOURCE_DIR)) +
                             u"/examples/iris-numpy"_s;
     QFile mainPy(example + u"/main.py"_s);
@@ -650,16 +650,16 @@ void tst_WorkerAgent::runsTheIrisExample()
 void tst_WorkerAgent::stdoutAndStderrAreKeptApart()
 {
     // Both streams write at once, stdout in pieces (flushed mid-line), stderr whole lines.
-    const ddl::Result<QString> package = uploadArchive(
-        {{u"main.py"_s,
-          "import sys, time\n"
-          "def main(dataset_dir, model_output_dir):\n"
-          "    for i in range(40):\n"
-          "        sys.stdout.write('out %d ' % i); sys.stdout.flush()\n"
-          "        sys.stderr.write('err %d\\n' % i); sys.stderr.flush()\n"
-          "        if i % 10 == 0: time.sleep(0.05)\n"
-          "        sys.stdout.write('done\\n'); sys.stdout.flush()\n"
-          "    sys.stderr.write('no newline at the end'); sys.stderr.flush()\n"}});
+    const ddl::Result<QString> package =
+        uploadArchive({{u"main.py"_s,
+                        "import sys, time\n"
+                        "def main(dataset_dir, model_output_dir):\n"
+                        "    for i in range(40):\n"
+                        "        sys.stdout.write('out %d ' % i); sys.stdout.flush()\n"
+                        "        sys.stderr.write('err %d\\n' % i); sys.stderr.flush()\n"
+                        "        if i % 10 == 0: time.sleep(0.05)\n"
+                        "        sys.stdout.write('done\\n'); sys.stdout.flush()\n"
+                        "    sys.stderr.write('no newline at the end'); sys.stderr.flush()\n"}});
     VERIFY_OK(package);
     startAgent(config());
     QVERIFY(m_agent->start().ok());
