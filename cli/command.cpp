@@ -28,18 +28,24 @@ OptionSpec Command::seedTaskConfigOption()
 
 OptionSpec Command::jobUuidOption()
 {
-    return {u"job_uuid"_s, u"UUID"_s, tr("the job, as printed by ddlcli submit or list"), {}, true};
+    return {u"job_uuid"_s,
+            u"UUID"_s,
+            tr("the job, as printed by ddlcli submit or list, or its name"),
+            {},
+            true};
 }
 
 Result<QString> Command::jobUuid(const ParsedArguments &arguments)
 {
     const QString uuid = arguments.value(u"job_uuid"_s).trimmed();
-    static const QRegularExpression pattern(u"^[A-Za-z0-9-]{1,64}$"_s);
-    if (!pattern.match(uuid).hasMatch()) {
-        return Error::make(
-            u"usage"_s,
-            tr("'%1' is not a job UUID; copy it from ddlcli submit or ddlcli list").arg(uuid),
-            u"job_uuid"_s);
+    // A uuid, or a job name (the server looks up either).
+    static const QRegularExpression pattern(u"^[A-Za-z0-9._~-]{1,200}$"_s);
+    if (!pattern.match(uuid).hasMatch() || uuid == u"."_s || uuid == u".."_s) {
+        return Error::make(u"usage"_s,
+                           tr("'%1' is not a job UUID or name; copy it from ddlcli submit or "
+                              "ddlcli list")
+                               .arg(uuid),
+                           u"job_uuid"_s);
     }
     return uuid;
 }

@@ -39,6 +39,11 @@ QList<OptionSpec> SubmitCommand::options() const
          tr("-100 to 100 (default 0): higher runs first; between users, fair share decides"),
          {},
          false},
+        {u"allow-unschedulable"_s,
+         {},
+         tr("queue the job even when no registered worker is big enough for it"),
+         {},
+         false},
         outputOption()};
 }
 
@@ -242,6 +247,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     QJsonObject body{{"spec"_L1, spec.toJson()}};
     if (priority)
         body.insert("priority"_L1, *priority);
+    if (arguments.isSet(u"allow-unschedulable"_s))
+        body.insert("allow_unschedulable"_L1, true);
     body.insert("package"_L1,
                 payload.package ? QJsonValue(QJsonObject{{"sha256"_L1, payload.package->sha256},
                                                          {"commit"_L1, payload.package->commitId}})

@@ -23,6 +23,8 @@ QHttpServerResponse::StatusCode HttpReply::statusFor(const QString &code)
         {QStringLiteral("method_not_allowed"), Status::MethodNotAllowed},
         {QStringLiteral("conflict"), Status::Conflict},
         {QStringLiteral("offset_mismatch"), Status::Conflict},
+        {QStringLiteral("name_in_use"), Status::Conflict},
+        {QStringLiteral("unschedulable"), Status::UnprocessableEntity},
         {QStringLiteral("payload_too_large"), Status::PayloadTooLarge},
         {QStringLiteral("range_not_satisfiable"), Status::RequestRangeNotSatisfiable},
         {QStringLiteral("digest_mismatch"), Status::UnprocessableEntity},

@@ -14,11 +14,25 @@
 
 namespace ddl::server {
 
-static Error jobNotFound(const QString &uuid)
+static constexpr QLatin1String DatasetScheme("ddl://");
+
+static Error jobNotFound(const QString &uuidOrName)
 {
     return Error::make(QStringLiteral("not_found"),
-                       QStringLiteral("no job %1; check the uuid with ddlcli list").arg(uuid),
+                       QStringLiteral("no job %1; check its uuid or name with ddlcli list")
+                           .arg(uuidOrName.left(100)),
                        QStringLiteral("job_uuid"));
+}
+
+// What each task of the spec asks of a worker, as the scheduler counts it.
+static QList<TaskDemand> demandsOf(const JobSpec &spec)
+{
+    QList<TaskDemand> demands;
+    for (const TaskRole &role : spec.taskRoles) {
+        for (int i = 0; i < role.taskNumber; ++i)
+            demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB});
+    }
+    return demands;
 }
 
 JobService::JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
@@ -59,15 +73,25 @@ static Result<QString> blobMember(const QJsonObject &request, const QString &nam
 
 Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request)
 {
+    static const QStringList fields{QStringLiteral("spec"),
+                                    QStringLiteral("package"),
+                                    QStringLiteral("dataset"),
+                                    QStringLiteral("priority"),
+                                    QStringLiteral("allow_unschedulable")};
     for (auto it = request.begin(); it != request.end(); ++it) {
-        if (it.key() != QLatin1String("spec") && it.key() != QLatin1String("package")
-            && it.key() != QLatin1String("dataset") && it.key() != QLatin1String("priority")) {
+        if (!fields.contains(it.key())) {
             return Error::make(QStringLiteral("bad_request"),
                                QStringLiteral("unknown field %1; a submission has spec, package, "
-                                              "dataset and priority")
-                                   .arg(it.key()),
-                               it.key());
+                                              "dataset, priority and allow_unschedulable")
+                                   .arg(it.key().left(100)),
+                               it.key().left(100));
         }
+    }
+    const QJsonValue allowValue = request.value(QStringLiteral("allow_unschedulable"));
+    if (!allowValue.isUndefined() && !allowValue.isBool()) {
+        return Error::make(QStringLiteral("bad_request"),
+                           QStringLiteral("allow_unschedulable must be true or false"),
+                           QStringLiteral("allow_unschedulable"));
     }
     const QJsonValue priorityValue = request.value(QStringLiteral("priority"));
     const int priority = priorityValue.toInt(0);
@@ -80,6 +104,18 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     Result<JobSpec> spec = JobSpecParser::parseWire(request.value(QStringLiteral("spec")).toObject());
     if (!spec)
         return spec.error();
+    // Refused now rather than left waiting forever (unless the user expects a bigger worker).
+    if (!allowValue.toBool(false)) {
+        if (const QString never = m_scheduler.placer().neverPlaceable(demandsOf(*spec));
+            !never.isEmpty()) {
+            return Error::make(QStringLiteral("unschedulable"),
+                               QStringLiteral("job %1 %2, so no registered worker can ever run it; "
+                                              "make it smaller, or submit it anyway with "
+                                              "--allow-unschedulable to wait for a bigger worker")
+                                   .arg(spec->jobName, never),
+                               QStringLiteral("allow_unschedulable"));
+        }
+    }
     const bool isDdl = spec->kind == JobSpec::Kind::Ddl;
     Result<QString> package = blobMember(request, QStringLiteral("package"), !isDdl, m_uploads,
                                          userId);
@@ -87,7 +123,13 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
         return package.error();
     // A dataset is a manifest ({"manifest": sha} or {"name": n}); {"sha256": ...} names a
     // dataset packed as one tar.zst blob, as clients before manifests sent it.
-    const QJsonObject datasetObject = request.value(QStringLiteral("dataset")).toObject();
+    QJsonObject datasetObject = request.value(QStringLiteral("dataset")).toObject();
+    // An OpenPAI dataDir "ddl://NAME" names one of the user's datasets: it is laid out as the
+    // task's PAI_DATA_DIR.
+    const QJsonValue datasetValue = request.value(QStringLiteral("dataset"));
+    if ((datasetValue.isUndefined() || datasetValue.isNull()) &&
+        spec->dataDir.startsWith(DatasetScheme))
+        datasetObject = {{QStringLiteral("name"), spec->dataDir.mid(DatasetScheme.size())}};
     QString manifest;
     if (datasetObject.contains(QStringLiteral("manifest"))
         || datasetObject.contains(QStringLiteral("name"))) {
@@ -111,6 +153,23 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun.error();
+    // As in OpenPAI, a name is one live job's: jobs are addressed by it as well as by uuid.
+    Result<QSqlQuery> live = runSql(m_db,
+                                    QStringLiteral("SELECT uuid, state FROM jobs WHERE user_id = ? "
+                                                   "AND name = ? AND state IN (?, ?) LIMIT 1"),
+                                    {userId, spec->jobName, JobState::Waiting, JobState::Running});
+    if (!live)
+        return live.error();
+    if (live->next()) {
+        return Error::make(
+            QStringLiteral("name_in_use"),
+            QStringLiteral("you already have a %1 job named %2 (%3); choose another "
+                           "jobName, or cancel that job first with ddlcli cancel "
+                           "--job_uuid=%2")
+                .arg(live->value(1).toString(), spec->jobName, live->value(0).toString()),
+            QStringLiteral("jobName"));
+    }
+    live->finish();
     Result<QSqlQuery> insert = runSql(
         m_db,
         QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
@@ -184,17 +243,23 @@ Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
     return QJsonObject{{QStringLiteral("jobs"), jobs}, {QStringLiteral("total"), total}};
 }
 
-Result<JobRef> JobService::find(qint64 userId, const QString &uuid)
+Result<JobRef> JobService::find(qint64 userId, const QString &uuidOrName)
 {
-    Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT id, state FROM jobs WHERE uuid = ? AND "
-                                                    "user_id = ?"),
-                                     {uuid, userId});
+    // A uuid first; else the name: the live job of that name, or the newest that had it.
+    Result<QSqlQuery> query =
+        runSql(m_db,
+               QStringLiteral("SELECT id, uuid, state FROM jobs WHERE user_id "
+                              "= ? AND (uuid = ? OR name = ?) ORDER BY uuid "
+                              "= ? DESC, id DESC LIMIT 1"),
+               {userId, uuidOrName, uuidOrName, uuidOrName});
     if (!query)
         return query.error();
     if (!query->next())
-        return jobNotFound(uuid);
-    return JobRef{query->value(0).toLongLong(), userId, uuid, query->value(1).toString()};
+        return jobNotFound(uuidOrName);
+    return JobRef{query->value(0).toLongLong(),
+                  userId,
+                  query->value(1).toString(),
+                  query->value(2).toString()};
 }
 
 Result<QJsonObject> JobService::get(qint64 userId, const QString &uuid)
@@ -216,7 +281,7 @@ Result<QJsonObject> JobService::cancel(qint64 userId, const QString &uuid)
     if (JobState::isFinal(job->state)) {
         return Error::make(QStringLiteral("conflict"),
                            QStringLiteral("job %1 already ended as %2; nothing to cancel")
-                               .arg(uuid, job->state));
+                               .arg(job->uuid, job->state));
     }
     const qint64 now = nowMs();
     // Waiting tasks stop at once; running ones are told to stop at their worker's next heartbeat.

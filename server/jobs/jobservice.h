@@ -36,11 +36,15 @@ public:
     JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
                Scheduler &scheduler);
 
+    // Refuses a job that no registered worker could ever hold (unschedulable; unless the request
+    // says "allow_unschedulable": true) and a second live job of the same name (name_in_use).
     Result<QJsonObject> submit(qint64 userId, const QJsonObject &request);
     Result<QJsonObject> list(qint64 userId, const JobListQuery &query);
-    Result<QJsonObject> get(qint64 userId, const QString &uuid);
-    Result<QJsonObject> cancel(qint64 userId, const QString &uuid);
-    Result<JobRef> find(qint64 userId, const QString &uuid);
+    // Every lookup takes the job's uuid or its name (the live job of that name, else the newest
+    // that had it).
+    Result<QJsonObject> get(qint64 userId, const QString &uuidOrName);
+    Result<QJsonObject> cancel(qint64 userId, const QString &uuidOrName);
+    Result<JobRef> find(qint64 userId, const QString &uuidOrName);
 
     // The wire form of one job; with its tasks when withTasks.
     Result<QJsonObject> render(qint64 jobId, bool withTasks);

@@ -172,59 +172,117 @@ GangPlacer::Summary GangPlacer::summary() const
         cluster.largestCpus = std::max(cluster.largestCpus, node.totalCpus);
         cluster.largestMemory = std::max(cluster.largestMemory, node.totalMemoryMb);
         cluster.freeSlots += node.freeSlots;
-        if (node.freeSlots > 0) {
-            cluster.largestFreeGpus = std::max(cluster.largestFreeGpus, node.freeGpus());
-            cluster.largestFreeCpus = std::max(cluster.largestFreeCpus, node.freeCpus);
-            cluster.largestFreeMemory = std::max(cluster.largestFreeMemory, node.freeMemoryMb);
-            if (node.freeGpus() > 0)
-                cluster.freeGpus.append(node.freeGpus());
-        }
+        cluster.largestFreeGpus = std::max(cluster.largestFreeGpus, node.freeGpus());
+        cluster.largestFreeCpus = std::max(cluster.largestFreeCpus, node.freeCpus);
+        cluster.largestFreeMemory = std::max(cluster.largestFreeMemory, node.freeMemoryMb);
+        if (node.freeSlots > 0 && node.freeGpus() > 0)
+            cluster.freeGpus.append(node.freeGpus());
     }
     std::sort(cluster.freeGpus.begin(), cluster.freeGpus.end(), std::greater<>());
     return cluster;
 }
 
+namespace {
+
+// "1 GPU", "2 GPUs".
+QString count(qint64 n, const char *one, const char *many)
+{
+    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? one : many));
+}
+
+QString gpus(qint64 n)
+{
+    return count(n, "GPU", "GPUs");
+}
+
+QString cpus(qint64 n)
+{
+    return count(n, "CPU", "CPUs");
+}
+
+QString memory(qint64 mb)
+{
+    return QStringLiteral("%1 MB of memory").arg(mb);
+}
+
+// "a", "a and b", "a, b and c".
+QString joinAnd(const QStringList &items)
+{
+    if (items.size() <= 1)
+        return items.value(0);
+    return QStringList(items.first(items.size() - 1)).join(QStringLiteral(", ")) +
+           QStringLiteral(" and ") + items.last();
+}
+
+// The most any one task of the gang asks for, per resource.
+TaskDemand largestDemand(const QList<TaskDemand> &tasks)
+{
+    TaskDemand largest{0, 0, 0, 0};
+    for (const TaskDemand &task : tasks) {
+        largest.gpus = std::max(largest.gpus, task.gpus);
+        largest.cpus = std::max(largest.cpus, task.cpus);
+        largest.memoryMb = std::max(largest.memoryMb, task.memoryMb);
+    }
+    return largest;
+}
+
+} // namespace
+
+QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster)
+{
+    const TaskDemand need = largestDemand(tasks);
+    QStringList needs, has;
+    if (need.gpus > cluster.largestGpus) {
+        needs << gpus(need.gpus);
+        has << gpus(cluster.largestGpus);
+    }
+    if (need.cpus > cluster.largestCpus) {
+        needs << cpus(need.cpus);
+        has << cpus(cluster.largestCpus);
+    }
+    if (need.memoryMb > cluster.largestMemory) {
+        needs << memory(need.memoryMb);
+        has << QStringLiteral("%1 MB").arg(cluster.largestMemory);
+    }
+    if (needs.isEmpty())
+        return {};
+    return QStringLiteral("needs %1 on one worker; the largest worker has %2")
+        .arg(joinAnd(needs), joinAnd(has));
+}
+
 QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
-    const auto &[online, largestGpus, largestFreeGpus, largestCpus, largestFreeCpus, largestMemory,
-                 largestFreeMemory, freeSlots, freeGpus]
-        = cluster;
-    if (online == 0)
+    if (cluster.online == 0)
         return QStringLiteral("no worker is online; start a ddl-worker");
-    int needGpus = 0, needCpus = 0;
-    qint64 needMemory = 0;
-    for (const TaskDemand &task : tasks) {
-        needGpus = std::max(needGpus, task.gpus);
-        needCpus = std::max(needCpus, task.cpus);
-        needMemory = std::max(needMemory, task.memoryMb);
+    if (const QString never = exceedsLargest(tasks, cluster); !never.isEmpty())
+        return never + QStringLiteral(", so it cannot run until a bigger one joins");
+    // Every resource that is short now, each with what is free.
+    const TaskDemand need = largestDemand(tasks);
+    QStringList shortages;
+    if (tasks.size() > cluster.freeSlots) {
+        shortages << QStringLiteral("%1 at once (%2 free)")
+                         .arg(count(tasks.size(), "task slot", "task slots"),
+                              cluster.freeSlots == 1
+                                  ? QStringLiteral("1 is")
+                                  : QStringLiteral("%1 are").arg(cluster.freeSlots));
     }
-    const auto describe = [](const QString &what, qint64 need, qint64 largest, bool never) {
-        return never ? QStringLiteral("needs %1 %2 on one worker; the largest worker has %3, so "
-                                      "it cannot run until a bigger one joins")
-                           .arg(need)
-                           .arg(what)
-                           .arg(largest)
-                     : QStringLiteral("needs %1 %2 on one worker; the largest free is %3")
-                           .arg(need)
-                           .arg(what)
-                           .arg(largest);
-    };
-    if (needGpus > largestGpus)
-        return describe(QStringLiteral("GPUs"), needGpus, largestGpus, true);
-    if (needCpus > largestCpus)
-        return describe(QStringLiteral("CPUs"), needCpus, largestCpus, true);
-    if (needMemory > largestMemory)
-        return describe(QStringLiteral("MB of memory"), needMemory, largestMemory, true);
-    if (tasks.size() > freeSlots) {
-        return QStringLiteral("needs %1 task slots at once; %2 are free").arg(tasks.size()).arg(
-            freeSlots);
+    if (need.gpus > cluster.largestFreeGpus) {
+        shortages << QStringLiteral("%1 on one worker (the most free is %2)")
+                         .arg(gpus(need.gpus))
+                         .arg(cluster.largestFreeGpus);
     }
-    if (needGpus > largestFreeGpus)
-        return describe(QStringLiteral("GPUs"), needGpus, largestFreeGpus, false);
-    if (needCpus > largestFreeCpus)
-        return describe(QStringLiteral("CPUs"), needCpus, largestFreeCpus, false);
-    if (needMemory > largestFreeMemory)
-        return describe(QStringLiteral("MB of memory"), needMemory, largestFreeMemory, false);
+    if (need.cpus > cluster.largestFreeCpus) {
+        shortages << QStringLiteral("%1 on one worker (the most free is %2)")
+                         .arg(cpus(need.cpus))
+                         .arg(cluster.largestFreeCpus);
+    }
+    if (need.memoryMb > cluster.largestFreeMemory) {
+        shortages << QStringLiteral("%1 on one worker (the most free is %2 MB)")
+                         .arg(memory(need.memoryMb))
+                         .arg(cluster.largestFreeMemory);
+    }
+    if (!shortages.isEmpty())
+        return QStringLiteral("needs ") + joinAnd(shortages);
     // Each task fits somewhere; do their GPUs fit all at once? (largest first, as placed)
     QList<int> gpuDemands;
     for (const TaskDemand &task : tasks) {
@@ -232,7 +290,7 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
             gpuDemands.append(task.gpus);
     }
     std::sort(gpuDemands.begin(), gpuDemands.end(), std::greater<>());
-    QList<int> left = freeGpus;
+    QList<int> left = cluster.freeGpus;
     bool gpusFit = true;
     for (const int demand : std::as_const(gpuDemands)) {
         const auto it = std::find_if(left.begin(), left.end(), [demand](int free) {
@@ -246,9 +304,9 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
     }
     if (!gpusFit) {
         QStringList shown;
-        for (int i = 0; i < std::min<qsizetype>(freeGpus.size(), 8); ++i)
-            shown << QString::number(freeGpus.at(i));
-        if (freeGpus.size() > 8)
+        for (int i = 0; i < std::min<qsizetype>(cluster.freeGpus.size(), 8); ++i)
+            shown << QString::number(cluster.freeGpus.at(i));
+        if (cluster.freeGpus.size() > 8)
             shown << QStringLiteral("...");
         return QStringLiteral("its %1 tasks need GPUs (%2) on their workers all at once; the free "
                               "GPUs per worker are %3")
@@ -264,6 +322,47 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
     return QStringLiteral("its %1 tasks must start together and do not all fit on the free "
                           "workers yet")
         .arg(tasks.size());
+}
+
+QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
+{
+    // Every registered worker that takes tasks (a worker declaring no slots takes none), online
+    // or not, with nothing running on it.
+    GangPlacer empty;
+    for (const WorkerNode &node : m_workers) {
+        if (node.totalSlots <= 0)
+            continue;
+        WorkerNode idle = node;
+        idle.online = true;
+        empty.addWorker(idle);
+    }
+    // No such worker yet is no verdict: workers may come later.
+    if (empty.m_workers.isEmpty() || tasks.isEmpty() || !empty.place(tasks).isEmpty())
+        return {};
+    const Summary cluster = empty.summary();
+    if (const QString never = exceedsLargest(tasks, cluster); !never.isEmpty())
+        return never;
+    for (const TaskDemand &task : tasks) {
+        const bool fits = std::any_of(
+            empty.m_workers.cbegin(), empty.m_workers.cend(), [&task](const WorkerNode &node) {
+                return node.totalGpus >= task.gpus && node.totalCpus >= task.cpus &&
+                       node.totalMemoryMb >= task.memoryMb;
+            });
+        if (!fits) {
+            return QStringLiteral("a task needs %1 on one worker; no registered worker has all "
+                                  "of them")
+                .arg(joinAnd({gpus(task.gpus), cpus(task.cpus), memory(task.memoryMb)}));
+        }
+    }
+    if (tasks.size() > cluster.freeSlots) {
+        return QStringLiteral("needs %1 at once; the registered workers have %2 in all")
+            .arg(count(tasks.size(), "task slot", "task slots"))
+            .arg(cluster.freeSlots);
+    }
+    return QStringLiteral("its %1 tasks do not fit together on the registered workers (%2), even "
+                          "with nothing else running")
+        .arg(tasks.size())
+        .arg(count(cluster.online, "worker", "workers"));
 }
 
 } // namespace ddl::server

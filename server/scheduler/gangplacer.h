@@ -42,10 +42,18 @@ public:
     };
     Summary summary() const;
     bool hasFreeSlot() const { return !m_free.empty(); }
-    // Why a gang does not fit, in words a user can act on.
+    // Why a gang does not fit now, in words a user can act on: every resource that is short
+    // (task slots, GPUs, CPUs, memory), each with what is free.
     static QString explain(const QList<TaskDemand> &tasks, const Summary &cluster);
+    // Why no registered worker could ever hold the gang, even with all of them idle and online
+    // ("needs 4 GPUs on one worker; the largest worker has 2 GPUs"); empty when they could, and
+    // when no worker that takes tasks (slots > 0) is registered at all (workers may come later).
+    QString neverPlaceable(const QList<TaskDemand> &tasks) const;
 
 private:
+    // The part of a reason for resources that one task needs more of than the largest worker
+    // has; empty when the largest worker is big enough.
+    static QString exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster);
     using Key = std::tuple<int, int, qint64, qint64>; // free GPUs, CPUs, memory, id
     static Key keyOf(const WorkerNode &node);
     void index(const WorkerNode &node);

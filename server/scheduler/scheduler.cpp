@@ -216,8 +216,11 @@ QString Scheduler::limitReason(const QueuedJob &job) const
             .arg(usage.gpus)
             .arg(job.gpus);
     }
-    if (limits->maxRunningJobs >= 0 && usage.jobs.size() >= limits->maxRunningJobs)
-        return QStringLiteral("user limit of %1 running jobs reached").arg(limits->maxRunningJobs);
+    if (limits->maxRunningJobs >= 0 && usage.jobs.size() >= limits->maxRunningJobs) {
+        return limits->maxRunningJobs == 1 ? QStringLiteral("user limit of 1 running job reached")
+                                           : QStringLiteral("user limit of %1 running jobs reached")
+                                                 .arg(limits->maxRunningJobs);
+    }
     return {};
 }
 
@@ -279,8 +282,11 @@ Result<int> Scheduler::schedule()
             }
         }
         if (!reason.isEmpty()) {
-            if (waitingAhead > 0)
-                reason += QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
+            if (waitingAhead > 0) {
+                reason += waitingAhead == 1
+                              ? QStringLiteral("; behind 1 job in the queue")
+                              : QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
+            }
             ++waitingAhead;
             if (reason != job->reason)
                 changedReasons.append({job, reason});
@@ -356,11 +362,42 @@ Status Scheduler::persist(const QList<Allocation> &placed, const QList<qint64> &
     return transaction.commit();
 }
 
+namespace {
+
+// "address:port" of a task of the attempt, with its role.
+struct TaskHost
+{
+    QString role;
+    QString hostPort;
+};
+
+} // namespace
+
+// Every task of the attempt, in task order.
+static QList<TaskHost> taskHosts(const QSqlDatabase &db, qint64 jobId, int attempt)
+{
+    QList<TaskHost> hosts;
+    Result<QSqlQuery> query = runSql(db,
+                                     QStringLiteral("SELECT t.role, t.port, w.address FROM tasks t "
+                                                    "JOIN workers w ON w.id = t.worker_id WHERE "
+                                                    "t.job_id = ? AND t.attempt = ? ORDER BY "
+                                                    "t.task_index"),
+                                     {jobId, attempt});
+    while (query && query->next()) {
+        hosts.append(
+            {query->value(0).toString(),
+             query->value(2).toString() + u':' + QString::number(query->value(1).toInt())});
+    }
+    return hosts;
+}
+
 // OpenPAI's environment for one task (its table of PAI_* variables), with the host lists of the
 // whole gang: "address:port" of every task, by role number.
-static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int attempt,
-                                  const QJsonObject &spec, const QString &userEmail,
-                                  const QString &role, int roleIndex)
+static QJsonObject paiEnvironment(const QList<TaskHost> &hosts,
+                                  const QJsonObject &spec,
+                                  const QString &userEmail,
+                                  const QString &role,
+                                  int roleIndex)
 {
     const QJsonArray roles = spec.value(QStringLiteral("taskRoles")).toArray();
     const QJsonObject current = roleOf(spec, role);
@@ -370,13 +407,19 @@ static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int atte
         totalTasks += value.toObject().value(QStringLiteral("taskNumber")).toInt();
         roleNames << value.toObject().value(QStringLiteral("name")).toString();
     }
+    const QString cpus = QString::number(current.value(QStringLiteral("cpuNumber")).toInt());
+    const QString memory = QString::number(current.value(QStringLiteral("memoryMB")).toInt());
+    const QString gpus = QString::number(current.value(QStringLiteral("gpuNumber")).toInt());
     QJsonObject env{
         {QStringLiteral("PAI_JOB_NAME"), spec.value(QStringLiteral("jobName")).toString()},
         {QStringLiteral("PAI_USER_NAME"), userEmail},
+        // The config's strings; the worker gives the task real folders and keeps these as
+        // PAI_*_DIR_URI.
         {QStringLiteral("PAI_DATA_DIR"), spec.value(QStringLiteral("dataDir")).toString()},
         {QStringLiteral("PAI_OUTPUT_DIR"), spec.value(QStringLiteral("outputDir")).toString()},
         {QStringLiteral("PAI_CODE_DIR"), spec.value(QStringLiteral("codeDir")).toString()},
         {QStringLiteral("PAI_TASK_ROLE_NAME"), role},
+        {QStringLiteral("PAI_TASK_ROLE_NO"), QString::number(roleNames.indexOf(role))},
         {QStringLiteral("PAI_TASK_ROLE_NUM"),
          QString::number(current.value(QStringLiteral("taskNumber")).toInt())},
         {QStringLiteral("PAI_TASK_ROLE_INDEX"), QString::number(roleIndex)},
@@ -385,29 +428,50 @@ static QJsonObject paiEnvironment(const QSqlDatabase &db, qint64 jobId, int atte
         {QStringLiteral("PAI_TASK_ROLE_LIST"), roleNames.join(u',')},
         {QStringLiteral("PAI_KILL_ALL_ON_COMPLETED_TASK_NUM"),
          QString::number(spec.value(QStringLiteral("killAllOnCompletedTaskNumber")).toInt())},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_CPU_COUNT"),
-         QString::number(current.value(QStringLiteral("cpuNumber")).toInt())},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_MEM_MB"),
-         QString::number(current.value(QStringLiteral("memoryMB")).toInt())},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_GPU_COUNT"),
-         QString::number(current.value(QStringLiteral("gpuNumber")).toInt())},
+        {QStringLiteral("PAI_TASK_CPU_NUM"), cpus},
+        {QStringLiteral("PAI_TASK_MEM_MB"), memory},
+        {QStringLiteral("PAI_TASK_GPU_NUM"), gpus},
+        {QStringLiteral("PAI_CURRENT_TASK_ROLE_CPU_COUNT"), cpus},
+        {QStringLiteral("PAI_CURRENT_TASK_ROLE_MEM_MB"), memory},
+        {QStringLiteral("PAI_CURRENT_TASK_ROLE_GPU_COUNT"), gpus},
     };
-    Result<QSqlQuery> hosts = runSql(db,
-                                     QStringLiteral("SELECT t.role, t.port, w.address FROM tasks t "
-                                                    "JOIN workers w ON w.id = t.worker_id WHERE "
-                                                    "t.job_id = ? AND t.attempt = ? ORDER BY "
-                                                    "t.role_index"),
-                                     {jobId, attempt});
     QHash<QString, QStringList> lists;
-    while (hosts && hosts->next()) {
-        lists[hosts->value(0).toString()]
-            << hosts->value(2).toString() + u':' + QString::number(hosts->value(1).toInt());
-    }
+    for (const TaskHost &host : hosts)
+        lists[host.role] << host.hostPort;
     for (int i = 0; i < roleNames.size(); ++i) {
         env.insert(QStringLiteral("PAI_TASK_ROLE_%1_HOST_LIST").arg(i),
                    lists.value(roleNames[i]).join(u','));
     }
     return env;
+}
+
+// What main() of a DDL job's task is told of its peers: its rank, their number, and TF_CONFIG
+// for TensorFlow's MultiWorkerMirroredStrategy (every task's "address:port" in task order).
+static void addDdlEnvironment(QJsonObject &env, const QList<TaskHost> &hosts, int taskIndex)
+{
+    QJsonArray workers;
+    for (const TaskHost &host : hosts)
+        workers.append(host.hostPort);
+    const QJsonObject tfConfig{
+        {QStringLiteral("cluster"), QJsonObject{{QStringLiteral("worker"), workers}}},
+        {QStringLiteral("task"),
+         QJsonObject{{QStringLiteral("type"), QStringLiteral("worker")},
+                     {QStringLiteral("index"), taskIndex}}}};
+    env.insert(QStringLiteral("DDL_WORKER_INDEX"), QString::number(taskIndex));
+    env.insert(QStringLiteral("DDL_WORKER_COUNT"), QString::number(hosts.size()));
+    env.insert(QStringLiteral("TF_CONFIG"),
+               QString::fromUtf8(QJsonDocument(tfConfig).toJson(QJsonDocument::Compact)));
+}
+
+// Where a task's output files go among the job's artifacts: the root for a job of one task,
+// else a folder per task, "<role>-<index>/" ("worker-0/", "worker-1/"), so that none overwrites
+// another's.
+static QString outputPrefix(const QJsonObject &spec, const QString &role, int roleIndex)
+{
+    int totalTasks = 0;
+    for (const QJsonValue &value : spec.value(QStringLiteral("taskRoles")).toArray())
+        totalTasks += value.toObject().value(QStringLiteral("taskNumber")).toInt();
+    return totalTasks > 1 ? QStringLiteral("%1-%2/").arg(role).arg(roleIndex) : QString();
 }
 
 Result<QJsonArray> Scheduler::lease(qint64 workerId)
@@ -422,7 +486,8 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
         m_db,
         QStringLiteral("SELECT t.id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
                        "t.gpu_indices, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
-                       "j.dataset_sha256, u.email, w.address, j.dataset_manifest FROM tasks t "
+                       "j.dataset_sha256, u.email, w.address, j.dataset_manifest, "
+                       "t.task_index FROM tasks t "
                        "JOIN jobs j ON j.id = "
                        "t.job_id JOIN users u ON u.id = j.user_id JOIN workers w ON w.id = "
                        "t.worker_id WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 "
@@ -433,7 +498,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
     QList<QVariantList> rows;
     while (assigned->next()) {
         QVariantList row;
-        for (int column = 0; column < 16; ++column)
+        for (int column = 0; column < 17; ++column)
             row << assigned->value(column);
         rows << row;
     }
@@ -450,8 +515,11 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
         const QString role = row.at(3).toString();
         const QJsonObject roleSpec = roleOf(spec, role);
         const QList<int> gpus = splitIndices(row.at(6).toString());
-        QJsonObject env = paiEnvironment(m_db, row.at(1).toLongLong(), row.at(2).toInt(), spec,
-                                         row.at(13).toString(), role, row.at(4).toInt());
+        const QList<TaskHost> hosts = taskHosts(m_db, row.at(1).toLongLong(), row.at(2).toInt());
+        QJsonObject env =
+            paiEnvironment(hosts, spec, row.at(13).toString(), role, row.at(4).toInt());
+        if (row.at(9).toString() == QLatin1String("ddl"))
+            addDdlEnvironment(env, hosts, row.at(16).toInt());
         env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_IP"), row.at(14).toString());
         env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_PORT"), QString::number(row.at(5).toInt()));
         QJsonArray gpuIndices;
@@ -478,6 +546,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
             {QStringLiteral("dataset_manifest"),
              row.at(15).isNull() ? QJsonValue() : QJsonValue(row.at(15).toString())},
             {QStringLiteral("env"), env},
+            {QStringLiteral("output_prefix"), outputPrefix(spec, role, row.at(4).toInt())},
         });
         if (Result<QSqlQuery> delivered = runSql(m_db,
                                                  QStringLiteral("UPDATE tasks SET delivered = 1, "

@@ -8,6 +8,7 @@
 #include "store/sql.h"
 
 #include <QLoggingCategory>
+#include <QRegularExpression>
 #include <QSet>
 
 Q_LOGGING_CATEGORY(lcWorkers, "ddl.server.workers")
@@ -56,6 +57,14 @@ static Error badField(const QString &field, const QString &what)
     return Error::make(QStringLiteral("bad_request"), field + QStringLiteral(": ") + what, field);
 }
 
+// A worker's --advertise-address goes into host lists as "address:port": a host name or IP
+// address, nothing a list separator or shell could misread.
+static bool isValidAddress(const QString &address)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$"));
+    return pattern.match(address).hasMatch();
+}
+
 Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QString &peerAddress)
 {
     Result<QSqlQuery> token = runSql(m_db,
@@ -80,6 +89,9 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
     QString address = request.value(QStringLiteral("address")).toString();
     if (address.isEmpty())
         address = peerAddress;
+    else if (!isValidAddress(address))
+        return badField(QStringLiteral("address"),
+                        QStringLiteral("must be a host name or IP address"));
     const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
     const qint64 now = nowMs();
     Result<QSqlQuery> insert = runSql(
@@ -150,7 +162,18 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
             changed = true;
         }
     }
-    const QString address = before->value(1).toString();
+    // --advertise-address of a worker that kept its enrollment (it does not enroll again).
+    QString address = before->value(1).toString();
+    const QString advertised = request.value(QStringLiteral("address")).toString();
+    if (!advertised.isEmpty() && advertised != address) {
+        if (!isValidAddress(advertised))
+            return badField(QStringLiteral("address"),
+                            QStringLiteral("must be a host name or IP address"));
+        address = advertised;
+        resources += QStringLiteral(", address = ?");
+        update.insert(update.size() - 1, address);
+        changed = true;
+    }
     before->finish();
     if (Result<QSqlQuery> touched = runSql(m_db,
                                            QStringLiteral("UPDATE workers SET state = 'ONLINE', "

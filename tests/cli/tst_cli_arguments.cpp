@@ -205,7 +205,8 @@ void TestCliArguments::help()
     const CliRun submit = runCli({u"submit"_s, u"--help"_s});
     QCOMPARE(submit.exitCode, 0);
     QVERIFY(submit.out.startsWith(u"Usage: ddlcli submit [--task_config=FILE] "
-                                  "[--job_config=FILE] [--priority=N] [--output=FORMAT]"_s));
+                                  "[--job_config=FILE] [--priority=N] [--allow-unschedulable] "
+                                  "[--output=FORMAT]"_s));
     QVERIFY(submit.out.contains(u"--server=URL"_s));
 
     const CliRun helpCommand = runCli({u"help"_s, u"logs"_s});
@@ -278,7 +279,11 @@ void TestCliArguments::commandErrors_data()
            "or log in once with --server so that it is remembered\n"_s;
     QTest::newRow("bad job uuid")
         << QStringList{u"progress"_s, u"--job_uuid=../../etc"_s} << 2
-        << u"ddlcli: error: '../../etc' is not a job UUID; copy it from ddlcli submit or "
+        << u"ddlcli: error: '../../etc' is not a job UUID or name; copy it from ddlcli submit "
+           "or ddlcli list\n"_s;
+    QTest::newRow("job name of dots")
+        << QStringList{u"progress"_s, u"--job_uuid=.."_s} << 2
+        << u"ddlcli: error: '..' is not a job UUID or name; copy it from ddlcli submit or "
            "ddlcli list\n"_s;
     QTest::newRow("bad fingerprint")
         << QStringList{u"list"_s,

@@ -119,8 +119,9 @@ void TestE2ePsWorker::parameterServerJobTrainsAcrossTwoWorkers()
                                                  QStringLiteral("--job_uuid=") + uuid,
                                                  QStringLiteral("--dest=") + dest});
     QVERIFY2(download.exitCode == 0, qPrintable(download.out + download.err));
-    QVERIFY(QFileInfo(QDir(dest).filePath(QStringLiteral("model.npz"))).size() > 0);
-    QFile metricsFile(QDir(dest).filePath(QStringLiteral("metrics.json")));
+    // A job of several tasks keeps each one's output in a folder of its own: ps 0 wrote these.
+    QVERIFY(QFileInfo(QDir(dest).filePath(QStringLiteral("ps-0/model.npz"))).size() > 0);
+    QFile metricsFile(QDir(dest).filePath(QStringLiteral("ps-0/metrics.json")));
     QVERIFY(metricsFile.open(QIODevice::ReadOnly));
     const QJsonObject metrics = QJsonDocument::fromJson(metricsFile.readAll()).object();
     const QByteArray shown = QJsonDocument(metrics).toJson();

@@ -138,6 +138,8 @@ private slots:
     void updateWorkerWithFewerGpus();
     void explain_data();
     void explain();
+    void neverPlaceable_data();
+    void neverPlaceable();
 };
 
 void tst_GangPlacer::place_data()
@@ -399,30 +401,39 @@ void tst_GangPlacer::explain_data()
         << QStringLiteral("no worker is online; start a ddl-worker");
     QTest::newRow("GPUs: never")
         << QList<Declared>{{2}, {2}} << QList<TaskDemand>{} << gang({gpuTask(4)})
-        << QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2, so it cannot "
-                          "run until a bigger one joins");
+        << QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2 GPUs, so it "
+                          "cannot run until a bigger one joins");
     QTest::newRow("GPUs: not now")
         << QList<Declared>{{4}} << gang({gpuTask(3)}) << gang({gpuTask(2)})
-        << QStringLiteral("needs 2 GPUs on one worker; the largest free is 1");
+        << QStringLiteral("needs 2 GPUs on one worker (the most free is 1)");
     QTest::newRow("CPUs: never")
         << QList<Declared>{{0, 8}} << QList<TaskDemand>{} << gang({gpuTask(0, 16)})
-        << QStringLiteral("needs 16 CPUs on one worker; the largest worker has 8, so it cannot "
-                          "run until a bigger one joins");
+        << QStringLiteral("needs 16 CPUs on one worker; the largest worker has 8 CPUs, so it "
+                          "cannot run until a bigger one joins");
     QTest::newRow("CPUs: not now")
         << QList<Declared>{{0, 8}} << gang({gpuTask(0, 6)}) << gang({gpuTask(0, 4)})
-        << QStringLiteral("needs 4 CPUs on one worker; the largest free is 2");
+        << QStringLiteral("needs 4 CPUs on one worker (the most free is 2)");
     QTest::newRow("memory: never")
         << QList<Declared>{{0, 8, 32000}} << QList<TaskDemand>{} << gang({gpuTask(0, 1, 64000)})
-        << QStringLiteral("needs 64000 MB of memory on one worker; the largest worker has 32000, "
-                          "so it cannot run until a bigger one joins");
+        << QStringLiteral("needs 64000 MB of memory on one worker; the largest worker has 32000 "
+                          "MB, so it cannot run until a bigger one joins");
     QTest::newRow("memory: not now")
         << QList<Declared>{{0, 8, 32000}} << gang({gpuTask(0, 1, 30000)})
         << gang({gpuTask(0, 1, 4000)})
-        << QStringLiteral("needs 4000 MB of memory on one worker; the largest free is 2000");
-    QTest::newRow("slots")
-        << QList<Declared>{{4, 8, 32000, 1}, {4, 8, 32000, 1}} << gang({gpuTask(0)})
-        << gang({gpuTask(1), gpuTask(1)})
-        << QStringLiteral("needs 2 task slots at once; 1 are free");
+        << QStringLiteral("needs 4000 MB of memory on one worker (the most free is 2000 MB)");
+    QTest::newRow("slots") << QList<Declared>{{4, 8, 32000, 1}, {4, 8, 32000, 1}}
+                           << gang({gpuTask(0)}) << gang({gpuTask(1), gpuTask(1)})
+                           << QStringLiteral("needs 2 task slots at once (1 is free)");
+    QTest::newRow("every short resource, never")
+        << QList<Declared>{{2, 8, 32000}} << QList<TaskDemand>{} << gang({gpuTask(4, 16, 64000)})
+        << QStringLiteral("needs 4 GPUs, 16 CPUs and 64000 MB of memory on one worker; the "
+                          "largest worker has 2 GPUs, 8 CPUs and 32000 MB, so it cannot run until "
+                          "a bigger one joins");
+    QTest::newRow("every short resource, now")
+        << QList<Declared>{{1, 2, 32000, 2}} << gang({gpuTask(1, 1)})
+        << gang({gpuTask(1, 2), gpuTask(0, 1)})
+        << QStringLiteral("needs 2 task slots at once (1 is free), 1 GPU on one worker (the most "
+                          "free is 0) and 2 CPUs on one worker (the most free is 1)");
     QTest::newRow("gang's GPUs do not fit together")
         << QList<Declared>{{2}, {2}} << QList<TaskDemand>{}
         << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
@@ -431,7 +442,7 @@ void tst_GangPlacer::explain_data()
     // Every slot is taken while CPUs, memory and GPUs are left: the slots are what it waits for.
     QTest::newRow("all slots busy")
         << QList<Declared>{{4, 8, 32000, 1}} << gang({gpuTask(1)}) << gang({gpuTask(1)})
-        << QStringLiteral("needs 1 task slots at once; 0 are free");
+        << QStringLiteral("needs 1 task slot at once (0 are free)");
 }
 
 void tst_GangPlacer::explain()
@@ -446,6 +457,51 @@ void tst_GangPlacer::explain()
         QCOMPARE(placer.place(earlier).size(), earlier.size());
     QVERIFY(placer.place(tasks).isEmpty());
     QCOMPARE(GangPlacer::explain(tasks, placer.summary()), reason);
+}
+
+void tst_GangPlacer::neverPlaceable_data()
+{
+    QTest::addColumn<QList<Declared>>("workers");
+    QTest::addColumn<QList<TaskDemand>>("tasks");
+    QTest::addColumn<QString>("reason");
+
+    // Workers may come later: no verdict without any.
+    QTest::newRow("no worker registered") << QList<Declared>{} << gang({gpuTask(8)}) << QString();
+    QTest::newRow("only workers without slots")
+        << QList<Declared>{{0, 2, 4000, 0}} << gang({gpuTask(8)}) << QString();
+    QTest::newRow("fits") << QList<Declared>{{2}} << gang({gpuTask(2)}) << QString();
+    QTest::newRow("fits on an offline worker")
+        << QList<Declared>{{0}, {4, 8, 32000, 4, false}} << gang({gpuTask(4)}) << QString();
+    QTest::newRow("GPUs on a CPU-only cluster")
+        << QList<Declared>{{0, 2, 4000}} << gang({gpuTask(1)})
+        << QStringLiteral("needs 1 GPU on one worker; the largest worker has 0 GPUs");
+    QTest::newRow("memory")
+        << QList<Declared>{{0, 2, 4000}} << gang({gpuTask(0, 1, 8000)})
+        << QStringLiteral("needs 8000 MB of memory on one worker; the largest worker has 4000 MB");
+    QTest::newRow("GPUs and CPUs only on different workers")
+        << QList<Declared>{{4, 2}, {0, 64}} << gang({gpuTask(4, 64)})
+        << QStringLiteral("a task needs 4 GPUs, 64 CPUs and 0 MB of memory on one worker; no "
+                          "registered worker has all of them");
+    QTest::newRow("more tasks than slots in all")
+        << QList<Declared>{{0, 8, 32000, 1}} << gang({gpuTask(0), gpuTask(0)})
+        << QStringLiteral("needs 2 task slots at once; the registered workers have 1 in all");
+    QTest::newRow("gang larger than the cluster")
+        << QList<Declared>{{2}, {2}} << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
+        << QStringLiteral("its 3 tasks do not fit together on the registered workers (2 "
+                          "workers), even with nothing else running");
+}
+
+void tst_GangPlacer::neverPlaceable()
+{
+    QFETCH(QList<Declared>, workers);
+    QFETCH(QList<TaskDemand>, tasks);
+    QFETCH(QString, reason);
+
+    GangPlacer placer = placerWith(workers);
+    // What runs now does not count: the question is whether it could ever fit.
+    if (!workers.isEmpty() && workers.first().online)
+        placer.place(gang({gpuTask(workers.first().gpus, workers.first().cpus)}));
+    QCOMPARE(placer.neverPlaceable(tasks), reason);
 }
 
 QTEST_GUILESS_MAIN(tst_GangPlacer)

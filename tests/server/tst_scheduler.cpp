@@ -310,7 +310,7 @@ void tst_Scheduler::priorityOrder()
     for (int i = 0; i < jobs.size(); ++i) {
         QCOMPARE(isPlaced(jobs.at(i)), placed.contains(i));
         if (!placed.contains(i))
-            QVERIFY(jobReason(jobs.at(i)).startsWith(QStringLiteral("needs 1 GPUs")));
+            QVERIFY(jobReason(jobs.at(i)).startsWith(QStringLiteral("needs 1 GPU on one worker")));
     }
     QCOMPARE(m_scheduler->queuedJobs(), int(jobs.size() - placed.size()));
 }
@@ -372,9 +372,9 @@ void tst_Scheduler::userLimits_data()
     QTest::newRow("max_running_jobs 1")
         << -1 << 1 << QList<int>{0, 0, 1}
         << QStringList{{},
-                       QStringLiteral("user limit of 1 running jobs reached"),
-                       QStringLiteral("user limit of 1 running jobs reached; behind 1 jobs in "
-                                      "the queue")};
+                       QStringLiteral("user limit of 1 running job reached"),
+                       QStringLiteral("user limit of 1 running job reached; behind 1 job in the "
+                                      "queue")};
     QTest::newRow("max_gpus 2")
         << 2 << -1 << QList<int>{1, 1, 1}
         << QStringList{{}, {}, QStringLiteral("user limit of 2 GPUs reached (2 in use, this job "
@@ -440,13 +440,13 @@ void tst_Scheduler::reasonsAreStoredWithPlaceInQueue()
 
     QCOMPARE(*m_scheduler->schedule(), 1);
     QVERIFY(isPlaced(big));
-    const QString noGpu = QStringLiteral("needs 1 GPUs on one worker; the largest free is 0");
+    const QString noGpu = QStringLiteral("needs 1 GPU on one worker (the most free is 0)");
     QCOMPARE(jobReason(second), noGpu);
-    QCOMPARE(jobReason(third), noGpu + QStringLiteral("; behind 1 jobs in the queue"));
+    QCOMPARE(jobReason(third), noGpu + QStringLiteral("; behind 1 job in the queue"));
     QCOMPARE(jobReason(fourth), noGpu + QStringLiteral("; behind 2 jobs in the queue"));
     QCOMPARE(jobReason(never),
-             QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2, so it cannot run "
-                            "until a bigger one joins; behind 3 jobs in the queue"));
+             QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2 GPUs, so it "
+                            "cannot run until a bigger one joins; behind 3 jobs in the queue"));
 
     // The big job ends: its 2 GPUs go to the next two, and the places in the queue move up.
     const QList<qint64> bigTasks = tasksOf(big);
@@ -456,8 +456,8 @@ void tst_Scheduler::reasonsAreStoredWithPlaceInQueue()
     QVERIFY(isPlaced(third));
     QCOMPARE(jobReason(fourth), noGpu);
     QCOMPARE(jobReason(never),
-             QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2, so it cannot run "
-                            "until a bigger one joins; behind 1 jobs in the queue"));
+             QStringLiteral("needs 4 GPUs on one worker; the largest worker has 2 GPUs, so it "
+                            "cannot run until a bigger one joins; behind 1 job in the queue"));
 }
 
 void tst_Scheduler::noWorkerOnline()
@@ -621,9 +621,9 @@ void tst_Scheduler::loadRebuildsStateAfterRestart()
     QCOMPARE(*m_scheduler->schedule(), 0);
     const QString tooBigReason = jobReason(tooBig);
     const QString limitedReason = jobReason(limited);
-    QVERIFY(tooBigReason.startsWith(QStringLiteral("needs 4 GPUs on one worker; the largest free "
-                                                   "is 2")));
-    QVERIFY(limitedReason.startsWith(QStringLiteral("user limit of 1 running jobs reached")));
+    QVERIFY(tooBigReason.startsWith(QStringLiteral("needs 4 GPUs on one worker (the most free "
+                                                   "is 2)")));
+    QVERIFY(limitedReason.startsWith(QStringLiteral("user limit of 1 running job reached")));
 
     restart();
     if (QTest::currentTestFailed())
@@ -690,7 +690,7 @@ void tst_Scheduler::storeRefusalIsRetried()
     QVERIFY(runSql(m_db, QStringLiteral("DROP TRIGGER refuse")));
     QCOMPARE(*m_scheduler->schedule(), 1);
     QVERIFY(isPlaced(first));
-    QCOMPARE(jobReason(second), QStringLiteral("needs 1 GPUs on one worker; the largest free is 0"));
+    QCOMPARE(jobReason(second), QStringLiteral("needs 1 GPU on one worker (the most free is 0)"));
 }
 
 QTEST_GUILESS_MAIN(tst_Scheduler)

@@ -381,11 +381,10 @@ void tst_CpuAffinity::noCpusNoPinning()
     CpuCorePool pool(m_usable);
     const QList<int> cores = pool.acquire(0);
     QVERIFY(cores.isEmpty());
-    // A DDL_CPU_CORES in the worker's own environment does not reach an unpinned task.
-    qputenv("DDL_CPU_CORES", "99");
-    const LaunchSpec launch = launchSpec(51, cores);
-    qunsetenv("DDL_CPU_CORES");
-    QVERIFY(launch.environment.contains(u"DDL_CPU_CORES"_s));
+    // A DDL_CPU_CORES that came with the task's environment (the worker's own never does) does
+    // not reach an unpinned task.
+    LaunchSpec launch = launchSpec(51, cores);
+    launch.environment.insert(u"DDL_CPU_CORES"_s, u"99"_s);
     const Outcome outcome = runOne(launch);
     QVERIFY2(outcome.exitCode == 0, outcome.output.constData());
     const Seen seen = seenIn(outcome.output);

@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -44,6 +45,7 @@ private slots:
     void missingMainFunction();
     void outputStreamsWhileRunning();
     void openpaiCommandRunsInCodeFolder();
+    void openpaiCommandGetsACleanEnvironment();
     void missingInterpreterFailsToStart();
 
 private:
@@ -231,6 +233,36 @@ void tst_PythonRunner::openpaiCommandRunsInCodeFolder()
     QVERIFY(outcome.output.contains(m_paths.codeDir.toUtf8()));
     QVERIFY(outcome.output.contains("to stderr"));
     QVERIFY(QFile::exists(m_paths.outputDir + u"/x"_s));
+}
+
+void tst_PythonRunner::openpaiCommandGetsACleanEnvironment()
+{
+    // The worker's own environment (a GPU owner's credentials) never reaches a task.
+    QVERIFY(QDir().mkpath(m_paths.scratchDir));
+    qputenv("AWS_SECRET_ACCESS_KEY", "owner-secret");
+    m_lease.env.insert(u"PAI_DATA_DIR"_s, u"hdfs://data/iris"_s);
+    LaunchSpec launch = spec(TaskLease::Kind::OpenPai);
+    launch.environment = taskEnvironment(m_lease, m_paths, {u"10.0.0.2"_s, 4001, {}, {}});
+    // bash (`source`), a writable working folder, `python` even where only python3 exists.
+    launch.command = uR"(echo 'export FROM_SOURCE=yes' > vars.sh && source vars.sh && )"
+                     uR"(python -c 'import os; print("ENV", sorted(os.environ.items()))')"_s;
+    const auto unset = qScopeGuard([] { qunsetenv("AWS_SECRET_ACCESS_KEY"); });
+    const Outcome result = run(launch);
+    QVERIFY2(result.exitCode == 0, result.output.constData());
+    QVERIFY(!result.output.contains("owner-secret"));
+    QVERIFY(!result.output.contains("AWS_SECRET_ACCESS_KEY"));
+    QVERIFY(result.output.contains("('FROM_SOURCE', 'yes')"));
+    QVERIFY(result.output.contains("('LANG', 'C.UTF-8')"));
+    const auto pair = [](const char *name, const QString &value) -> QByteArray {
+        return QByteArray("('") + name + "', '" + value.toUtf8() + "')";
+    };
+    QVERIFY(result.output.contains(pair("HOME", m_paths.scratchDir)));
+    QVERIFY(result.output.contains(pair("PAI_DATA_DIR", m_paths.datasetDir)));
+    QVERIFY(result.output.contains(pair("PAI_DATA_DIR_URI", u"hdfs://data/iris"_s)));
+    QVERIFY2(result.output.contains(
+                 pair("PATH", m_paths.binDir + u':' + QString::fromLatin1(TaskSearchPath))),
+             result.output.constData());
+    QVERIFY(QFile::exists(m_paths.codeDir + u"/vars.sh"_s));
 }
 
 void tst_PythonRunner::missingInterpreterFailsToStart()

@@ -322,7 +322,7 @@ def main(dataset_dir, model_output_dir):
     QCOMPARE(names(""), (QStringList{u"cache"_s, u"tasks"_s}));
     QCOMPARE(names("/tasks"), QStringList{u"7"_s});
     QCOMPARE(names("/tasks/7"),
-             (QStringList{u"code"_s, u"ddl_runner.py"_s, u"output"_s, u"scratch"_s}));
+             (QStringList{u"bin"_s, u"code"_s, u"ddl_runner.py"_s, u"output"_s, u"scratch"_s}));
     QCOMPARE(names("/cache"), QStringList{u"datasets"_s});
     QCOMPARE(names("/cache/datasets"), QStringList{DatasetSha});
 }

@@ -17,6 +17,8 @@ private slots:
     void manifestDataset();
     void errors_data();
     void errors();
+    void outputPrefix_data();
+    void outputPrefix();
 };
 
 static QJsonObject lease(const QByteArray &json)
@@ -98,6 +100,38 @@ void tst_TaskLease::errors()
     QVERIFY(!parsed.ok());
     QTEST(parsed.error().field, "field");
     QTEST(taskId, "taskId");
+}
+
+void tst_TaskLease::outputPrefix_data()
+{
+    // The server names where a task's outputs go among the job's artifacts; a lease naming a
+    // place outside of them is refused.
+    QTest::addColumn<QString>("prefix");
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("none: the root") << QString() << true;
+    QTest::newRow("role and index") << u"worker-1/"_s << true;
+    QTest::newRow("nested") << u"ps-0/shard-2/"_s << true;
+    QTest::newRow("no trailing slash") << u"worker-1"_s << false;
+    QTest::newRow("absolute") << u"/etc/"_s << false;
+    QTest::newRow("parent") << u"../"_s << false;
+    QTest::newRow("parent inside") << u"worker-1/../../"_s << false;
+    QTest::newRow("empty part") << u"worker-1//"_s << false;
+    QTest::newRow("dot") << u"./"_s << false;
+    QTest::newRow("backslash") << u"worker\\1/"_s << false;
+}
+
+void tst_TaskLease::outputPrefix()
+{
+    QFETCH(QString, prefix);
+    QFETCH(bool, accepted);
+    QJsonObject object = lease(R"({"task_id": 11, "package_sha256": ")" + Sha + R"("})");
+    object.insert(u"output_prefix"_s, prefix);
+    const ddl::Result<TaskLease> parsed = TaskLease::fromJson(object);
+    QCOMPARE(parsed.ok(), accepted);
+    if (accepted)
+        QCOMPARE(parsed->outputPrefix, prefix);
+    else
+        QCOMPARE(parsed.error().field, u"output_prefix"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_TaskLease)

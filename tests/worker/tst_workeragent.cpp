@@ -728,8 +728,8 @@ void tst_WorkerAgent::failuresAreReportedFailed()
 void tst_WorkerAgent::tasksRunningAtOnceUploadTheSameOutput()
 {
     // Both tasks of a job wait for one moment (named by their dataset), then write the same
-    // output and end together: the worker uploads one blob twice at once under its token. Both
-    // uploads must succeed.
+    // output and end together: the worker uploads one blob twice at once under its token (into
+    // worker-0/ and worker-1/ of the artifacts). Both uploads must succeed.
     const ddl::Result<QString> package =
         uploadArchive({{u"main.py"_s,
                         "import os, time\n"
@@ -762,10 +762,13 @@ void tst_WorkerAgent::tasksRunningAtOnceUploadTheSameOutput()
         for (int byte = 0; byte < 256; ++byte)
             expected += char(byte);
     }
+    // Each task's copy lies in its own folder of the job's artifacts.
     const QJsonArray files = m_user->artifacts(*uuid);
-    QCOMPARE(files.size(), 1);
-    QCOMPARE(files.at(0)[u"path"_s].toString(), u"shared.bin"_s);
-    QCOMPARE(m_user->artifact(*uuid, u"shared.bin"_s), expected);
+    QCOMPARE(files.size(), 2);
+    QCOMPARE(files.at(0)[u"path"_s].toString(), u"worker-0/shared.bin"_s);
+    QCOMPARE(files.at(1)[u"path"_s].toString(), u"worker-1/shared.bin"_s);
+    QCOMPARE(m_user->artifact(*uuid, u"worker-0/shared.bin"_s), expected);
+    QCOMPARE(m_user->artifact(*uuid, u"worker-1/shared.bin"_s), expected);
 }
 
 void tst_WorkerAgent::reenrollsOn401AndReusesItsIdentity()

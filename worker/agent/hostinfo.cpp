@@ -10,6 +10,8 @@
 #include <QTcpServer>
 #include <QThread>
 
+#include <algorithm>
+
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
@@ -86,6 +88,11 @@ HostResources detectHostResources(int declaredGpus)
         resources.gpus = queryNvidiaSmi();
     }
     return resources;
+}
+
+int defaultSlotCount(const HostResources &resources)
+{
+    return std::max({1, resources.cpus, int(resources.gpus.size())});
 }
 
 QString detectAdvertiseAddress()

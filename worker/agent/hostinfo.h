@@ -34,6 +34,10 @@ QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv);
 // >= 0, else those nvidia-smi lists (none when it is missing or fails).
 HostResources detectHostResources(int declaredGpus);
 
+// How many tasks run at once when the owner sets no --slots: one per CPU (and at least one per
+// GPU), so that the server places tasks by their GPUs, CPUs and memory, not by a count.
+int defaultSlotCount(const HostResources &resources);
+
 // The first non-loopback IPv4 address of an interface that is up, else 127.0.0.1.
 QString detectAdvertiseAddress();
 

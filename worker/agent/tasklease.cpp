@@ -71,6 +71,10 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     } else if (!manifest.isNull() && !manifest.isUndefined()) {
         return leaseError(u"dataset_manifest"_s, u"must be a SHA-256 hex digest or null"_s);
     }
+    // Tasks of a job with several share its artifacts, each in a folder of its own.
+    lease.outputPrefix = object.value(u"output_prefix"_s).toString();
+    if (!lease.outputPrefix.isEmpty() && !isSafeOutputPrefix(lease.outputPrefix))
+        return leaseError(u"output_prefix"_s, u"must be a relative folder path ending in /"_s);
     if (lease.kind == Kind::OpenPai && lease.command.trimmed().isEmpty())
         return leaseError(u"command"_s, u"must not be empty for an openpai task"_s);
 
@@ -81,6 +85,18 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
                          value.isString() ? value.toString() : value.toVariant().toString());
     }
     return lease;
+}
+
+bool TaskLease::isSafeOutputPrefix(const QString &prefix)
+{
+    if (prefix.size() > 256 || !prefix.endsWith(u'/') || prefix.startsWith(u'/') ||
+        prefix.contains(u'\\'))
+        return false;
+    for (const QStringView part : QStringView(prefix).chopped(1).split(u'/')) {
+        if (part.isEmpty() || part == u"." || part == u"..")
+            return false;
+    }
+    return true;
 }
 
 QString TaskLease::kindName(Kind kind)

@@ -30,11 +30,16 @@ struct TaskLease
     QString datasetSha256;   // a tar.zst of the dataset folder; empty: none
     QString datasetManifest; // a DatasetManifest blob; empty: none (then datasetSha256 may be set)
     QMap<QString, QString> env;
+    // Where the task's output files go among the job's artifacts ("worker-1/"); empty: at the
+    // root (a job of one task).
+    QString outputPrefix;
 
     // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that
     // the task can still be reported as failed.
     static Result<TaskLease> fromJson(const QJsonObject &object, qint64 *taskIdOut = nullptr);
     static QString kindName(Kind kind);
+    // A relative folder path ending in '/', without empty, "." or ".." parts.
+    static bool isSafeOutputPrefix(const QString &prefix);
 };
 
 } // namespace ddl::worker

@@ -152,8 +152,7 @@ Status WorkerAgent::start()
 
     m_resources = detectHostResources(m_config.gpus);
     m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
-    m_slots =
-        m_config.slotCount > 0 ? m_config.slotCount : std::max(1, int(m_resources.gpus.size()));
+    m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
     QStringList gpuNames;
@@ -218,10 +217,16 @@ void WorkerAgent::shutdown()
 
 QJsonObject WorkerAgent::resourcesJson() const
 {
-    return QJsonObject{{u"cpus"_s, m_resources.cpus},
-                       {u"memory_mb"_s, m_resources.memoryMb},
-                       {u"gpus"_s, int(m_resources.gpus.size())},
-                       {u"slots"_s, m_slots}};
+    QJsonObject resources{{u"cpus"_s, m_resources.cpus},
+                          {u"memory_mb"_s, m_resources.memoryMb},
+                          {u"gpus"_s, int(m_resources.gpus.size())},
+                          {u"slots"_s, m_slots}};
+    // The address peers reach this worker's tasks at (host lists, PAI_CURRENT_CONTAINER_IP);
+    // without --advertise-address the server takes the one the worker connects from. Sent with
+    // every heartbeat too, as a worker that keeps its enrollment does not enroll again.
+    if (!m_config.advertiseAddress.isEmpty())
+        resources.insert(u"address"_s, m_config.advertiseAddress);
+    return resources;
 }
 
 void WorkerAgent::enroll()

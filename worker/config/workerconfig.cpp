@@ -197,12 +197,13 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Python interpreter for DDL tasks (default: /usr/bin/python3, else python3)."_s,
          u"path"_s},
         {flagName(configkey::AdvertiseAddress),
-         u"Address other tasks reach this worker at (PAI_CURRENT_CONTAINER_IP)."_s,
+         u"Address other tasks reach this worker's tasks at (PAI_CURRENT_CONTAINER_IP and the "
+         u"host lists; default: the address the server sees the worker connect from)."_s,
          u"address"_s},
         {flagName(configkey::Gpus), u"Declare N GPUs instead of asking nvidia-smi."_s, u"n"_s},
         {flagName(configkey::Slots),
-         u"Run at most N tasks at once (default: one per GPU, at "
-         u"least one)."_s,
+         u"Run at most N tasks at once (default: one per CPU, at least one per GPU; tasks are "
+         u"placed by their GPUs, CPUs and memory)."_s,
          u"n"_s},
         {flagName(configkey::CacheSize),
          u"Keep the blob and dataset cache under this size (20G, 512M; K/M/G/T are powers of "

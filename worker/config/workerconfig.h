@@ -38,7 +38,7 @@ struct WorkerConfig
     QString python;           // interpreter of DDL tasks and the base of venvs
     QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP; empty: first non-loopback IPv4
     int gpus = -1;            // -1: detect with nvidia-smi; N >= 0: declare N GPUs
-    int slotCount = 0;        // tasks at once; 0: one per GPU, at least one
+    int slotCount = 0;        // tasks at once; 0: defaultSlotCount (one per CPU)
     bool sandbox = true;      // false (--no-sandbox): tasks run unconfined
     bool network = true;      // false (--no-network): sandboxed tasks get no network
     qint64 cacheSizeBytes = 0; // limit of WORK_DIR/cache (--cache-size 20G); 0: no limit

@@ -6,6 +6,8 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
+#include <QStandardPaths>
 
 using namespace Qt::StringLiterals;
 
@@ -19,20 +21,27 @@ TaskPaths TaskPaths::forTask(const QString &tasksRoot, qint64 taskId)
     paths.outputDir = paths.taskDir + u"/output"_s;
     paths.scratchDir = paths.taskDir + u"/scratch"_s;
     paths.datasetDir = paths.taskDir + u"/dataset"_s;
+    paths.binDir = paths.taskDir + u"/bin"_s;
     paths.runnerFile = paths.taskDir + u"/ddl_runner.py"_s;
     paths.logFile = paths.taskDir + u"/task.log"_s;
     return paths;
 }
 
-QProcessEnvironment taskEnvironment(const TaskLease &lease,
-                                    const TaskPaths &paths,
-                                    const TaskEnvironmentInput &input,
-                                    const QProcessEnvironment &base)
+QProcessEnvironment cleanEnvironment(const QString &home)
 {
-    QProcessEnvironment env = base;
-    // Nothing of an outer virtual environment or Python setup leaks into the task.
-    env.remove(u"PYTHONHOME"_s);
-    env.remove(u"VIRTUAL_ENV"_s);
+    QProcessEnvironment env;
+    env.insert(u"PATH"_s, QString::fromLatin1(TaskSearchPath));
+    env.insert(u"LANG"_s, u"C.UTF-8"_s);
+    env.insert(u"LC_ALL"_s, u"C.UTF-8"_s);
+    env.insert(u"HOME"_s, home);
+    env.insert(u"TMPDIR"_s, home);
+    return env;
+}
+
+QProcessEnvironment
+taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnvironmentInput &input)
+{
+    QProcessEnvironment env = cleanEnvironment(paths.scratchDir);
     for (auto it = lease.env.cbegin(); it != lease.env.cend(); ++it)
         env.insert(it.key(), it.value());
     auto insertIfAbsent = [&env](const QString &name, const QString &value) {
@@ -44,9 +53,20 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease,
     insertIfAbsent(u"PAI_TASK_ROLE_INDEX"_s, QString::number(lease.roleIndex));
     insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_NAME"_s, lease.role);
     insertIfAbsent(u"PAI_CURRENT_TASK_ROLE_CURRENT_TASK_INDEX"_s, QString::number(lease.roleIndex));
-    // The server's address and port for the task are what its peers' host lists say.
+    // The server's address for the task is the one in its peers' host lists (the worker's
+    // --advertise-address reaches it at enrollment and in every heartbeat).
     insertIfAbsent(u"PAI_CURRENT_CONTAINER_IP"_s, input.advertiseAddress);
     env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(input.port));
+    // The job's dataDir/outputDir/codeDir are strings of its config; the task gets real folders
+    // (the dataset laid out, the output uploaded as artifacts, the code unpacked).
+    const std::pair<QString, QString> folders[] = {{u"PAI_DATA_DIR"_s, paths.datasetDir},
+                                                   {u"PAI_OUTPUT_DIR"_s, paths.outputDir},
+                                                   {u"PAI_CODE_DIR"_s, paths.codeDir}};
+    for (const auto &[key, folder] : folders) {
+        if (const QString given = env.value(key); !given.isEmpty())
+            env.insert(key + u"_URI"_s, given);
+        env.insert(key, folder);
+    }
     env.insert(u"DDL_TASK_ID"_s, QString::number(lease.taskId));
     env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
     env.insert(u"DDL_OUTPUT_DIR"_s, paths.outputDir);
@@ -56,14 +76,35 @@ QProcessEnvironment taskEnvironment(const TaskLease &lease,
     // An empty list hides every GPU from a task that was given none.
     env.insert(u"CUDA_VISIBLE_DEVICES"_s, gpus.join(u','));
     env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
-    const QString pythonPath = env.value(u"PYTHONPATH"_s);
+    const QString pythonPath = env.value(u"PYTHONPATH"_s); // the job's own, if it set one
     env.insert(u"PYTHONPATH"_s,
                pythonPath.isEmpty() ? paths.codeDir : paths.codeDir + u':' + pythonPath);
+    QString path = paths.binDir + u':' + env.value(u"PATH"_s);
     if (!input.venvDir.isEmpty()) {
         env.insert(u"VIRTUAL_ENV"_s, input.venvDir);
-        env.insert(u"PATH"_s, input.venvDir + u"/bin:"_s + env.value(u"PATH"_s));
+        path = input.venvDir + u"/bin:"_s + path;
     }
+    env.insert(u"PATH"_s, path);
     return env;
+}
+
+Status preparePythonShim(const QString &binDir, const QString &python)
+{
+    if (!QDir().mkpath(binDir))
+        return Error::make(u"io_error"_s, u"cannot create the folder %1"_s.arg(binDir));
+    const QStringList systemPath = QString::fromLatin1(TaskSearchPath).split(u':');
+    if (!QStandardPaths::findExecutable(u"python"_s, systemPath).isEmpty())
+        return Ok{};
+    const QString target = QFileInfo(python).isAbsolute()
+                               ? python
+                               : QStandardPaths::findExecutable(python, systemPath);
+    if (target.isEmpty())
+        return Ok{}; // no Python at all: the command says so itself
+    const QString link = binDir + u"/python"_s;
+    QFile::remove(link);
+    if (!QFile::link(target, link))
+        return Error::make(u"io_error"_s, u"cannot link %1 to %2"_s.arg(link, target));
+    return Ok{};
 }
 
 SandboxSpec taskSandboxSpec(const TaskLease &lease,
@@ -73,9 +114,11 @@ SandboxSpec taskSandboxSpec(const TaskLease &lease,
 {
     SandboxSpec spec;
     spec.policy = policy;
-    spec.readOnlyPaths << paths.codeDir << paths.datasetDir;
+    spec.readOnlyPaths << paths.datasetDir << paths.binDir;
     if (lease.kind == TaskLease::Kind::Ddl)
-        spec.readOnlyPaths << paths.runnerFile;
+        spec.readOnlyPaths << paths.codeDir << paths.runnerFile;
+    else
+        spec.writablePaths << paths.codeDir; // `git clone`, build folders: as in a container
     if (!venvDir.isEmpty())
         spec.readOnlyPaths << venvDir;
     spec.writablePaths << paths.outputDir << paths.scratchDir;
@@ -140,8 +183,16 @@ void TaskProcess::start(const LaunchSpec &spec)
         arguments = {
             u"-u"_s, runnerPath, spec.paths.codeDir, spec.paths.datasetDir, spec.paths.outputDir};
     } else {
-        program = u"/bin/sh"_s;
+        // OpenPAI commands are written for bash (`source`, arrays); /bin/sh where it is missing.
+        const QString bash = QStandardPaths::findExecutable(
+            u"bash"_s, QString::fromLatin1(TaskSearchPath).split(u':'));
+        program = bash.isEmpty() ? u"/bin/sh"_s : bash;
         arguments = {u"-c"_s, spec.command};
+    }
+    if (const Status shim = preparePythonShim(spec.paths.binDir, spec.python); !shim) {
+        m_done = true;
+        emit finished(-1, shim.error().message);
+        return;
     }
     m_process.setWorkingDirectory(spec.paths.codeDir);
     QProcessEnvironment environment = spec.environment;

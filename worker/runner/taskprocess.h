@@ -11,15 +11,16 @@
 
 namespace ddl::worker {
 
-// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output,scratch} and the dataset it
-// reads.
+// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output,scratch,bin} and the dataset
+// it reads.
 struct TaskPaths
 {
     QString taskDir;
     QString codeDir;
     QString outputDir;
-    QString scratchDir; // HOME and TMPDIR of a sandboxed task
+    QString scratchDir; // HOME and TMPDIR of the task
     QString datasetDir;
+    QString binDir;     // first on the task's PATH: `python` when the system has only python3
     QString runnerFile; // the Python runner of kind Ddl
     QString logFile;
 
@@ -28,7 +29,8 @@ struct TaskPaths
 
 // What a task's process needs to start: for kind Ddl the embedded Python runner imports the
 // package's main.py and calls main(dataset_dir, model_output_dir); for kind OpenPai the command
-// runs through /bin/sh -c. Both run in the code folder, inside the sandbox when one is given.
+// runs through bash -c (/bin/sh -c where there is no bash). Both run in the code folder (which
+// an OpenPai task may write to), inside the sandbox when one is given.
 struct LaunchSpec
 {
     TaskLease::Kind kind = TaskLease::Kind::Ddl;
@@ -47,12 +49,13 @@ struct LaunchSpec
 // (RLIMIT_NPROC; see Sandbox::setup for what the kernel counts).
 inline constexpr qint64 TaskProcessAllowance = 4096;
 
-// What the sandbox shows a task: its code, dataset, runner and venv read-only; its output and
-// scratch folders writable, the scratch as HOME and TMPDIR; the system folders read-only; and
-// nothing else of the work folder or the owner's home. A task without GPUs gets RLIMIT_DATA of
-// twice its memoryMB plus 1 GiB per process (RLIMIT_AS would count the address space that
-// threads and malloc arenas only reserve; GPU tasks get none, as CUDA reserves far more address
-// space than memory).
+// What the sandbox shows a task: its dataset, runner, bin folder and venv read-only; its code
+// read-only for kind Ddl and writable for kind OpenPai (its commands work in it, as in an
+// OpenPAI container); its output and scratch folders writable, the scratch as HOME and TMPDIR; the
+// system folders read-only; and nothing else of the work folder or the owner's home. A task without
+// GPUs gets RLIMIT_DATA of twice its memoryMB plus 1 GiB per process (RLIMIT_AS would count the
+// address space that threads and malloc arenas only reserve; GPU tasks get none, as CUDA reserves
+// far more address space than memory).
 SandboxSpec taskSandboxSpec(const TaskLease &lease,
                             const TaskPaths &paths,
                             const QString &venvDir,
@@ -67,14 +70,28 @@ struct TaskEnvironmentInput
     QString venvDir;          // empty: no venv
 };
 
-// The environment of a task: the worker's own, the lease's env (PAI_* from the server), the
+// The PATH of every task: the system's folders, never the worker's own PATH (a task's bin
+// folder and venv come before it).
+inline constexpr char TaskSearchPath[] =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+// What a process the worker starts for a task's user sees of the machine: PATH (TaskSearchPath),
+// LANG and LC_ALL (C.UTF-8), HOME and TMPDIR (home). Nothing of the worker's own environment:
+// its owner's credentials must not reach strangers' code.
+QProcessEnvironment cleanEnvironment(const QString &home);
+
+// The environment of a task (docs/seed-session.md, "What a task sees"): cleanEnvironment with
+// the task's scratch folder as HOME; the lease's env (PAI_* and DDL_* from the server); the
 // PAI_* the worker fills (current container ip/port; job, role and index when the server left
-// them out), DDL_DATASET_DIR, DDL_OUTPUT_DIR, CUDA_VISIBLE_DEVICES and PYTHONPATH.
+// them out); PAI_DATA_DIR, PAI_OUTPUT_DIR and PAI_CODE_DIR as the task's real folders (the job's
+// own strings as PAI_*_DIR_URI); DDL_DATASET_DIR, DDL_OUTPUT_DIR, CUDA_VISIBLE_DEVICES,
+// PYTHONPATH, and the venv.
 QProcessEnvironment
-taskEnvironment(const TaskLease &lease,
-                const TaskPaths &paths,
-                const TaskEnvironmentInput &input,
-                const QProcessEnvironment &base = QProcessEnvironment::systemEnvironment());
+taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnvironmentInput &input);
+
+// Makes `python` run python (the worker's interpreter) in binDir when the task's PATH has no
+// python of its own, as seed configs run `python train.py` where systems ship only python3.
+Status preparePythonShim(const QString &binDir, const QString &python);
 
 // The Python runner of DDL tasks, as embedded in the worker (resource).
 QByteArray ddlRunnerScript();

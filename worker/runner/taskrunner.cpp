@@ -334,7 +334,10 @@ void TaskRunner::collectArtifacts()
             drainLogAndReport();
             return;
         }
-        m_log->appendLine(u"uploading %1 output file(s)"_s.arg(m_artifacts.size()));
+        m_log->appendLine(m_lease.outputPrefix.isEmpty()
+                              ? u"uploading %1 output file(s)"_s.arg(m_artifacts.size())
+                              : u"uploading %1 output file(s) into %2 of the job's artifacts"_s.arg(
+                                    QString::number(m_artifacts.size()), m_lease.outputPrefix));
         uploadNextArtifact();
     });
     // Hashing large outputs happens off the event loop, which keeps heartbeats going.
@@ -416,7 +419,7 @@ void TaskRunner::postArtifacts()
     for (const Artifact &artifact : std::as_const(m_artifacts)) {
         if (!artifact.error.isEmpty())
             continue;
-        files.append(QJsonObject{{u"path"_s, artifact.relativePath},
+        files.append(QJsonObject{{u"path"_s, QString(m_lease.outputPrefix + artifact.relativePath)},
                                  {u"size"_s, artifact.size},
                                  {u"sha256"_s, artifact.sha256}});
     }

@@ -38,7 +38,8 @@ struct TaskServices
 // extracts the code into WORK_DIR/tasks/<id>/code, prepares a venv when the package has a
 // requirements.txt, runs the process in the sandbox on its CPU cores (reporting RUNNING when it
 // starts) while its output streams to the server, then uploads every file of output/ as an
-// artifact and reports the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED
+// artifact (under the lease's output prefix, "worker-1/", when the job has several tasks) and
+// reports the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED
 // when it was cancelled.
 class TaskRunner : public QObject
 {

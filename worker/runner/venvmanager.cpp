@@ -53,9 +53,17 @@ public:
         , m_dir(manager->venvDir(hash))
     {
         m_process.setProcessChannelMode(QProcess::MergedChannels);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.remove(u"VIRTUAL_ENV"_s);
-        env.remove(u"PYTHONHOME"_s);
+        // pip runs the packages' own build code: it gets a clean environment, plus the owner's
+        // proxy and pip settings (documented: they reach that code).
+        QProcessEnvironment env = cleanEnvironment(scratchDir());
+        const QProcessEnvironment system = QProcessEnvironment::systemEnvironment();
+        for (const QString &name : system.keys()) {
+            if (name.startsWith(u"PIP_"_s) ||
+                name.compare(u"http_proxy"_s, Qt::CaseInsensitive) == 0 ||
+                name.compare(u"https_proxy"_s, Qt::CaseInsensitive) == 0 ||
+                name.compare(u"no_proxy"_s, Qt::CaseInsensitive) == 0)
+                env.insert(name, system.value(name));
+        }
         env.insert(u"PIP_NO_INPUT"_s, u"1"_s);
         env.insert(u"PIP_DISABLE_PIP_VERSION_CHECK"_s, u"1"_s);
         env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
