@@ -202,8 +202,8 @@ QList<PortRequest> readPortList(const QJsonArray &array, const QString &path, Co
         if (!array.at(i).isObject()) {
             collector.add(portPath,
                           QStringLiteral("must be an object {\"label\", \"beginAt\", "
-                                         "\"portNumber\"}, got ")
-                              + jsonTypeName(array.at(i)));
+                                         "\"portNumber\"}, got ") +
+                              jsonTypeName(array.at(i)));
             ports.append(port);
             continue;
         }
@@ -230,8 +230,8 @@ QJsonObject readJobEnvs(const QJsonObject &object, Collector &collector)
             envs.insert(it.key(), value);
         else
             collector.add(childPath(QStringLiteral("jobEnvs"), it.key()),
-                          QStringLiteral("must be a string, number or boolean, got ")
-                              + jsonTypeName(value));
+                          QStringLiteral("must be a string, number or boolean, got ") +
+                              jsonTypeName(value));
     }
     return envs;
 }
@@ -294,8 +294,8 @@ JobSpec readPaiObject(const QJsonObject &root, bool wire, Collector &collector)
                                  .value_or(role.gpuNumber);
             role.command =
                 roleReader.string(QLatin1String("command"), ifOpenPai).value_or(QString());
-            role.shmMB = roleReader.integer(QLatin1String("shmMB"), Presence::Optional)
-                             .value_or(role.shmMB);
+            role.shmMB =
+                roleReader.integer(QLatin1String("shmMB"), Presence::Optional).value_or(role.shmMB);
             if (const std::optional<QJsonArray> ports =
                     roleReader.array(QLatin1String("portList"), Presence::Optional))
                 role.portList =
@@ -321,7 +321,8 @@ JobSpec readPaiObject(const QJsonObject &root, bool wire, Collector &collector)
     spec.virtualCluster =
         reader.string(QLatin1String("virtualCluster"), Presence::Optional).value_or(QString());
     spec.gpuType = reader.string(QLatin1String("gpuType"), Presence::Optional).value_or(QString());
-    spec.extras = reader.object(QLatin1String("extras"), Presence::Optional).value_or(QJsonObject());
+    spec.extras =
+        reader.object(QLatin1String("extras"), Presence::Optional).value_or(QJsonObject());
     reader.reportUnknownFields();
     return spec;
 }

@@ -128,8 +128,7 @@ void checkOpenPaiRoleFields(Checker &check, const TaskRole &role, const QString 
             continue;
         const QString path = prefix + QLatin1String(name);
         if (**count < 1)
-            check.add(path,
-                      QStringLiteral("must be null or >= 1, got %1").arg(**count));
+            check.add(path, QStringLiteral("must be null or >= 1, got %1").arg(**count));
         else if (role.taskNumber >= 1 && **count > role.taskNumber)
             check.add(path,
                       QStringLiteral("must be <= taskNumber (%1), got %2; it could never be "
@@ -159,8 +158,8 @@ void checkJobEnvs(Checker &check, const QJsonObject &envs)
             check.add(path,
                       QStringLiteral("is not an environment variable name: use letters, digits "
                                      "and _, not starting with a digit"));
-        else if (it.value().isString()
-                 && it.value().toString().size() > JobSpecValidator::MaxJobEnvValueLength)
+        else if (it.value().isString() &&
+                 it.value().toString().size() > JobSpecValidator::MaxJobEnvValueLength)
             check.add(path,
                       QStringLiteral("is longer than %1 characters; pass large values in a file")
                           .arg(JobSpecValidator::MaxJobEnvValueLength));

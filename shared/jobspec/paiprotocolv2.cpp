@@ -54,8 +54,11 @@ QJsonValue yamlToJson(const YAML::Node &node)
 }
 
 // An integer that may be null: absent gives fallback, null gives JSON null.
-QJsonValue nullableInteger(YamlMapReader &reader, QLatin1String key, const QJsonValue &fallback,
-                           const QString &path, Collector &collector)
+QJsonValue nullableInteger(YamlMapReader &reader,
+                           QLatin1String key,
+                           const QJsonValue &fallback,
+                           const QString &path,
+                           Collector &collector)
 {
     const bool present = reader.keys().contains(key);
     const std::optional<YAML::Node> node = reader.anyValue(key, Presence::Optional);
@@ -64,8 +67,8 @@ QJsonValue nullableInteger(YamlMapReader &reader, QLatin1String key, const QJson
     if (!node)
         return QJsonValue::Null;
     long long value = 0;
-    if (yamlTypeName(*node) != QLatin1String("integer")
-        || !YAML::convert<long long>::decode(*node, value) || value < IntMin || value > IntMax) {
+    if (yamlTypeName(*node) != QLatin1String("integer") ||
+        !YAML::convert<long long>::decode(*node, value) || value < IntMin || value > IntMax) {
         collector.add(childPath(path, key),
                       QStringLiteral("must be an integer or null, got ") + yamlTypeName(*node));
         return fallback;
@@ -114,14 +117,14 @@ public:
                 }
             }
             if (!ok || !node.IsScalar()) {
-                collector.add(path,
-                              QStringLiteral("%1 names nothing this job defines; check the name "
-                                             "under %2")
-                                  .arg(match.captured(0),
-                                       root == QLatin1String("parameters")
-                                               || root == QLatin1String("secrets")
-                                           ? root
-                                           : QStringLiteral("prerequisites")));
+                collector.add(
+                    path,
+                    QStringLiteral("%1 names nothing this job defines; check the name "
+                                   "under %2")
+                        .arg(match.captured(0),
+                             root == QLatin1String("parameters") || root == QLatin1String("secrets")
+                                 ? root
+                                 : QStringLiteral("prerequisites")));
                 continue;
             }
             usedSecrets = usedSecrets || root == QLatin1String("secrets");
@@ -132,20 +135,19 @@ public:
 };
 
 // A list of command lines (commands, preCommands, postCommands), substituted.
-QStringList readCommands(const YAML::Node &list, const QString &path, Template &values,
-                         Collector &collector)
+QStringList
+readCommands(const YAML::Node &list, const QString &path, Template &values, Collector &collector)
 {
     QStringList commands;
     for (std::size_t i = 0; i < list.size(); ++i) {
         const QString itemPath = elementPath(path, qsizetype(i));
         if (!list[i].IsScalar()) {
             collector.add(itemPath,
-                          QStringLiteral("must be a string (one command), got ")
-                              + yamlTypeName(list[i]));
+                          QStringLiteral("must be a string (one command), got ") +
+                              yamlTypeName(list[i]));
             continue;
         }
-        commands << values
-                        .apply(QString::fromStdString(list[i].Scalar()), itemPath, collector)
+        commands << values.apply(QString::fromStdString(list[i].Scalar()), itemPath, collector)
                         .trimmed();
     }
     return commands;
@@ -161,8 +163,11 @@ private:
     void readDeployment(YamlMapReader &top, const std::optional<YAML::Node> &defaults);
     QJsonObject readRole(const QString &name, const YAML::Node &node);
     // The prerequisite of this type named by key of a task role, or nullopt with an error.
-    std::optional<YAML::Node> reference(YamlMapReader &role, QLatin1String key, const QString &type,
-                                        const QString &path, Presence presence);
+    std::optional<YAML::Node> reference(YamlMapReader &role,
+                                        QLatin1String key,
+                                        const QString &type,
+                                        const QString &path,
+                                        Presence presence);
     void note(const QString &field, const QString &why) { m_out.notes << field + NoEffect + why; }
 
     PaiProtocolV2::Conversion m_out;
@@ -184,20 +189,23 @@ void Converter::readPrerequisites(const YAML::Node &list)
     for (std::size_t i = 0; i < list.size(); ++i) {
         const QString path = elementPath(QStringLiteral("prerequisites"), qsizetype(i));
         if (!list[i].IsMap()) {
-            m_collector.add(path, QStringLiteral("must be a mapping, got ") + yamlTypeName(list[i]));
+            m_collector.add(path,
+                            QStringLiteral("must be a mapping, got ") + yamlTypeName(list[i]));
             continue;
         }
         YamlMapReader reader(list[i], path, m_collector);
         reader.anyValue(QLatin1String("protocolVersion"), Presence::Optional);
-        const std::optional<QString> name = reader.string(QLatin1String("name"), Presence::Required);
-        const std::optional<QString> type = reader.string(QLatin1String("type"), Presence::Required);
+        const std::optional<QString> name =
+            reader.string(QLatin1String("name"), Presence::Required);
+        const std::optional<QString> type =
+            reader.string(QLatin1String("type"), Presence::Required);
         for (const char *key : {"version", "contributor", "description"})
             reader.anyValue(QLatin1String(key), Presence::Optional);
         if (reader.mapping(QLatin1String("auth"), Presence::Optional))
             note(childPath(path, QStringLiteral("auth")),
                  QStringLiteral("no container registry is contacted"));
-        const std::optional<YAML::Node> uri = reader.anyValue(QLatin1String("uri"),
-                                                              Presence::Required);
+        const std::optional<YAML::Node> uri =
+            reader.anyValue(QLatin1String("uri"), Presence::Required);
         reader.reportUnknownFields();
         if (type && !types.contains(*type))
             m_collector.add(childPath(path, QStringLiteral("type")),
@@ -205,8 +213,8 @@ void Converter::readPrerequisites(const YAML::Node &list)
                                 .arg(quoted(*type)));
         if (uri && !uri->IsScalar() && !(type == QLatin1String("data") && uri->IsSequence()))
             m_collector.add(childPath(path, QStringLiteral("uri")),
-                            QStringLiteral("must be a string (a list only for data), got ")
-                                + yamlTypeName(*uri));
+                            QStringLiteral("must be a string (a list only for data), got ") +
+                                yamlTypeName(*uri));
         if (name && type)
             m_prerequisites.insert(*name, Prerequisite{*type, list[i]});
     }
@@ -247,18 +255,20 @@ void Converter::readDeployment(YamlMapReader &top, const std::optional<YAML::Nod
         }
     }
     if (!active.isEmpty() && m_deploymentPath.isEmpty() && !names.contains(active))
-        m_collector.add(QStringLiteral("defaults.deployment"),
-                        QStringLiteral("names no deployment; deployments has: %1")
-                            .arg(names.isEmpty() ? QStringLiteral("none")
-                                                 : names.join(QLatin1String(", "))));
+        m_collector.add(
+            QStringLiteral("defaults.deployment"),
+            QStringLiteral("names no deployment; deployments has: %1")
+                .arg(names.isEmpty() ? QStringLiteral("none") : names.join(QLatin1String(", "))));
     if (active.isEmpty() && !names.isEmpty())
         note(QStringLiteral("deployments"),
              QStringLiteral("none is active; name one in defaults.deployment to run its "
                             "preCommands and postCommands"));
 }
 
-std::optional<YAML::Node> Converter::reference(YamlMapReader &role, QLatin1String key,
-                                               const QString &type, const QString &path,
+std::optional<YAML::Node> Converter::reference(YamlMapReader &role,
+                                               QLatin1String key,
+                                               const QString &type,
+                                               const QString &path,
                                                Presence presence)
 {
     const std::optional<QString> name = role.string(key, presence);
@@ -294,9 +304,11 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
         YamlMapReader policy(*completion, completionPath, m_collector);
         const QJsonValue failed = nullableInteger(
             policy, QLatin1String("minFailedInstances"), 1, completionPath, m_collector);
-        const QJsonValue succeeded = nullableInteger(
-            policy, QLatin1String("minSucceededInstances"), QJsonValue::Null, completionPath,
-            m_collector);
+        const QJsonValue succeeded = nullableInteger(policy,
+                                                     QLatin1String("minSucceededInstances"),
+                                                     QJsonValue::Null,
+                                                     completionPath,
+                                                     m_collector);
         policy.reportUnknownFields();
         role.insert(QStringLiteral("minFailedTaskCount"), failed);
         if (!succeeded.isNull())
@@ -310,9 +322,11 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
     Template values;
     values.roots.insert(QStringLiteral("parameters"), m_parameters);
     values.roots.insert(QStringLiteral("secrets"), m_secrets);
-    if (const std::optional<YAML::Node> image = reference(
-            reader, QLatin1String("dockerImage"), QStringLiteral("dockerimage"), path,
-            Presence::Required)) {
+    if (const std::optional<YAML::Node> image = reference(reader,
+                                                          QLatin1String("dockerImage"),
+                                                          QStringLiteral("dockerimage"),
+                                                          path,
+                                                          Presence::Required)) {
         const YAML::Node uriNode = (*image)["uri"];
         const QString uri = uriNode.IsDefined() && uriNode.IsScalar()
                                 ? QString::fromStdString(uriNode.Scalar())
@@ -320,13 +334,14 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
         if (m_image.isEmpty())
             m_image = uri;
         else if (uri != m_image)
-            note(childPath(path, QStringLiteral("dockerImage")),
-                 QStringLiteral("a job has one image here: %1, the first task role's").arg(m_image));
+            note(
+                childPath(path, QStringLiteral("dockerImage")),
+                QStringLiteral("a job has one image here: %1, the first task role's").arg(m_image));
     }
     for (const char *kind : {"data", "output", "script"}) {
         const QString type = QLatin1String(kind);
-        if (const std::optional<YAML::Node> target = reference(
-                reader, QLatin1String(kind), type, path, Presence::Optional)) {
+        if (const std::optional<YAML::Node> target =
+                reference(reader, QLatin1String(kind), type, path, Presence::Optional)) {
             values.roots.insert(type, *target);
             note(childPath(path, type),
                  QStringLiteral("nothing is fetched; only its <% $%1... %> references are "
@@ -338,7 +353,8 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
             reader.mapping(QLatin1String("extraContainerOptions"), Presence::Optional)) {
         const QString optionsPath = childPath(path, QStringLiteral("extraContainerOptions"));
         YamlMapReader extra(*options, optionsPath, m_collector);
-        if (const std::optional<int> shm = extra.integer(QLatin1String("shmMB"), Presence::Optional))
+        if (const std::optional<int> shm =
+                extra.integer(QLatin1String("shmMB"), Presence::Optional))
             role.insert(QStringLiteral("shmMB"), *shm);
         if (extra.anyValue(QLatin1String("infiniband"), Presence::Optional))
             note(childPath(optionsPath, QStringLiteral("infiniband")),
@@ -357,8 +373,8 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
                     resource.integer(QLatin1String("gpu"), Presence::Required).value_or(0));
         if (const std::optional<YAML::Node> ports =
                 resource.mapping(QLatin1String("ports"), Presence::Optional)) {
-            YamlMapReader portReader(*ports, childPath(resourcePath, QStringLiteral("ports")),
-                                     m_collector);
+            YamlMapReader portReader(
+                *ports, childPath(resourcePath, QStringLiteral("ports")), m_collector);
             QJsonArray portList;
             for (const QString &label : portReader.keys()) {
                 const QByteArray key = label.toUtf8();
@@ -379,29 +395,28 @@ QJsonObject Converter::readRole(const QString &name, const YAML::Node &node)
     // Looked up through const nodes, checking IsDefined() first: yaml-cpp throws on any other
     // question to a node that is not there.
     const YAML::Node &deployments = m_deployment;
-    const YAML::Node deployment = deployments.IsMap() ? deployments[name.toStdString()]
-                                                      : YAML::Node();
+    const YAML::Node deployment =
+        deployments.IsMap() ? deployments[name.toStdString()] : YAML::Node();
     const QString deploymentPath = childPath(m_deploymentPath, name);
     const auto deploymentCommands = [&](const char *key) {
-        const YAML::Node list = deployment.IsDefined() && deployment.IsMap() ? deployment[key]
-                                                                             : YAML::Node();
+        const YAML::Node list =
+            deployment.IsDefined() && deployment.IsMap() ? deployment[key] : YAML::Node();
         if (list.IsDefined() && list.IsSequence())
-            script << readCommands(list, childPath(deploymentPath, QLatin1String(key)), values,
-                                   m_collector);
+            script << readCommands(
+                list, childPath(deploymentPath, QLatin1String(key)), values, m_collector);
     };
     deploymentCommands("preCommands");
     if (const std::optional<YAML::Node> commands =
             reader.sequence(QLatin1String("commands"), Presence::Required))
-        script << readCommands(*commands, childPath(path, QStringLiteral("commands")), values,
-                               m_collector);
+        script << readCommands(
+            *commands, childPath(path, QStringLiteral("commands")), values, m_collector);
     deploymentCommands("postCommands");
     script.removeAll(QString());
     role.insert(QStringLiteral("command"), script.join(u'\n'));
     reader.reportUnknownFields();
     if (values.usedSecrets)
-        m_out.notes << path
-                           + QStringLiteral(": its commands hold values of secrets; they are "
-                                            "stored with the job, which only you can read");
+        m_out.notes << path + QStringLiteral(": its commands hold values of secrets; they are "
+                                             "stored with the job, which only you can read");
     m_out.portLabels << labels;
     return role;
 }
@@ -476,8 +491,8 @@ PaiProtocolV2::Conversion PaiProtocolV2::convert(const YAML::Node &root)
         Conversion failed;
         failed.errors << SpecError{QString(),
                                    QStringLiteral("the document must be a mapping with "
-                                                  "protocolVersion: 2, got ")
-                                       + yamlTypeName(root)};
+                                                  "protocolVersion: 2, got ") +
+                                       yamlTypeName(root)};
         return failed;
     }
     return Converter().run(root);

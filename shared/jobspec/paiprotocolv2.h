@@ -24,10 +24,10 @@ class PaiProtocolV2
 public:
     struct Conversion
     {
-        QJsonObject job;         // the v1 form; meaningful when errors is empty
-        QList<SpecError> errors; // with the v2 field paths
-        QStringList notes;       // v2 fields kept that have no effect here
-        QStringList roleNames;   // job's taskRoles[i] is the v2 role roleNames[i]
+        QJsonObject job;               // the v1 form; meaningful when errors is empty
+        QList<SpecError> errors;       // with the v2 field paths
+        QStringList notes;             // v2 fields kept that have no effect here
+        QStringList roleNames;         // job's taskRoles[i] is the v2 role roleNames[i]
         QList<QStringList> portLabels; // per role: the label of portList[j]
     };
 

@@ -895,8 +895,7 @@ void tst_JobSpec::comments_data()
     QTest::addColumn<QStringList>("errors");
     QTest::addColumn<QString>("command");
 
-    QTest::newRow("line comments, as seed 004 writes them")
-        << QByteArray(R"json({
+    QTest::newRow("line comments, as seed 004 writes them") << QByteArray(R"json({
   // the job's name
   "jobName": "hello", // after a value
   "image": "ubuntu",
@@ -908,14 +907,12 @@ void tst_JobSpec::comments_data()
     }
   ]
 }
-// after the document)json")
-        << QStringList() << QStringLiteral("echo hello");
-    QTest::newRow("block comments")
-        << QByteArray(R"json(/* a header
+// after the document)json") << QStringList() << QStringLiteral("echo hello");
+    QTest::newRow("block comments") << QByteArray(R"json(/* a header
    over lines */ {"jobName": "b", /* inline */ "image": "i", "taskRoles": [
   {"name": "r", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0,
    "command": "c" /* after the last value */}]} /* trailing */)json")
-        << QStringList() << QStringLiteral("c");
+                                    << QStringList() << QStringLiteral("c");
     QTest::newRow("comment markers inside strings are text")
         << QByteArray(R"json({"jobName": "s", "image": "http://registry.example/img", // real
   "taskRoles": [{"name": "r", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100,
@@ -987,8 +984,7 @@ void tst_JobSpec::openPaiConfigs_data()
     "command": "echo hello", "portList": []}],
   "jobEnvs": {},
   "extras": {}
-})json")
-        << QByteArray(R"json({"jobName": "helloworld_8bc1", "virtualCluster": "default",
+})json") << QByteArray(R"json({"jobName": "helloworld_8bc1", "virtualCluster": "default",
   "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 4, "memoryMB": 8192,
     "gpuNumber": 0, "shmMB": 64, "command": "echo hello"}]})json")
         << QStringList{QStringLiteral("image"), QStringLiteral("virtualCluster")};
@@ -1036,8 +1032,7 @@ void tst_JobSpec::openPaiConfigs_data()
   },
   "extras": {
   }
-})json")
-        << QByteArray(R"json({"jobEnvs": {"batch_size": 32, "job_model": "resnet20"},
+})json") << QByteArray(R"json({"jobEnvs": {"batch_size": 32, "job_model": "resnet20"},
   "dataDir": "$PAI_DEFAULT_FS_URI/path/tensorflow-distributed-jobguid/data",
   "taskRoles": [
     {"name": "ps_server", "taskNumber": 2, "cpuNumber": 2, "memoryMB": 8192, "gpuNumber": 0,
@@ -1078,7 +1073,8 @@ void tst_JobSpec::openPaiConfigs_data()
   "taskNumber": 1, "cpuNumber": 2, "memoryMB": 4096, "gpuNumber": 1,
   "portList": [{"label": "mpi", "beginAt": 2222, "portNumber": 2}],
   "command": "mpirun -np 2 python3 train.py"}]})json")
-        << QStringList{QStringLiteral("image"), QStringLiteral("authFile"),
+        << QStringList{QStringLiteral("image"),
+                       QStringLiteral("authFile"),
                        QStringLiteral("extras"),
                        QStringLiteral("taskRoles[0].portList[0].beginAt")};
 
@@ -1105,13 +1101,12 @@ defaults:
   virtualCluster: default
 extras:
   submitFrom: submit-job-v2
-)yaml")
-        << QByteArray(R"json({"jobName": "hello_world", "image": "ubuntu:18.04",
+)yaml") << QByteArray(R"json({"jobName": "hello_world", "image": "ubuntu:18.04",
   "virtualCluster": "default", "extras": {"submitFrom": "submit-job-v2"}, "retryCount": 0,
   "taskRoles": [{"name": "taskrole", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 1024,
     "gpuNumber": 0, "command": "echo \"Hello, OpenPAI\""}]})json")
-        << QStringList{QStringLiteral("image"), QStringLiteral("virtualCluster"),
-                       QStringLiteral("extras")};
+        << QStringList{
+               QStringLiteral("image"), QStringLiteral("virtualCluster"), QStringLiteral("extras")};
 
     QTest::newRow("v2 tensorflow with parameters, secrets, ports, completion, deployment")
         << QByteArray(R"yaml(protocolVersion: 2
@@ -1181,8 +1176,7 @@ deployments:
           - echo post
 defaults:
   deployment: prod
-)yaml")
-        << QByteArray(R"json({"jobName": "tf_cifar10", "image": "openpai/pai.example.tensorflow",
+)yaml") << QByteArray(R"json({"jobName": "tf_cifar10", "image": "openpai/pai.example.tensorflow",
   "retryCount": 1, "taskRoles": [
     {"name": "ps_server", "taskNumber": 1, "cpuNumber": 2, "memoryMB": 8192, "gpuNumber": 0,
      "shmMB": 256, "portList": [{"label": "ssh", "beginAt": 0, "portNumber": 1},
@@ -1236,7 +1230,8 @@ void tst_JobSpec::openPaiConfigs()
     QCOMPARE(fields, noteFields);
 
     // What the server receives reads back the same.
-    const Result<JobSpec> back = JobSpecParser::parseWire(parseObject(QJsonDocument(wire).toJson()));
+    const Result<JobSpec> back =
+        JobSpecParser::parseWire(parseObject(QJsonDocument(wire).toJson()));
     QVERIFY(back.ok());
     QCOMPARE(*back, *result.spec);
 }
@@ -1253,9 +1248,8 @@ void tst_JobSpec::openPaiFieldsInvalid_data()
         << patched(R"({"role": {"portList": [{"label": "http"}, {"label": "http"}]}})")
         << lines(R"(taskRoles[0].portList[1].label: duplicate label "http" in this task role; )"
                  "give each port type one entry with the portNumber it needs");
-    QTest::newRow("port label missing")
-        << patched(R"({"role": {"portList": [{"portNumber": 1}]}})")
-        << lines("taskRoles[0].portList[0].label: is required");
+    QTest::newRow("port label missing") << patched(R"({"role": {"portList": [{"portNumber": 1}]}})")
+                                        << lines("taskRoles[0].portList[0].label: is required");
     QTest::newRow("portNumber -1")
         << patched(R"({"role": {"portList": [{"label": "a", "portNumber": -1}]}})")
         << lines("taskRoles[0].portList[0].portNumber: must be >= 0, got -1");
@@ -1309,9 +1303,8 @@ void tst_JobSpec::openPaiFieldsInvalid_data()
         << patched(R"({"extras": "x"})") << lines("extras: must be an object, got string");
     QTest::newRow("gpuType a number")
         << patched(R"({"gpuType": 1})") << lines("gpuType: must be a string, got number");
-    QTest::newRow("virtualCluster null")
-        << patched(R"({"virtualCluster": false})")
-        << lines("virtualCluster: must be a string, got boolean");
+    QTest::newRow("virtualCluster null") << patched(R"({"virtualCluster": false})")
+                                         << lines("virtualCluster: must be a string, got boolean");
 }
 
 void tst_JobSpec::openPaiFieldsInvalid()
@@ -1393,8 +1386,8 @@ void tst_JobSpec::protocolV2Invalid_data()
         << v2Job(QByteArray("instances: 0\n" + QByteArray(V2Role)).constData())
         << lines("taskRoles.worker.instances: must be >= 1, got 0");
     QTest::newRow("minSucceededInstances above instances")
-        << v2Job(QByteArray("instances: 2\ncompletion: {minSucceededInstances: 3}\n"
-                            + QByteArray(V2Role))
+        << v2Job(QByteArray("instances: 2\ncompletion: {minSucceededInstances: 3}\n" +
+                            QByteArray(V2Role))
                      .constData())
         << lines("taskRoles.worker.completion.minSucceededInstances: must be <= taskNumber (2), "
                  "got 3; it could never be reached");
@@ -1418,9 +1411,8 @@ void tst_JobSpec::protocolV2Invalid_data()
     QTest::newRow("role name with a dot")
         << v2Job(V2Role).replace("  worker:", "  work.er:")
         << lines(R"(taskRoles.work.er: must match [A-Za-z0-9_-]+, got "work.er")");
-    QTest::newRow("taskRoles missing")
-        << QByteArray("protocolVersion: 2\nname: j\ntype: job\n")
-        << lines("taskRoles: is required");
+    QTest::newRow("taskRoles missing") << QByteArray("protocolVersion: 2\nname: j\ntype: job\n")
+                                       << lines("taskRoles: is required");
 }
 
 void tst_JobSpec::protocolV2Invalid()
@@ -1443,21 +1435,21 @@ void tst_JobSpec::noEffectNotes()
         "portList": [{"label": "http", "beginAt": 8080, "portNumber": 1}]}]})json");
     QVERIFY(spec.ok());
     const QString noEffect = QStringLiteral(": accepted, but has no effect here: ");
-    QCOMPARE(spec->noEffectNotes(),
-             (QStringList{
-                 u"image"_s + noEffect
-                     + u"tasks run in the worker's sandbox on its own system, not in a container "
-                       "of this image"_s,
-                 u"authFile"_s + noEffect + u"no container registry is contacted"_s,
-                 u"virtualCluster"_s + noEffect
-                     + u"all workers form one pool; jobs wait in one queue"_s,
-                 u"gpuType"_s + noEffect
-                     + u"workers do not announce GPU types, so any worker with free GPUs runs "
-                       "the tasks"_s,
-                 u"extras"_s + noEffect + u"kept with the job for you to read back"_s,
-                 u"taskRoles[0].portList[0].beginAt"_s + noEffect
-                     + u"ports are booked from the worker's free range; read them from "
-                       "PAI_CONTAINER_HOST_http_PORT_LIST"_s}));
+    QCOMPARE(
+        spec->noEffectNotes(),
+        (QStringList{u"image"_s + noEffect +
+                         u"tasks run in the worker's sandbox on its own system, not in a container "
+                         "of this image"_s,
+                     u"authFile"_s + noEffect + u"no container registry is contacted"_s,
+                     u"virtualCluster"_s + noEffect +
+                         u"all workers form one pool; jobs wait in one queue"_s,
+                     u"gpuType"_s + noEffect +
+                         u"workers do not announce GPU types, so any worker with free GPUs runs "
+                         "the tasks"_s,
+                     u"extras"_s + noEffect + u"kept with the job for you to read back"_s,
+                     u"taskRoles[0].portList[0].beginAt"_s + noEffect +
+                         u"ports are booked from the worker's free range; read them from "
+                         "PAI_CONTAINER_HOST_http_PORT_LIST"_s}));
 
     // A plain OpenPAI job: only its image; a DDL job: nothing.
     QCOMPARE(JobSpecParser::parsePaiJson(BasePai)->noEffectNotes().size(), 1);
@@ -1477,8 +1469,7 @@ void tst_JobSpec::formatByContent_data()
         << QStringLiteral("job.json") << QByteArray("// hello\n" + QByteArray(BasePai)) << true;
     QTest::newRow("v2 YAML") << QStringLiteral("job.yaml") << v2Job(V2Role) << true;
     QTest::newRow("v2 YAML, .yml") << QStringLiteral("job.yml") << v2Job(V2Role) << true;
-    QTest::newRow("DDL task.yaml")
-        << QStringLiteral("task.yaml") << taskYaml(BaseJobData) << false;
+    QTest::newRow("DDL task.yaml") << QStringLiteral("task.yaml") << taskYaml(BaseJobData) << false;
 }
 
 void tst_JobSpec::formatByContent()
