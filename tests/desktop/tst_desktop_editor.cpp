@@ -228,9 +228,8 @@ void TestDesktopEditor::openPaiTextRecognised_data()
                                              "\"memoryMB\": 256, \"gpuNumber\": 0, "
                                              "\"command\": \"true\"}]}"_s
                                           << u"plain"_s << u"true"_s << QStringList{u"image"_s};
-    QTest::newRow("protocol v2 YAML")
-        << V2Job << u"v2-demo"_s << u"python3 -c 'print(3)'"_s
-        << QStringList{u"image"_s, u"virtualCluster"_s};
+    QTest::newRow("protocol v2 YAML") << V2Job << u"v2-demo"_s << u"python3 -c 'print(3)'"_s
+                                      << QStringList{u"image"_s, u"virtualCluster"_s};
 }
 
 void TestDesktopEditor::openPaiTextRecognised()
@@ -242,8 +241,9 @@ void TestDesktopEditor::openPaiTextRecognised()
 
     JobEditor editor;
     editor.setText(text);
-    QVERIFY2(editor.problems().isEmpty(),
-             qPrintable(editor.problems().isEmpty() ? QString() : editor.problems().first().message));
+    QVERIFY2(
+        editor.problems().isEmpty(),
+        qPrintable(editor.problems().isEmpty() ? QString() : editor.problems().first().message));
     QVERIFY(editor.spec().has_value());
     QCOMPARE(editor.spec()->kind, ddl::JobSpec::Kind::OpenPai);
     QCOMPARE(editor.spec()->jobName, jobName);
@@ -279,10 +279,11 @@ void TestDesktopEditor::importRecognisesOpenPaiByContent()
     QTemporaryDir dir;
     const QMap<QString, QString> files{
         {u"job.yaml"_s, V2Job},
-        {u"job.json"_s, u"// a comment first\n{\"jobName\": \"imported\", \"image\": \"i\", "
-                        "\"taskRoles\": [{\"name\": \"r\", \"taskNumber\": 1, "
-                        "\"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
-                        "\"command\": \"true\"}]}"_s}};
+        {u"job.json"_s,
+         u"// a comment first\n{\"jobName\": \"imported\", \"image\": \"i\", "
+         "\"taskRoles\": [{\"name\": \"r\", \"taskNumber\": 1, "
+         "\"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
+         "\"command\": \"true\"}]}"_s}};
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
         QFile file(dir.filePath(it.key()));
         QVERIFY(file.open(QIODevice::WriteOnly));
@@ -294,8 +295,7 @@ void TestDesktopEditor::importRecognisesOpenPaiByContent()
         QTRY_COMPARE(done.size(), 1);
         QVERIFY2(editor.spec().has_value(), qPrintable(it.key()));
         QCOMPARE(editor.spec()->kind, ddl::JobSpec::Kind::OpenPai);
-        QCOMPARE(editor.spec()->jobName,
-                 it.key() == u"job.yaml"_s ? u"v2-demo"_s : u"imported"_s);
+        QCOMPARE(editor.spec()->jobName, it.key() == u"job.yaml"_s ? u"v2-demo"_s : u"imported"_s);
     }
 }
 
