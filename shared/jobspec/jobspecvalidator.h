@@ -30,7 +30,7 @@ public:
     static constexpr int MinMemoryMB = 100;
     static constexpr int MaxPortsPerTask = 64; // besides the task's own port
     static constexpr int MaxJobEnvs = 256;
-    static constexpr int MaxJobEnvValueLength = 32 * 1024;
+    static constexpr int MaxJobEnvValueLength = 4096; // 256 of them stay well below ARG_MAX
 };
 
 } // namespace ddl

@@ -21,9 +21,16 @@ struct Prerequisite
     YAML::Node node;
 };
 
-// A YAML value as JSON (for extras): scalars keep the type they are written with.
-QJsonValue yamlToJson(const YAML::Node &node)
+// At most this many values in extras: YAML aliases could otherwise make a small text expand to
+// an enormous one (a "billion laughs"), and the server reads these documents too.
+constexpr int MaxExtrasValues = 10000;
+
+// A YAML value as JSON (for extras): scalars keep the type they are written with. budget counts
+// down the values converted; once spent, the rest is left out and budget is negative.
+QJsonValue yamlToJson(const YAML::Node &node, int &budget)
 {
+    if (--budget < 0)
+        return QJsonValue::Null;
     switch (node.Type()) {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
@@ -31,14 +38,15 @@ QJsonValue yamlToJson(const YAML::Node &node)
     case YAML::NodeType::Sequence: {
         QJsonArray array;
         for (const YAML::Node &item : node)
-            array.append(yamlToJson(item));
+            array.append(yamlToJson(item, budget));
         return array;
     }
     case YAML::NodeType::Map: {
         QJsonObject object;
         for (auto it = node.begin(); it != node.end(); ++it) {
             if (it->first.IsScalar())
-                object.insert(QString::fromStdString(it->first.Scalar()), yamlToJson(it->second));
+                object.insert(QString::fromStdString(it->first.Scalar()),
+                              yamlToJson(it->second, budget));
         }
         return object;
     }
@@ -457,8 +465,15 @@ PaiProtocolV2::Conversion Converter::run(const YAML::Node &root)
         top.mapping(QLatin1String("defaults"), Presence::Optional);
     readDeployment(top, defaults);
     if (const std::optional<YAML::Node> extras =
-            top.mapping(QLatin1String("extras"), Presence::Optional))
-        m_out.job.insert(QStringLiteral("extras"), yamlToJson(*extras));
+            top.mapping(QLatin1String("extras"), Presence::Optional)) {
+        int budget = MaxExtrasValues;
+        const QJsonValue converted = yamlToJson(*extras, budget);
+        if (budget < 0)
+            m_collector.add(QStringLiteral("extras"),
+                            QStringLiteral("holds more than %1 values; keep extras small")
+                                .arg(MaxExtrasValues));
+        m_out.job.insert(QStringLiteral("extras"), converted);
+    }
     top.reportUnknownFields();
 
     QJsonArray list;

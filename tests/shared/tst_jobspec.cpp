@@ -1411,6 +1411,14 @@ void tst_JobSpec::protocolV2Invalid_data()
     QTest::newRow("role name with a dot")
         << v2Job(V2Role).replace("  worker:", "  work.er:")
         << lines(R"(taskRoles.work.er: must match [A-Za-z0-9_-]+, got "work.er")");
+    QTest::newRow("extras expanding by aliases")
+        << v2Job(V2Role,
+                 "extras:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                 "  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                 "  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                 "  d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                 "  e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n")
+        << lines("extras: holds more than 10000 values; keep extras small");
     QTest::newRow("taskRoles missing") << QByteArray("protocolVersion: 2\nname: j\ntype: job\n")
                                        << lines("taskRoles: is required");
 }
