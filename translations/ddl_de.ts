@@ -683,6 +683,10 @@
         <translation>Der Job ist gültig.</translation>
     </message>
     <message>
+        <source>note: %1</source>
+        <translation>Hinweis: %1</translation>
+    </message>
+    <message>
         <source>%1 is not a valid task.yaml:
 %2</source>
         <translation>%1 ist keine gültige task.yaml:

@@ -683,6 +683,10 @@
         <translation>作业有效。</translation>
     </message>
     <message>
+        <source>note: %1</source>
+        <translation>注意：%1</translation>
+    </message>
+    <message>
         <source>%1 is not a valid task.yaml:
 %2</source>
         <translation>%1 不是有效的 task.yaml：

@@ -33,7 +33,7 @@ QList<OptionSpec> SubmitCommand::options() const
             "holds main.py: it and its subfolders are sent as last committed"),
          {},
          false},
-        {u"job_config"_s, u"FILE"_s, tr("an OpenPAI job JSON instead of a task.yaml"), {}, false},
+        {u"job_config"_s, u"FILE"_s, tr("an OpenPAI job (v1 JSON or v2 YAML)"), {}, false},
         {u"priority"_s,
          u"N"_s,
          tr("-100 to 100 (default 0): higher runs first; between users, fair share decides"),
@@ -165,11 +165,13 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
 
     const QString defaultName = defaultJobName(QFileInfo(projectFolder).fileName());
     const SpecParseResult parsed =
-        openPai ? JobSpecParser::parsePaiJsonDetailed(configText)
+        openPai ? JobSpecParser::parsePaiConfigDetailed(configText)
                 : JobSpecParser::parseTaskYamlDetailed(configText, defaultName);
     if (!parsed.ok())
         return specError(configPath, parsed.errors);
     const JobSpec &spec = *parsed.spec;
+    for (const QString &note : parsed.notes)
+        context.console().printError(tr("note: %1").arg(note) + u'\n');
 
     // Before the dataset: run in the wrong folder, the missing main.py is what to hear about.
     if (project && !openPai) {

@@ -5,6 +5,7 @@
 #include "editor/jsonlocator.h"
 #include "editor/taskyamlwriter.h"
 #include "jobspec/jobspecparser.h"
+#include "jobspec/jsoncomments.h"
 
 #include <QComboBox>
 #include <QFileDialog>
@@ -180,6 +181,7 @@ void JobEditor::setSpec(const JobSpec &spec)
 void JobEditor::loadTemplate(const QString &id)
 {
     const QString text = JobTemplates::text(id);
+    m_importNotes.clear();
     if (!text.isEmpty())
         setText(text);
 }
@@ -256,12 +258,67 @@ void JobEditor::fillForm(const QJsonObject &object)
     m_syncing = false;
 }
 
+QStringList JobEditor::notes() const
+{
+    QStringList notes = m_importNotes;
+    if (m_spec) {
+        for (const QString &note : m_spec->noEffectNotes()) {
+            if (!notes.contains(note))
+                notes << note;
+        }
+    }
+    return notes;
+}
+
+bool JobEditor::readOpenPaiText(const QString &text)
+{
+    const QByteArray bytes = text.toUtf8();
+    QJsonParseError parseError;
+    const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
+    bool openPai = false;
+    if (parseError.error == QJsonParseError::NoError)
+        openPai = document.isObject() && !document.object().contains("kind"_L1);
+    else if (QJsonDocument::fromJson(JsonComments::strip(bytes).json).isObject())
+        openPai = true; // JSON with comments
+    else if (!text.trimmed().startsWith(u'{'))
+        openPai = JobSpecParser::isPaiConfig(bytes); // protocol v2 YAML
+    if (!openPai)
+        return false;
+    const SpecParseResult parsed = JobSpecParser::parsePaiConfigDetailed(bytes);
+    if (parsed.ok()) {
+        m_importNotes.clear();
+        const QStringList specNotes = parsed.spec->noEffectNotes();
+        for (const QString &note : parsed.notes) {
+            if (!specNotes.contains(note))
+                m_importNotes << note;
+        }
+        setSpec(*parsed.spec);
+        return true;
+    }
+    const JsonLocator locator(text);
+    const bool json = text.trimmed().startsWith(u'{');
+    for (const SpecError &error : parsed.errors) {
+        EditorProblem problem;
+        problem.field = error.field;
+        problem.message = error.message;
+        problem.offset = json ? locator.offsetOf(error.field) : 0;
+        problem.line = m_text->document()->findBlock(int(problem.offset)).blockNumber() + 1;
+        m_problems.append(problem);
+    }
+    showProblems();
+    m_submitButton->setEnabled(false);
+    emit validated(false);
+    return true;
+}
+
 void JobEditor::validateNow()
 {
     m_validateTimer.stop();
     const QString text = m_text->toPlainText();
     m_problems.clear();
     m_spec.reset();
+    if (readOpenPaiText(text))
+        return;
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(text.toUtf8(), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
@@ -322,6 +379,10 @@ void JobEditor::showProblems()
     }
     if (m_problems.isEmpty())
         new QListWidgetItem(tr("The job is valid."), m_problemList);
+    for (const QString &note : notes()) {
+        auto *item = new QListWidgetItem(tr("note: %1").arg(note), m_problemList);
+        item->setForeground(palette().color(QPalette::PlaceholderText));
+    }
     m_text->setExtraSelections(selections);
 }
 
@@ -332,7 +393,9 @@ void JobEditor::importFile(const QString &path)
         watcher->deleteLater();
         const QByteArray bytes = watcher->result();
         const QFileInfo info(path);
-        if (info.suffix() == u"yaml"_s || info.suffix() == u"yml"_s) {
+        m_importNotes.clear();
+        if ((info.suffix() == u"yaml"_s || info.suffix() == u"yml"_s) &&
+            !JobSpecParser::isPaiConfig(bytes)) {
             const SpecParseResult parsed =
                 JobSpecParser::parseTaskYamlDetailed(bytes, info.dir().dirName());
             if (!parsed.ok()) {
@@ -345,16 +408,8 @@ void JobEditor::importFile(const QString &path)
             }
             setSpec(*parsed.spec);
         } else {
-            const QJsonObject object = QJsonDocument::fromJson(bytes).object();
-            // An OpenPAI job JSON has no "kind": read it as one, so it gets the wire form.
-            if (!object.isEmpty() && !object.contains("kind"_L1)) {
-                const SpecParseResult parsed = JobSpecParser::parsePaiJsonDetailed(bytes);
-                if (parsed.ok()) {
-                    setSpec(*parsed.spec);
-                    emit fileDone(tr("Imported %1").arg(path));
-                    return;
-                }
-            }
+            // An OpenPAI config (v1 JSON, v2 YAML) is recognised by its content and given the
+            // wire form; one with errors stays as written, its errors listed.
             setText(QString::fromUtf8(bytes));
         }
         emit fileDone(tr("Imported %1").arg(path));

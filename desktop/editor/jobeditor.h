@@ -56,6 +56,9 @@ public:
     QLineEdit *jobNameEdit() const { return m_nameEdit; }
     QTableWidget *rolesTable() const { return m_roles; }
     QListWidget *problemList() const { return m_problemList; }
+    // What the last OpenPAI config read (imported or pasted) kept without effect, and what the
+    // current spec sets that has none here.
+    QStringList notes() const;
 
     // File import and export, off the GUI thread; done() reports the outcome.
     void importFile(const QString &path);
@@ -71,6 +74,9 @@ private:
     void handleFormChanged();
     void fillForm(const QJsonObject &object);
     void showProblems();
+    // Text in one of OpenPAI's own forms (a v1 job JSON without "kind", with comments, or a
+    // protocol v2 YAML) is read as such: replaced by its wire form, or its errors shown.
+    bool readOpenPaiText(const QString &text);
     void addRoleRow(const QJsonObject &role);
 
     QComboBox *m_templateCombo;
@@ -87,6 +93,7 @@ private:
     QJsonObject m_object; // the last text that parsed: keys the form does not show are kept
     std::optional<JobSpec> m_spec;
     QList<EditorProblem> m_problems;
+    QStringList m_importNotes;
     bool m_syncing = false;
 };
 

@@ -4,6 +4,8 @@
 #include "scheduler/scheduler.h"
 #include "store/sql.h"
 
+#include <QHash>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
@@ -84,6 +86,38 @@ Status JobProgress::endAttempt(qint64 jobId, int attempt)
     return Ok{};
 }
 
+namespace {
+
+struct CompletionVerdict
+{
+    QString failure; // the role's first failure, when its minFailedTaskCount is reached
+    bool succeeded = false;
+};
+
+// OpenPAI's completion policy: the attempt fails once a role has minFailedTaskCount failed tasks
+// (1 when absent; null never), and succeeds once a role has minSucceededTaskCount succeeded ones.
+template <typename Counts>
+CompletionVerdict completionVerdict(const QJsonObject &spec, const Counts &roles)
+{
+    CompletionVerdict verdict;
+    for (const QJsonValue &value : spec.value(QStringLiteral("taskRoles")).toArray()) {
+        const QJsonObject role = value.toObject();
+        const auto count = roles.constFind(role.value(QStringLiteral("name")).toString());
+        if (count == roles.cend())
+            continue;
+        const QJsonValue minFailed = role.value(QStringLiteral("minFailedTaskCount"));
+        const int failedLimit = minFailed.isUndefined() ? 1 : minFailed.toInt(0);
+        if (failedLimit > 0 && count->failed >= failedLimit && verdict.failure.isEmpty())
+            verdict.failure = count->firstFailure;
+        const int succeededLimit = role.value(QStringLiteral("minSucceededTaskCount")).toInt(0);
+        if (succeededLimit > 0 && count->succeeded >= succeededLimit)
+            verdict.succeeded = true;
+    }
+    return verdict;
+}
+
+} // namespace
+
 Result<bool> JobProgress::evaluateJob(qint64 jobId)
 {
     Result<QSqlQuery> job = runSql(m_db,
@@ -106,24 +140,43 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
                                      {jobId, attempt});
     if (!tasks)
         return tasks.error();
+    // Counted per task role for OpenPAI's completion policy (minFailed/minSucceededTaskCount).
+    struct RoleCount
+    {
+        int succeeded = 0;
+        int failed = 0;
+        QString firstFailure;
+    };
+    QHash<QString, RoleCount> roles;
     int total = 0;
     int succeeded = 0;
-    QString failure;
+    int failed = 0;
     while (tasks->next()) {
         ++total;
         const QString state = tasks->value(0).toString();
-        if (state == JobState::Succeeded)
+        RoleCount &count = roles[tasks->value(1).toString()];
+        if (state == JobState::Succeeded) {
             ++succeeded;
-        if (state == JobState::Failed && failure.isEmpty()) {
-            failure = QStringLiteral("task %1[%2] failed")
-                          .arg(tasks->value(1).toString())
-                          .arg(tasks->value(2).toInt());
+            ++count.succeeded;
+        }
+        if (state == JobState::Failed) {
+            ++failed;
+            ++count.failed;
+            QString text = QStringLiteral("task %1[%2] failed")
+                               .arg(tasks->value(1).toString())
+                               .arg(tasks->value(2).toInt());
             if (!tasks->value(3).isNull())
-                failure += QStringLiteral(" with exit code %1").arg(tasks->value(3).toInt());
+                text += QStringLiteral(" with exit code %1").arg(tasks->value(3).toInt());
             if (!tasks->value(4).toString().isEmpty())
-                failure += QStringLiteral(": ") + tasks->value(4).toString();
+                text += QStringLiteral(": ") + tasks->value(4).toString();
+            if (count.firstFailure.isEmpty())
+                count.firstFailure = text;
         }
     }
+    const CompletionVerdict verdict = completionVerdict(spec, roles);
+    const QString failure = verdict.failure;
+    // Without a policy that ends it earlier, the attempt ends when every task has.
+    const bool allEnded = succeeded + failed == total;
 
     const qint64 now = nowMs();
     if (!failure.isEmpty()) {
@@ -153,7 +206,7 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
                                           {JobState::Failed, failure, now, jobId});
         return update ? Result<bool>(false) : Result<bool>(update.error());
     }
-    if (succeeded == total || (killAllOn > 0 && succeeded >= killAllOn)) {
+    if (verdict.succeeded || allEnded || (killAllOn > 0 && succeeded >= killAllOn)) {
         if (Status ended = endAttempt(jobId, attempt); !ended)
             return ended.error();
         Result<QSqlQuery> update = runSql(m_db,

@@ -15,9 +15,11 @@ struct TaskOutcome
     QString message;
 };
 
-// Moves jobs forward as their tasks start and end, with OpenPAI's semantics: a failed task fails
-// the attempt, which is retried while retryCount allows (each retry an attempt with new tasks);
-// the job succeeds when all tasks did, or killAllOnCompletedTaskNumber of them.
+// Moves jobs forward as their tasks start and end, with OpenPAI's semantics: minFailedTaskCount
+// failed tasks of a role (default 1; null never) fail the attempt, which is retried while
+// retryCount allows (each retry an attempt with new tasks); the job succeeds when
+// minSucceededTaskCount tasks of a role succeeded, killAllOnCompletedTaskNumber tasks did, or all
+// tasks ended without failing it.
 class Scheduler;
 
 class JobProgress

@@ -14,6 +14,10 @@
 
 namespace ddl::server {
 
+using namespace Qt::StringLiterals;
+
+constexpr qsizetype MaxConfigChars = 1024 * 1024;
+
 static constexpr QLatin1String DatasetScheme("ddl://");
 
 static Error jobNotFound(const QString &uuidOrName)
@@ -71,9 +75,28 @@ static Result<QString> blobMember(const QJsonObject &request, const QString &nam
     return sha256;
 }
 
+// The job's spec: the normalised "spec", or "config", an OpenPAI job config as its user wrote
+// it (v1 JSON with comments, or protocol v2 YAML), read here as ddlcli reads it.
+static Result<JobSpec> specOf(const QJsonObject &request)
+{
+    const QJsonValue config = request.value(u"config"_s);
+    if (config.isUndefined())
+        return JobSpecParser::parseWire(request.value(u"spec"_s).toObject());
+    if (request.contains(u"spec"_s))
+        return Error::make(
+            u"bad_request"_s, u"send either spec or config, not both"_s, u"config"_s);
+    if (!config.isString() || config.toString().size() > MaxConfigChars)
+        return Error::make(u"bad_request"_s,
+                           u"config must be the text of an OpenPAI job config (v1 JSON or v2 "
+                           "YAML) of at most %1 characters"_s.arg(MaxConfigChars),
+                           u"config"_s);
+    return JobSpecParser::parsePaiConfig(config.toString().toUtf8());
+}
+
 Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request)
 {
     static const QStringList fields{QStringLiteral("spec"),
+                                    QStringLiteral("config"),
                                     QStringLiteral("package"),
                                     QStringLiteral("dataset"),
                                     QStringLiteral("priority"),
@@ -81,8 +104,8 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     for (auto it = request.begin(); it != request.end(); ++it) {
         if (!fields.contains(it.key())) {
             return Error::make(QStringLiteral("bad_request"),
-                               QStringLiteral("unknown field %1; a submission has spec, package, "
-                                              "dataset, priority and allow_unschedulable")
+                               QStringLiteral("unknown field %1; a submission has spec (or config), "
+                                              "package, dataset, priority and allow_unschedulable")
                                    .arg(it.key().left(100)),
                                it.key().left(100));
         }
@@ -101,7 +124,7 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                            QStringLiteral("priority must be a whole number from -100 to 100"),
                            QStringLiteral("priority"));
     }
-    Result<JobSpec> spec = JobSpecParser::parseWire(request.value(QStringLiteral("spec")).toObject());
+    Result<JobSpec> spec = specOf(request);
     if (!spec)
         return spec.error();
     // Refused now rather than left waiting forever (unless the user expects a bigger worker).
@@ -337,6 +360,14 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
     };
     if (!withTasks)
         return job;
+    // What the spec asked for that this server keeps but does not act on, said once, as of the
+    // submission.
+    QJsonArray events;
+    if (const Result<JobSpec> spec = JobSpecParser::parseWire(job.value(u"spec"_s).toObject())) {
+        for (const QString &note : spec->noEffectNotes())
+            events.append(QJsonObject{{u"at"_s, job.value(u"created_at"_s)}, {u"message"_s, note}});
+    }
+    job.insert(u"events"_s, events);
     Result<QSqlQuery> tasks = runSql(
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "

@@ -70,15 +70,25 @@ WorkerNode *GangPlacer::worker(qint64 workerId)
     return it == m_workers.end() ? nullptr : &*it;
 }
 
-int GangPlacer::allocatePort(WorkerNode &node)
+int GangPlacer::allocatePorts(WorkerNode &node, int count)
 {
+    const auto runIsFree = [&node, count](int first) {
+        for (int port = first; port < first + count; ++port) {
+            if (node.usedPorts.contains(port))
+                return false;
+        }
+        return true;
+    };
     for (int tries = 0; tries < PortCount; ++tries) {
         const int port = node.nextPort;
         node.nextPort = FirstPort + (node.nextPort + 1 - FirstPort) % PortCount;
-        if (!node.usedPorts.contains(port)) {
-            node.usedPorts.insert(port);
-            return port;
-        }
+        // A run does not wrap around the end of the range.
+        if (port + count > FirstPort + PortCount || !runIsFree(port))
+            continue;
+        for (int taken = port; taken < port + count; ++taken)
+            node.usedPorts.insert(taken);
+        node.nextPort = FirstPort + (port + count - FirstPort) % PortCount;
+        return port;
     }
     return 0;
 }
@@ -86,7 +96,7 @@ int GangPlacer::allocatePort(WorkerNode &node)
 Placement GangPlacer::takeOn(WorkerNode &node, const TaskDemand &task)
 {
     unindex(node);
-    Placement placement{task.taskId, node.id, {}, 0, task.cpus, task.memoryMb};
+    Placement placement{task.taskId, node.id, {}, 0, task.cpus, task.memoryMb, task.ports};
     for (int index = 0; index < node.gpuBusy.size() && placement.gpuIndices.size() < task.gpus;
          ++index) {
         if (!node.gpuBusy[index]) {
@@ -97,7 +107,7 @@ Placement GangPlacer::takeOn(WorkerNode &node, const TaskDemand &task)
     node.freeCpus -= task.cpus;
     node.freeMemoryMb -= task.memoryMb;
     node.freeSlots -= 1;
-    placement.port = allocatePort(node);
+    placement.port = allocatePorts(node, task.ports);
     index(node);
     return placement;
 }
@@ -126,10 +136,12 @@ void GangPlacer::book(const Placement &placement, bool taken)
     node->freeCpus += sign * placement.cpus;
     node->freeMemoryMb += sign * placement.memoryMb;
     node->freeSlots += sign;
-    if (taken)
-        node->usedPorts.insert(placement.port);
-    else
-        node->usedPorts.remove(placement.port);
+    for (int port = placement.port; port < placement.port + placement.portCount; ++port) {
+        if (taken)
+            node->usedPorts.insert(port);
+        else
+            node->usedPorts.remove(port);
+    }
     index(*node);
 }
 

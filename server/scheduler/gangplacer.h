@@ -61,7 +61,8 @@ private:
     Placement takeOn(WorkerNode &node, const TaskDemand &task);
     // Takes (or gives back) what a placement holds on its worker.
     void book(const Placement &placement, bool taken);
-    static int allocatePort(WorkerNode &node);
+    // The first of count free ports in a row, or 0 when there is no such run.
+    static int allocatePorts(WorkerNode &node, int count);
 
     QHash<qint64, WorkerNode> m_workers;
     std::map<Key, qint64> m_free; // online workers with a free slot, by what they have free

@@ -1,6 +1,7 @@
 #include "scheduler.h"
 
 #include "jobs/jobstate.h"
+#include "openpaienvironment.h"
 #include "store/sql.h"
 
 #include <QJsonDocument>
@@ -38,7 +39,7 @@ static TaskDemand demandOf(qint64 taskId, const QJsonObject &role)
 {
     return TaskDemand{taskId, role.value(QStringLiteral("gpuNumber")).toInt(),
                       role.value(QStringLiteral("cpuNumber")).toInt(1),
-                      role.value(QStringLiteral("memoryMB")).toInteger()};
+                      role.value(QStringLiteral("memoryMB")).toInteger(), openPaiPortCount(role)};
 }
 
 static QString joinIndices(const QList<int> &indices)
@@ -89,7 +90,8 @@ Status Scheduler::load()
                                            roleOf(spec, running->value(6).toString()));
         Allocation allocation{Placement{demand.taskId, running->value(3).toLongLong(),
                                         splitIndices(running->value(5).toString()),
-                                        running->value(4).toInt(), demand.cpus, demand.memoryMb},
+                                        running->value(4).toInt(), demand.cpus, demand.memoryMb,
+                                        demand.ports},
                               running->value(1).toLongLong(), running->value(2).toLongLong()};
         m_placer.take(allocation.placement);
         account(allocation, +1);
@@ -522,6 +524,8 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
             addDdlEnvironment(env, hosts, row.at(16).toInt());
         env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_IP"), row.at(14).toString());
         env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_PORT"), QString::number(row.at(5).toInt()));
+        addOpenPaiEnvironment(
+            env, m_db, row.at(1).toLongLong(), row.at(2).toInt(), spec, role, row.at(5).toInt());
         QJsonArray gpuIndices;
         for (const int index : gpus)
             gpuIndices.append(index);
@@ -539,6 +543,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
             {QStringLiteral("cpus"), roleSpec.value(QStringLiteral("cpuNumber")).toInt()},
             {QStringLiteral("memory_mb"), roleSpec.value(QStringLiteral("memoryMB")).toInteger()},
             {QStringLiteral("port"), row.at(5).toInt()},
+            {QStringLiteral("shm_mb"), roleSpec.value(QStringLiteral("shmMB")).toInt()},
             {QStringLiteral("package_sha256"),
              row.at(11).toString().isEmpty() ? QJsonValue() : QJsonValue(row.at(11).toString())},
             {QStringLiteral("dataset_sha256"),

@@ -34,9 +34,11 @@ struct TaskDemand
     int gpus = 0;
     int cpus = 1;
     qint64 memoryMb = 0;
+    int ports = 1; // its own port and those of its portList, booked as one run
 };
 
-// Where a task goes: the worker, the GPUs it gets by index, the port it listens on.
+// Where a task goes: the worker, the GPUs it gets by index, the port it listens on (the first of
+// its run of ports).
 struct Placement
 {
     qint64 taskId = 0;
@@ -45,6 +47,7 @@ struct Placement
     int port = 0;
     int cpus = 0;
     qint64 memoryMb = 0;
+    int portCount = 1;
 };
 
 } // namespace ddl::server

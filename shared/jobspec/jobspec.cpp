@@ -4,14 +4,48 @@
 
 namespace ddl {
 
+QJsonObject PortRequest::toJson() const
+{
+    return QJsonObject{{QStringLiteral("label"), label},
+                       {QStringLiteral("beginAt"), beginAt},
+                       {QStringLiteral("portNumber"), portNumber}};
+}
+
+int TaskRole::portCount() const
+{
+    int count = 1;
+    for (const PortRequest &port : portList)
+        count += port.portNumber;
+    return count;
+}
+
+static QJsonValue optionalCount(const std::optional<int> &count)
+{
+    return count ? QJsonValue(*count) : QJsonValue(QJsonValue::Null);
+}
+
 QJsonObject TaskRole::toJson() const
 {
-    return QJsonObject{{QStringLiteral("name"), name},
+    QJsonObject object{{QStringLiteral("name"), name},
                        {QStringLiteral("taskNumber"), taskNumber},
                        {QStringLiteral("cpuNumber"), cpuNumber},
                        {QStringLiteral("memoryMB"), memoryMB},
                        {QStringLiteral("gpuNumber"), gpuNumber},
                        {QStringLiteral("command"), command}};
+    // Left out at their defaults, so that specs without them read as before.
+    if (shmMB != 0)
+        object.insert(QStringLiteral("shmMB"), shmMB);
+    if (!portList.isEmpty()) {
+        QJsonArray ports;
+        for (const PortRequest &port : portList)
+            ports.append(port.toJson());
+        object.insert(QStringLiteral("portList"), ports);
+    }
+    if (minFailedTaskCount != 1)
+        object.insert(QStringLiteral("minFailedTaskCount"), optionalCount(minFailedTaskCount));
+    if (minSucceededTaskCount)
+        object.insert(QStringLiteral("minSucceededTaskCount"), *minSucceededTaskCount);
+    return object;
 }
 
 qint64 JobSpec::totalTasks() const
@@ -63,7 +97,51 @@ QJsonObject JobSpec::toJson() const
     object.insert(QStringLiteral("taskRoles"), roles);
     object.insert(QStringLiteral("killAllOnCompletedTaskNumber"), killAllOnCompletedTaskNumber);
     object.insert(QStringLiteral("retryCount"), retryCount);
+    const std::pair<const char *, const QString *> strings[] = {
+        {"authFile", &authFile}, {"virtualCluster", &virtualCluster}, {"gpuType", &gpuType}};
+    for (const auto &[key, value] : strings) {
+        if (!value->isEmpty())
+            object.insert(QLatin1String(key), *value);
+    }
+    if (!jobEnvs.isEmpty())
+        object.insert(QStringLiteral("jobEnvs"), jobEnvs);
+    if (!extras.isEmpty())
+        object.insert(QStringLiteral("extras"), extras);
     return object;
+}
+
+QStringList JobSpec::noEffectNotes() const
+{
+    QStringList notes;
+    const auto note = [&notes](const QString &field, const QString &why) {
+        notes.append(field + QLatin1String(": accepted, but has no effect here: ") + why);
+    };
+    if (kind == Kind::OpenPai && !image.isEmpty())
+        note(QStringLiteral("image"),
+             QStringLiteral("tasks run in the worker's sandbox on its own system, not in a "
+                            "container of this image"));
+    if (!authFile.isEmpty())
+        note(QStringLiteral("authFile"), QStringLiteral("no container registry is contacted"));
+    if (!virtualCluster.isEmpty())
+        note(QStringLiteral("virtualCluster"),
+             QStringLiteral("all workers form one pool; jobs wait in one queue"));
+    if (!gpuType.isEmpty())
+        note(QStringLiteral("gpuType"),
+             QStringLiteral("workers do not announce GPU types, so any worker with free GPUs "
+                            "runs the tasks"));
+    if (!extras.isEmpty())
+        note(QStringLiteral("extras"), QStringLiteral("kept with the job for you to read back"));
+    for (qsizetype i = 0; i < taskRoles.size(); ++i) {
+        const QList<PortRequest> &ports = taskRoles.at(i).portList;
+        for (qsizetype j = 0; j < ports.size(); ++j) {
+            if (ports.at(j).beginAt != 0)
+                note(QStringLiteral("taskRoles[%1].portList[%2].beginAt").arg(i).arg(j),
+                     QStringLiteral("ports are booked from the worker's free range; read them "
+                                    "from PAI_CONTAINER_HOST_%1_PORT_LIST")
+                         .arg(ports.at(j).label));
+        }
+    }
+    return notes;
 }
 
 QString JobSpec::kindName(Kind kind)

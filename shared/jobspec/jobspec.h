@@ -3,10 +3,24 @@
 #include <QJsonObject>
 #include <QList>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
 namespace ddl {
+
+// One entry of an OpenPAI task role's portList: portNumber ports, named label, that each task
+// of the role gets booked on its worker (PAI_CONTAINER_HOST_<label>_PORT_LIST).
+struct PortRequest
+{
+    QString label;
+    int beginAt = 0; // OpenPAI's wish for a fixed first port; 0 is any (the only kind booked here)
+    int portNumber = 1;
+
+    QJsonObject toJson() const;
+
+    friend bool operator==(const PortRequest &, const PortRequest &) = default;
+};
 
 // One task role of a job: taskNumber identical tasks, each with these resources and command.
 struct TaskRole
@@ -17,8 +31,19 @@ struct TaskRole
     int memoryMB = 2048;
     int gpuNumber = 0;
     QString command; // empty for DDL jobs: the worker runs its Python runner
+    int shmMB = 0;   // size of the task's /dev/shm; 0 leaves the sandbox's default
+    QList<PortRequest> portList = {};
+    // OpenPAI's completion policy: the job fails once minFailedTaskCount tasks of this role
+    // failed (nullopt, OpenPAI's null: never for this role), and succeeds once
+    // minSucceededTaskCount of them succeeded (nullopt: when all tasks of the job ended).
+    std::optional<int> minFailedTaskCount = 1;
+    std::optional<int> minSucceededTaskCount = std::nullopt;
 
-    // The wire form: {"name", "taskNumber", "cpuNumber", "memoryMB", "gpuNumber", "command"}.
+    // Ports each task of the role books: its own one plus those of portList.
+    int portCount() const;
+
+    // The wire form: {"name", "taskNumber", "cpuNumber", "memoryMB", "gpuNumber", "command"},
+    // plus shmMB, portList, minFailedTaskCount and minSucceededTaskCount when not the defaults.
     QJsonObject toJson() const;
 
     friend bool operator==(const TaskRole &, const TaskRole &) = default;
@@ -39,6 +64,12 @@ struct JobSpec
     QList<TaskRole> taskRoles;
     int killAllOnCompletedTaskNumber = 0;
     int retryCount = 0;
+    QJsonObject jobEnvs; // name -> string, number or boolean: set in every task's environment
+    // OpenPAI fields kept with the job that have no effect here (see noEffectNotes()).
+    QString authFile;
+    QString virtualCluster;
+    QString gpuType;
+    QJsonObject extras;
     QString datasetLocation; // client-side path from task.yaml; never sent on the wire
 
     // Sums over all task roles of taskNumber (times the per-task resource).
@@ -48,8 +79,12 @@ struct JobSpec
     qint64 totalMemoryMB() const;
 
     // The wire form: the OpenPAI field names plus "kind"; datasetLocation is left out, and so
-    // are dataDir, outputDir and codeDir when empty.
+    // are the optional fields when empty.
     QJsonObject toJson() const;
+
+    // One line per field this spec sets that is kept but changes nothing here (authFile,
+    // virtualCluster, gpuType, extras, a portList beginAt, the image): the job's events say so.
+    QStringList noEffectNotes() const;
 
     // "ddl" or "openpai".
     static QString kindName(Kind kind);

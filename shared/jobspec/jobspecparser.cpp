@@ -1,6 +1,9 @@
 #include "jobspecparser.h"
 
 #include "jobspecvalidator.h"
+#include "jsoncomments.h"
+#include "paiprotocolv2.h"
+#include "specreaders.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -21,50 +24,9 @@ namespace ddl {
 
 namespace {
 
-enum class Presence { Required, Optional };
+using namespace specread;
 
 constexpr qint64 MaxFileSize = 4 * 1024 * 1024;
-constexpr int IntMin = std::numeric_limits<int>::min();
-constexpr int IntMax = std::numeric_limits<int>::max();
-
-QString childPath(const QString &parent, const QString &key)
-{
-    if (parent.isEmpty())
-        return key;
-    return parent + u'.' + key;
-}
-
-QString elementPath(const QString &parent, qsizetype index)
-{
-    return parent + u'[' + QString::number(index) + u']';
-}
-
-QString quoted(const QString &text)
-{
-    return u'"' + text + u'"';
-}
-
-QString outOfIntRange(const QString &got)
-{
-    return QStringLiteral("must be an integer between %1 and %2, got %3")
-        .arg(IntMin)
-        .arg(IntMax)
-        .arg(got);
-}
-
-// The errors found while reading, and the paths of the fields they concern, so that the
-// validator does not report those fields a second time.
-struct Collector
-{
-    QList<SpecError> errors;
-    QSet<QString> bad;
-
-    void add(const QString &path, const QString &message)
-    {
-        errors.append(SpecError{path, message});
-        bad.insert(path);
-    }
-};
 
 SpecParseResult finish(JobSpec spec, QList<SpecError> errors)
 {
@@ -151,6 +113,30 @@ public:
         return int(number);
     }
 
+    // An integer that may be null (OpenPAI's "null or >= 1"): null gives nullopt, an absent key
+    // the fallback.
+    std::optional<int> nullableInteger(QLatin1String key, std::optional<int> fallback)
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isNull() || value.isUndefined()) {
+            m_known.append(key);
+            return value.isNull() ? std::nullopt : fallback;
+        }
+        return integer(key, Presence::Optional);
+    }
+
+    std::optional<QJsonObject> object(QLatin1String key, Presence presence)
+    {
+        const std::optional<QJsonValue> value = take(key, presence);
+        if (!value)
+            return std::nullopt;
+        if (!value->isObject()) {
+            wrongType(key, QStringLiteral("an object"), *value);
+            return std::nullopt;
+        }
+        return value->toObject();
+    }
+
     std::optional<QJsonArray> array(QLatin1String key, Presence presence)
     {
         const std::optional<QJsonValue> value = take(key, presence);
@@ -202,15 +188,52 @@ private:
 // "syntax error at line L, column C: what", from the byte offset Qt reports.
 QString jsonSyntaxError(const QByteArray &data, const QJsonParseError &error)
 {
-    const qsizetype offset = qBound(qsizetype(0), qsizetype(error.offset), data.size());
-    const QByteArray before = data.left(offset);
-    const qsizetype line = before.count('\n') + 1;
-    const qsizetype lineStart = before.lastIndexOf('\n') + 1;
-    const qsizetype column = QString::fromUtf8(before.mid(lineStart)).size() + 1;
-    return QStringLiteral("syntax error at line %1, column %2: %3")
-        .arg(line)
-        .arg(column)
-        .arg(error.errorString());
+    return QStringLiteral("syntax error at %1: %2")
+        .arg(JsonComments::position(data, error.offset), error.errorString());
+}
+
+// The portList of a task role: [{label, beginAt, portNumber}].
+QList<PortRequest> readPortList(const QJsonArray &array, const QString &path, Collector &collector)
+{
+    QList<PortRequest> ports;
+    for (qsizetype i = 0; i < array.size(); ++i) {
+        const QString portPath = elementPath(path, i);
+        PortRequest port;
+        if (!array.at(i).isObject()) {
+            collector.add(portPath,
+                          QStringLiteral("must be an object {\"label\", \"beginAt\", "
+                                         "\"portNumber\"}, got ") +
+                              jsonTypeName(array.at(i)));
+            ports.append(port);
+            continue;
+        }
+        const QJsonObject object = array.at(i).toObject();
+        JsonObjectReader reader(object, portPath, collector);
+        port.label = reader.string(QLatin1String("label"), Presence::Required).value_or(QString());
+        port.beginAt =
+            reader.integer(QLatin1String("beginAt"), Presence::Optional).value_or(port.beginAt);
+        port.portNumber = reader.integer(QLatin1String("portNumber"), Presence::Optional)
+                              .value_or(port.portNumber);
+        reader.reportUnknownFields();
+        ports.append(port);
+    }
+    return ports;
+}
+
+// jobEnvs: every value a string, number or boolean (what an environment can hold).
+QJsonObject readJobEnvs(const QJsonObject &object, Collector &collector)
+{
+    QJsonObject envs;
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        const QJsonValue value = it.value();
+        if (value.isString() || value.isDouble() || value.isBool())
+            envs.insert(it.key(), value);
+        else
+            collector.add(childPath(QStringLiteral("jobEnvs"), it.key()),
+                          QStringLiteral("must be a string, number or boolean, got ") +
+                              jsonTypeName(value));
+    }
+    return envs;
 }
 
 // Reads the OpenPAI fields of root (plus "kind" for the wire form) into a spec.
@@ -271,6 +294,16 @@ JobSpec readPaiObject(const QJsonObject &root, bool wire, Collector &collector)
                                  .value_or(role.gpuNumber);
             role.command =
                 roleReader.string(QLatin1String("command"), ifOpenPai).value_or(QString());
+            role.shmMB =
+                roleReader.integer(QLatin1String("shmMB"), Presence::Optional).value_or(role.shmMB);
+            if (const std::optional<QJsonArray> ports =
+                    roleReader.array(QLatin1String("portList"), Presence::Optional))
+                role.portList =
+                    readPortList(*ports, childPath(path, QStringLiteral("portList")), collector);
+            role.minFailedTaskCount = roleReader.nullableInteger(
+                QLatin1String("minFailedTaskCount"), role.minFailedTaskCount);
+            role.minSucceededTaskCount = roleReader.nullableInteger(
+                QLatin1String("minSucceededTaskCount"), role.minSucceededTaskCount);
             roleReader.reportUnknownFields();
             spec.taskRoles.append(role);
         }
@@ -280,6 +313,16 @@ JobSpec readPaiObject(const QJsonObject &root, bool wire, Collector &collector)
         reader.integer(QLatin1String("killAllOnCompletedTaskNumber"), Presence::Optional)
             .value_or(0);
     spec.retryCount = reader.integer(QLatin1String("retryCount"), Presence::Optional).value_or(0);
+    if (const std::optional<QJsonObject> envs =
+            reader.object(QLatin1String("jobEnvs"), Presence::Optional))
+        spec.jobEnvs = readJobEnvs(*envs, collector);
+    spec.authFile =
+        reader.string(QLatin1String("authFile"), Presence::Optional).value_or(QString());
+    spec.virtualCluster =
+        reader.string(QLatin1String("virtualCluster"), Presence::Optional).value_or(QString());
+    spec.gpuType = reader.string(QLatin1String("gpuType"), Presence::Optional).value_or(QString());
+    spec.extras =
+        reader.object(QLatin1String("extras"), Presence::Optional).value_or(QJsonObject());
     reader.reportUnknownFields();
     return spec;
 }
@@ -290,155 +333,65 @@ SpecParseResult parsePaiObject(const QJsonObject &root, bool wire)
     const JobSpec spec = readPaiObject(root, wire, collector);
     QList<SpecError> errors = collector.errors;
     errors += JobSpecValidator::validate(spec, collector.bad);
-    return finish(spec, errors);
+    SpecParseResult result = finish(spec, errors);
+    if (result.spec && !wire)
+        result.notes = result.spec->noEffectNotes();
+    return result;
+}
+
+// YAML text as a document, or the syntax error that stops it. yaml-cpp reports everything by
+// exceptions; none leaves this function.
+std::optional<YAML::Node> loadYaml(const QByteArray &yaml, SpecParseResult &failed)
+{
+    try {
+        return YAML::Load(yaml.toStdString());
+    } catch (const YAML::Exception &e) {
+        if (e.mark.is_null())
+            failed = failure(QStringLiteral("syntax error: %1").arg(QString::fromStdString(e.msg)));
+        else
+            failed = failure(QStringLiteral("syntax error at line %1, column %2: %3")
+                                 .arg(e.mark.line + 1)
+                                 .arg(e.mark.column + 1)
+                                 .arg(QString::fromStdString(e.msg)));
+    } catch (const std::exception &e) {
+        failed = failure(QStringLiteral("cannot read the YAML document: %1")
+                             .arg(QString::fromLocal8Bit(e.what())));
+    }
+    return std::nullopt;
+}
+
+SpecParseResult readPaiV2(const YAML::Node &root)
+{
+    PaiProtocolV2::Conversion conversion;
+    // Every lookup checks its node first; this catches what slips through, as nothing may throw.
+    try {
+        conversion = PaiProtocolV2::convert(root);
+    } catch (const std::exception &e) {
+        return failure(QStringLiteral("cannot read the protocol v2 document: %1")
+                           .arg(QString::fromLocal8Bit(e.what())));
+    }
+    if (!conversion.errors.isEmpty())
+        return finish(JobSpec(), conversion.errors);
+    SpecParseResult result = parsePaiObject(conversion.job, false);
+    for (SpecError &error : result.errors)
+        error.field = PaiProtocolV2::v2Path(conversion, error.field);
+    if (result.spec)
+        result.notes = conversion.notes + result.notes;
+    return result;
+}
+
+// The first character that is not blank or in a comment.
+char firstSignificant(const QByteArray &text)
+{
+    const QByteArray stripped = JsonComments::strip(text).json;
+    for (const char c : stripped) {
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return c;
+    }
+    return 0;
 }
 
 // ---- YAML -------------------------------------------------------------------------------------
-
-bool isQuotedString(const YAML::Node &node)
-{
-    // yaml-cpp gives quoted scalars the non-specific tag "!", plain ones "?".
-    return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
-}
-
-QString yamlTypeName(const YAML::Node &node)
-{
-    switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-        return QStringLiteral("nothing");
-    case YAML::NodeType::Null:
-        return QStringLiteral("null");
-    case YAML::NodeType::Sequence:
-        return QStringLiteral("sequence");
-    case YAML::NodeType::Map:
-        return QStringLiteral("mapping");
-    case YAML::NodeType::Scalar:
-        break;
-    }
-    if (isQuotedString(node))
-        return QStringLiteral("string");
-    bool boolean = false;
-    if (YAML::convert<bool>::decode(node, boolean))
-        return QStringLiteral("boolean");
-    long long integer = 0;
-    if (YAML::convert<long long>::decode(node, integer))
-        return QStringLiteral("integer");
-    double number = 0;
-    if (YAML::convert<double>::decode(node, number))
-        return QStringLiteral("number");
-    return QStringLiteral("string");
-}
-
-// Reads the entries of one YAML mapping by key; reports duplicate keys at once and keys that
-// nobody asked for in reportUnknownFields(). A null value counts as absent for optional keys.
-class YamlMapReader
-{
-public:
-    YamlMapReader(const YAML::Node &map, const QString &path, Collector &collector)
-        : m_path(path)
-        , m_collector(collector)
-    {
-        QSet<QString> seen;
-        for (auto it = map.begin(); it != map.end(); ++it) {
-            if (!it->first.IsScalar()) {
-                m_collector.add(m_path,
-                                QStringLiteral("keys must be plain names, got a ") +
-                                    yamlTypeName(it->first));
-                continue;
-            }
-            const QString key = QString::fromStdString(it->first.Scalar());
-            if (seen.contains(key)) {
-                m_collector.add(childPath(m_path, key), QStringLiteral("duplicate key"));
-                continue;
-            }
-            seen.insert(key);
-            m_entries.append({key, it->second});
-        }
-    }
-
-    std::optional<QString> string(QLatin1String key, Presence presence)
-    {
-        const std::optional<YAML::Node> node = take(key, presence);
-        if (!node)
-            return std::nullopt;
-        if (!node->IsScalar()) {
-            wrongType(key, QStringLiteral("a string"), yamlTypeName(*node));
-            return std::nullopt;
-        }
-        return QString::fromStdString(node->Scalar());
-    }
-
-    std::optional<int> integer(QLatin1String key, Presence presence)
-    {
-        const std::optional<YAML::Node> node = take(key, presence);
-        if (!node)
-            return std::nullopt;
-        const QString type = yamlTypeName(*node);
-        if (type == QLatin1String("number")) {
-            wrongType(key, QStringLiteral("an integer"), QString::fromStdString(node->Scalar()));
-            return std::nullopt;
-        }
-        long long value = 0;
-        if (type != QLatin1String("integer") || !YAML::convert<long long>::decode(*node, value)) {
-            wrongType(key, QStringLiteral("an integer"), type);
-            return std::nullopt;
-        }
-        if (value < IntMin || value > IntMax) {
-            m_collector.add(childPath(m_path, key), outOfIntRange(QString::number(value)));
-            return std::nullopt;
-        }
-        return int(value);
-    }
-
-    std::optional<YAML::Node> mapping(QLatin1String key, Presence presence)
-    {
-        const std::optional<YAML::Node> node = take(key, presence);
-        if (!node)
-            return std::nullopt;
-        if (!node->IsMap()) {
-            wrongType(key, QStringLiteral("a mapping"), yamlTypeName(*node));
-            return std::nullopt;
-        }
-        return node;
-    }
-
-    void reportUnknownFields()
-    {
-        const QString known = m_known.join(QLatin1String(", "));
-        for (const auto &[key, node] : std::as_const(m_entries)) {
-            if (!m_known.contains(key))
-                m_collector.add(childPath(m_path, key),
-                                QStringLiteral("unknown field; known fields are: ") + known);
-        }
-    }
-
-private:
-    std::optional<YAML::Node> take(QLatin1String key, Presence presence)
-    {
-        m_known.append(key);
-        for (const auto &[name, node] : std::as_const(m_entries)) {
-            if (name != key)
-                continue;
-            if (node.IsNull() && presence == Presence::Optional)
-                return std::nullopt;
-            return node;
-        }
-        if (presence == Presence::Required)
-            m_collector.add(childPath(m_path, key), QStringLiteral("is required"));
-        return std::nullopt;
-    }
-
-    void wrongType(QLatin1String key, const QString &expected, const QString &got)
-    {
-        m_collector.add(childPath(m_path, key),
-                        QStringLiteral("must be %1, got %2").arg(expected, got));
-    }
-
-    QString m_path;
-    Collector &m_collector;
-    QList<std::pair<QString, YAML::Node>> m_entries;
-    QStringList m_known;
-};
 
 // The task.yaml keys that become JobSpec fields, with the wire path the validator uses.
 struct FieldAlias
@@ -555,8 +508,8 @@ FileFormat formatOf(const QString &path)
 
 QString unknownFormatMessage(const QString &path)
 {
-    return QStringLiteral("cannot tell the format of %1: name it *.json for an OpenPAI job or "
-                          "*.yaml / *.yml for a DDL task.yaml")
+    return QStringLiteral("cannot tell the format of %1: name it *.json for an OpenPAI job, "
+                          "*.yaml / *.yml for an OpenPAI v2 job or a DDL task.yaml")
         .arg(path);
 }
 
@@ -596,8 +549,11 @@ Result<JobSpec> SpecParseResult::toResult() const
 
 SpecParseResult JobSpecParser::parsePaiJsonDetailed(const QByteArray &json)
 {
+    const JsonComments::Stripped stripped = JsonComments::strip(json);
+    if (stripped.error)
+        return failure(*stripped.error);
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(stripped.json, &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return failure(jsonSyntaxError(json, parseError));
     if (!document.isObject())
@@ -615,21 +571,59 @@ Result<JobSpec> JobSpecParser::parsePaiJson(const QByteArray &json)
 SpecParseResult JobSpecParser::parseTaskYamlDetailed(const QByteArray &yaml,
                                                      const QString &defaultName)
 {
-    // yaml-cpp reports everything by exceptions; none leaves this function.
-    try {
-        const YAML::Node root = YAML::Load(yaml.toStdString());
-        return readTaskYaml(root, defaultName);
-    } catch (const YAML::Exception &e) {
-        if (e.mark.is_null())
-            return failure(QStringLiteral("syntax error: %1").arg(QString::fromStdString(e.msg)));
-        return failure(QStringLiteral("syntax error at line %1, column %2: %3")
-                           .arg(e.mark.line + 1)
-                           .arg(e.mark.column + 1)
-                           .arg(QString::fromStdString(e.msg)));
-    } catch (const std::exception &e) {
-        return failure(QStringLiteral("cannot read the YAML document: %1")
-                           .arg(QString::fromLocal8Bit(e.what())));
+    SpecParseResult failed;
+    const std::optional<YAML::Node> root = loadYaml(yaml, failed);
+    if (!root)
+        return failed;
+    if (PaiProtocolV2::isV2(*root))
+        return failure(QStringLiteral("this is an OpenPAI protocol v2 job (it has "
+                                      "protocolVersion), not a DDL task.yaml: submit it with "
+                                      "--job_config=FILE"));
+    return readTaskYaml(*root, defaultName);
+}
+
+SpecParseResult JobSpecParser::parsePaiV2Detailed(const QByteArray &yaml)
+{
+    SpecParseResult failed;
+    const std::optional<YAML::Node> root = loadYaml(yaml, failed);
+    if (!root)
+        return failed;
+    return readPaiV2(*root);
+}
+
+bool JobSpecParser::isPaiConfig(const QByteArray &text)
+{
+    if (firstSignificant(text) == '{')
+        return true;
+    SpecParseResult failed;
+    const std::optional<YAML::Node> root = loadYaml(text, failed);
+    return root && PaiProtocolV2::isV2(*root);
+}
+
+SpecParseResult JobSpecParser::parsePaiConfigDetailed(const QByteArray &text)
+{
+    if (firstSignificant(text) == '{') {
+        // v2 may be written as JSON too; JSON without comments is YAML.
+        const JsonComments::Stripped stripped = JsonComments::strip(text);
+        const QJsonDocument document = QJsonDocument::fromJson(stripped.json);
+        if (document.isObject() && document.object().contains(QLatin1String("protocolVersion")))
+            return parsePaiV2Detailed(stripped.json);
+        return parsePaiJsonDetailed(text);
     }
+    SpecParseResult failed;
+    const std::optional<YAML::Node> root = loadYaml(text, failed);
+    if (!root)
+        return failed;
+    if (!PaiProtocolV2::isV2(*root))
+        return failure(QStringLiteral("not an OpenPAI job: expected a v1 job JSON object "
+                                      "({\"jobName\": ...}) or a protocol v2 YAML with "
+                                      "protocolVersion: 2"));
+    return readPaiV2(*root);
+}
+
+Result<JobSpec> JobSpecParser::parsePaiConfig(const QByteArray &text)
+{
+    return parsePaiConfigDetailed(text).toResult();
 }
 
 Result<JobSpec> JobSpecParser::parseTaskYaml(const QByteArray &yaml, const QString &defaultName)
@@ -655,8 +649,8 @@ SpecParseResult JobSpecParser::parseFileDetailed(const QString &path, const QStr
     const Result<QByteArray> data = readSpecFile(path);
     if (!data)
         return failure(data.error().message);
-    if (format == FileFormat::PaiJson)
-        return parsePaiJsonDetailed(*data);
+    if (format == FileFormat::PaiJson || isPaiConfig(*data))
+        return parsePaiConfigDetailed(*data);
     return parseTaskYamlDetailed(*data, defaultName);
 }
 
@@ -668,8 +662,8 @@ Result<JobSpec> JobSpecParser::parseFile(const QString &path, const QString &def
     const Result<QByteArray> data = readSpecFile(path);
     if (!data)
         return data.error();
-    if (format == FileFormat::PaiJson)
-        return parsePaiJson(*data);
+    if (format == FileFormat::PaiJson || isPaiConfig(*data))
+        return parsePaiConfig(*data);
     return parseTaskYaml(*data, defaultName);
 }
 

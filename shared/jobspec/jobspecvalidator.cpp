@@ -1,6 +1,7 @@
 #include "jobspecvalidator.h"
 
 #include <QHash>
+#include <QSet>
 
 #include <algorithm>
 
@@ -79,7 +80,98 @@ private:
     QList<SpecError> m_errors;
 };
 
+// shmMB, portList and the completion policy of one task role.
+void checkOpenPaiRoleFields(Checker &check, const TaskRole &role, const QString &prefix)
+{
+    const QString shmPath = prefix + QLatin1String("shmMB");
+    check.atLeast(shmPath, role.shmMB, 0);
+    if (role.shmMB > role.memoryMB && role.memoryMB >= JobSpecValidator::MinMemoryMB)
+        check.add(shmPath,
+                  QStringLiteral("must be <= memoryMB (%1), got %2; /dev/shm counts against the "
+                                 "task's memory")
+                      .arg(role.memoryMB)
+                      .arg(role.shmMB));
+
+    QSet<QString> labels;
+    qint64 ports = 0;
+    for (qsizetype j = 0; j < role.portList.size(); ++j) {
+        const PortRequest &port = role.portList.at(j);
+        const QString portPrefix = prefix + QStringLiteral("portList[%1].").arg(j);
+        const QString labelPath = portPrefix + QLatin1String("label");
+        if (!JobSpecValidator::isValidPortLabel(port.label))
+            check.add(labelPath,
+                      QStringLiteral("must match [A-Za-z0-9._~]+, got %1").arg(quoted(port.label)));
+        else if (labels.contains(port.label))
+            check.add(labelPath,
+                      QStringLiteral("duplicate label %1 in this task role; give each port type "
+                                     "one entry with the portNumber it needs")
+                          .arg(quoted(port.label)));
+        labels.insert(port.label);
+        check.atLeast(portPrefix + QLatin1String("beginAt"), port.beginAt, 0);
+        if (port.beginAt > 65535)
+            check.add(portPrefix + QLatin1String("beginAt"),
+                      QStringLiteral("must be a port number <= 65535, got %1").arg(port.beginAt));
+        check.atLeast(portPrefix + QLatin1String("portNumber"), port.portNumber, 0);
+        ports += std::max(0, port.portNumber);
+    }
+    if (ports > JobSpecValidator::MaxPortsPerTask)
+        check.add(prefix + QLatin1String("portList"),
+                  QStringLiteral("asks for %1 ports per task; at most %2 can be booked")
+                      .arg(ports)
+                      .arg(JobSpecValidator::MaxPortsPerTask));
+
+    const std::pair<const char *, const std::optional<int> *> counts[] = {
+        {"minFailedTaskCount", &role.minFailedTaskCount},
+        {"minSucceededTaskCount", &role.minSucceededTaskCount}};
+    for (const auto &[name, count] : counts) {
+        if (!count->has_value())
+            continue;
+        const QString path = prefix + QLatin1String(name);
+        if (**count < 1)
+            check.add(path, QStringLiteral("must be null or >= 1, got %1").arg(**count));
+        else if (role.taskNumber >= 1 && **count > role.taskNumber)
+            check.add(path,
+                      QStringLiteral("must be <= taskNumber (%1), got %2; it could never be "
+                                     "reached")
+                          .arg(role.taskNumber)
+                          .arg(**count));
+    }
+}
+
+bool isEnvironmentName(const QString &name)
+{
+    if (name.isEmpty() || (name.front() >= u'0' && name.front() <= u'9'))
+        return false;
+    return matchesCharset(name, u"_");
+}
+
+void checkJobEnvs(Checker &check, const QJsonObject &envs)
+{
+    if (envs.size() > JobSpecValidator::MaxJobEnvs)
+        check.add(QStringLiteral("jobEnvs"),
+                  QStringLiteral("has %1 entries; at most %2 are allowed")
+                      .arg(envs.size())
+                      .arg(JobSpecValidator::MaxJobEnvs));
+    for (auto it = envs.begin(); it != envs.end(); ++it) {
+        const QString path = QLatin1String("jobEnvs.") + it.key();
+        if (!isEnvironmentName(it.key()))
+            check.add(path,
+                      QStringLiteral("is not an environment variable name: use letters, digits "
+                                     "and _, not starting with a digit"));
+        else if (it.value().isString() &&
+                 it.value().toString().size() > JobSpecValidator::MaxJobEnvValueLength)
+            check.add(path,
+                      QStringLiteral("is longer than %1 characters; pass large values in a file")
+                          .arg(JobSpecValidator::MaxJobEnvValueLength));
+    }
+}
+
 } // namespace
+
+bool JobSpecValidator::isValidPortLabel(const QString &label)
+{
+    return matchesCharset(label, u"._~");
+}
 
 bool JobSpecValidator::isValidJobName(const QString &name)
 {
@@ -143,6 +235,7 @@ QList<SpecError> JobSpecValidator::validate(const JobSpec &spec, const QSet<QStr
         check.atLeast(prefix + QLatin1String("gpuNumber"), role.gpuNumber, 0);
         if (openPai)
             check.notEmpty(prefix + QLatin1String("command"), role.command);
+        checkOpenPaiRoleFields(check, role, prefix);
     }
 
     const QString killAllPath = QStringLiteral("killAllOnCompletedTaskNumber");
@@ -157,6 +250,7 @@ QList<SpecError> JobSpecValidator::validate(const JobSpec &spec, const QSet<QStr
                           .arg(spec.killAllOnCompletedTaskNumber));
     }
     check.atLeast(QStringLiteral("retryCount"), spec.retryCount, 0);
+    checkJobEnvs(check, spec.jobEnvs);
 
     return check.errors();
 }

@@ -24,7 +24,13 @@ public:
     // A task role name: [A-Za-z0-9_-]+
     static bool isValidRoleName(const QString &name);
 
+    // A portList label: [A-Za-z0-9._~]+ (OpenPAI's rule)
+    static bool isValidPortLabel(const QString &label);
+
     static constexpr int MinMemoryMB = 100;
+    static constexpr int MaxPortsPerTask = 64; // besides the task's own port
+    static constexpr int MaxJobEnvs = 256;
+    static constexpr int MaxJobEnvValueLength = 4096; // 256 of them stay well below ARG_MAX
 };
 
 } // namespace ddl

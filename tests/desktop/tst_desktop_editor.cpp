@@ -5,6 +5,7 @@
 #include "editor/jsonlocator.h"
 #include "jobspec/jobspecparser.h"
 
+#include <QFile>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -50,7 +51,20 @@ private slots:
     void textFillsTheForm();
     void taskYamlRoundTrip();
     void locatorPaths();
+    void openPaiTextRecognised_data();
+    void openPaiTextRecognised();
+    void openPaiTextWithErrorsStays();
+    void importRecognisesOpenPaiByContent();
 };
+
+// An OpenPAI protocol v2 job as the portal writes it.
+static const QString V2Job = u"protocolVersion: 2\nname: v2-demo\ntype: job\nprerequisites:\n"
+                             "  - name: img\n    type: dockerimage\n    uri: python:3.11\n"
+                             "parameters:\n  n: 3\ntaskRoles:\n  main:\n    instances: 2\n"
+                             "    dockerImage: img\n"
+                             "    resourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                             "    commands:\n      - python3 -c 'print(<% $parameters.n %>)'\n"
+                             "defaults:\n  virtualCluster: default\n"_s;
 
 void TestDesktopEditor::templatesAreValid_data()
 {
@@ -193,6 +207,96 @@ void TestDesktopEditor::locatorPaths()
     // Absent: the nearest parent that is there.
     QCOMPARE(locator.offsetOf(u"a.b[1].missing"_s), text.indexOf(u"{\"c\""_s));
     QCOMPARE(locator.offsetOf(u"nothing"_s), 0);
+}
+
+void TestDesktopEditor::openPaiTextRecognised_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("jobName");
+    QTest::addColumn<QString>("command");
+    QTest::addColumn<QStringList>("noteFields");
+
+    QTest::newRow("v1 JSON without kind, with comments")
+        << u"{\n  // pasted from OpenPAI\n  \"jobName\": \"pasted\", \"image\": \"ubuntu\",\n"
+           "  \"gpuType\": \"K80\", /* kept */\n  \"taskRoles\": [{\"name\": \"r\", "
+           "\"taskNumber\": 1, \"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
+           "\"command\": \"curl http://x//y\"}]\n}\n"_s
+        << u"pasted"_s << u"curl http://x//y"_s << QStringList{u"image"_s, u"gpuType"_s};
+    QTest::newRow("v1 JSON without kind") << u"{\"jobName\": \"plain\", \"image\": \"i\", "
+                                             "\"taskRoles\": [{\"name\": \"r\", "
+                                             "\"taskNumber\": 1, \"cpuNumber\": 1, "
+                                             "\"memoryMB\": 256, \"gpuNumber\": 0, "
+                                             "\"command\": \"true\"}]}"_s
+                                          << u"plain"_s << u"true"_s << QStringList{u"image"_s};
+    QTest::newRow("protocol v2 YAML") << V2Job << u"v2-demo"_s << u"python3 -c 'print(3)'"_s
+                                      << QStringList{u"image"_s, u"virtualCluster"_s};
+}
+
+void TestDesktopEditor::openPaiTextRecognised()
+{
+    QFETCH(QString, text);
+    QFETCH(QString, jobName);
+    QFETCH(QString, command);
+    QFETCH(QStringList, noteFields);
+
+    JobEditor editor;
+    editor.setText(text);
+    QVERIFY2(
+        editor.problems().isEmpty(),
+        qPrintable(editor.problems().isEmpty() ? QString() : editor.problems().first().message));
+    QVERIFY(editor.spec().has_value());
+    QCOMPARE(editor.spec()->kind, ddl::JobSpec::Kind::OpenPai);
+    QCOMPARE(editor.spec()->jobName, jobName);
+    QCOMPARE(editor.spec()->taskRoles.first().command, command);
+    // The text is now the wire form, and the form shows it.
+    QVERIFY(editor.text().contains(u"\"kind\": \"openpai\""_s));
+    QCOMPARE(editor.jobNameEdit()->text(), jobName);
+    QStringList fields;
+    for (const QString &note : editor.notes())
+        fields << note.section(u':', 0, 0);
+    QCOMPARE(fields, noteFields);
+    bool listed = false;
+    for (int row = 0; row < editor.problemList()->count(); ++row)
+        listed = listed || editor.problemList()->item(row)->text().startsWith(u"note: image:"_s);
+    QVERIFY(listed);
+}
+
+void TestDesktopEditor::openPaiTextWithErrorsStays()
+{
+    JobEditor editor;
+    QString broken = V2Job;
+    broken.replace(u"gpu: 0"_s, u"gpu: -1"_s);
+    editor.setText(broken);
+    QVERIFY(!editor.spec().has_value());
+    QCOMPARE(editor.text(), broken); // not replaced: the user fixes what they wrote
+    QCOMPARE(editor.problems().size(), 1);
+    QCOMPARE(editor.problems().first().field, u"taskRoles.main.resourcePerInstance.gpu"_s);
+    QCOMPARE(editor.problems().first().message, u"must be >= 0, got -1"_s);
+}
+
+void TestDesktopEditor::importRecognisesOpenPaiByContent()
+{
+    QTemporaryDir dir;
+    const QMap<QString, QString> files{
+        {u"job.yaml"_s, V2Job},
+        {u"job.json"_s,
+         u"// a comment first\n{\"jobName\": \"imported\", \"image\": \"i\", "
+         "\"taskRoles\": [{\"name\": \"r\", \"taskNumber\": 1, "
+         "\"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
+         "\"command\": \"true\"}]}"_s}};
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile file(dir.filePath(it.key()));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(it.value().toUtf8());
+        file.close();
+        JobEditor editor;
+        QSignalSpy done(&editor, &JobEditor::fileDone);
+        editor.importFile(file.fileName());
+        QTRY_COMPARE(done.size(), 1);
+        QVERIFY2(editor.spec().has_value(), qPrintable(it.key()));
+        QCOMPARE(editor.spec()->kind, ddl::JobSpec::Kind::OpenPai);
+        QCOMPARE(editor.spec()->jobName, it.key() == u"job.yaml"_s ? u"v2-demo"_s : u"imported"_s);
+    }
 }
 
 QTEST_MAIN(TestDesktopEditor)

@@ -100,13 +100,16 @@ void verifyBooks(const GangPlacer &placer, const QList<Placement> &held)
                 gpus.insert(index);
                 QVERIFY(node.gpuBusy.at(index));
             }
-            QVERIFY2(!ports.contains(placement.port),
-                     qPrintable(QStringLiteral("port %1 of worker %2 given twice")
-                                    .arg(placement.port)
-                                    .arg(node.id)));
-            ports.insert(placement.port);
-            QVERIFY(placement.port >= GangPlacer::FirstPort
-                    && placement.port < GangPlacer::FirstPort + GangPlacer::PortCount);
+            // The task's own port and the rest of its run (its portList's ports).
+            for (int port = placement.port; port < placement.port + placement.portCount; ++port) {
+                QVERIFY2(
+                    !ports.contains(port),
+                    qPrintable(
+                        QStringLiteral("port %1 of worker %2 given twice").arg(port).arg(node.id)));
+                ports.insert(port);
+                QVERIFY(port >= GangPlacer::FirstPort &&
+                        port < GangPlacer::FirstPort + GangPlacer::PortCount);
+            }
         }
         QCOMPARE(node.freeGpus(), node.totalGpus - int(gpus.size()));
         QCOMPARE(node.freeCpus, node.totalCpus - cpus);
@@ -134,6 +137,7 @@ private slots:
     void releaseReturnsResources();
     void portsDistinctPerWorker();
     void takenPortIsNotGivenAgain();
+    void portRunsForPortLists();
     void updateWorkerKeepsWhatTasksHold();
     void updateWorkerWithFewerGpus();
     void explain_data();
@@ -356,6 +360,37 @@ void tst_GangPlacer::takenPortIsNotGivenAgain()
     QCOMPARE(placed.first().gpuIndices, (QList<int>{2, 3}));
     QVERIFY(placed.first().port != running.port);
     verifyBooks(placer, {running, placed.first()});
+}
+
+void tst_GangPlacer::portRunsForPortLists()
+{
+    // Tasks with portLists book runs of ports that never overlap, also after a release.
+    GangPlacer placer = placerWith({{0, 64, 64000, 8}});
+    TaskDemand three = gpuTask(0);
+    three.ports = 3;
+    TaskDemand five = gpuTask(0);
+    five.ports = 5;
+    QList<Placement> held = placer.place(gang({three, five, gpuTask(0), three}));
+    QCOMPARE(held.size(), 4);
+    QList<int> counts;
+    for (const Placement &placement : std::as_const(held))
+        counts << placement.portCount;
+    std::sort(counts.begin(), counts.end());
+    QCOMPARE(counts, (QList<int>{1, 3, 3, 5}));
+    verifyBooks(placer, held);
+
+    placer.release(held.takeAt(1));
+    held += placer.place(gang({five, five}));
+    QCOMPARE(held.size(), 5);
+    verifyBooks(placer, held);
+
+    // A run held by a task from before a restart is not given again.
+    GangPlacer restarted = placerWith({{0, 8, 16000, 4}});
+    const Placement running{41, 1, {}, GangPlacer::FirstPort + 1, 1, 1000, 4};
+    restarted.take(running);
+    const QList<Placement> placed = restarted.place(gang({three, three}));
+    QCOMPARE(placed.size(), 2);
+    verifyBooks(restarted, placed + QList<Placement>{running});
 }
 
 void tst_GangPlacer::updateWorkerKeepsWhatTasksHold()

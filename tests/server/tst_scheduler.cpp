@@ -44,6 +44,8 @@ struct Ask
     qint64 memoryMb = 1000;
     int priority = 0;
     int retryCount = 0;
+    QJsonObject roleFields = {}; // more fields of the role (portList, minFailedTaskCount, ...)
+    QJsonObject specFields = {}; // more fields of the spec (jobEnvs, ...)
 };
 
 void dropConnection(const QString &name)
@@ -82,6 +84,9 @@ private slots:
     void retriedJobIsPlacedAgain();
     void loadRebuildsStateAfterRestart();
     void storeRefusalIsRetried();
+    void openPaiPortsAndJobEnvsInLease();
+    void completionPolicy_data();
+    void completionPolicy();
 
 private:
     void openStore();
@@ -198,18 +203,22 @@ qint64 tst_Scheduler::addWorker(const QString &name, const Capacity &capacity, b
 // A job of one role "worker" with its tasks, as JobService::submit stores it, then queued.
 qint64 tst_Scheduler::submit(qint64 userId, const Ask &ask)
 {
-    const QJsonObject spec{
+    QJsonObject role{{QStringLiteral("name"), QStringLiteral("worker")},
+                     {QStringLiteral("taskNumber"), ask.taskNumber},
+                     {QStringLiteral("gpuNumber"), ask.gpus},
+                     {QStringLiteral("cpuNumber"), ask.cpus},
+                     {QStringLiteral("memoryMB"), ask.memoryMb},
+                     {QStringLiteral("command"), QStringLiteral("python train.py")}};
+    for (auto it = ask.roleFields.begin(); it != ask.roleFields.end(); ++it)
+        role.insert(it.key(), it.value());
+    QJsonObject spec{
         {QStringLiteral("kind"), QStringLiteral("ddl")},
         {QStringLiteral("jobName"), QStringLiteral("job")},
         {QStringLiteral("retryCount"), ask.retryCount},
-        {QStringLiteral("taskRoles"),
-         QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("worker")},
-                                {QStringLiteral("taskNumber"), ask.taskNumber},
-                                {QStringLiteral("gpuNumber"), ask.gpus},
-                                {QStringLiteral("cpuNumber"), ask.cpus},
-                                {QStringLiteral("memoryMB"), ask.memoryMb},
-                                {QStringLiteral("command"), QStringLiteral("python train.py")}}}},
+        {QStringLiteral("taskRoles"), QJsonArray{role}},
     };
+    for (auto it = ask.specFields.begin(); it != ask.specFields.end(); ++it)
+        spec.insert(it.key(), it.value());
     Result<QSqlQuery> insert = runSql(
         m_db,
         QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
@@ -691,6 +700,137 @@ void tst_Scheduler::storeRefusalIsRetried()
     QCOMPARE(*m_scheduler->schedule(), 1);
     QVERIFY(isPlaced(first));
     QCOMPARE(jobReason(second), QStringLiteral("needs 1 GPU on one worker (the most free is 0)"));
+}
+
+void tst_Scheduler::openPaiPortsAndJobEnvsInLease()
+{
+    const qint64 user = addUser(QStringLiteral("a@x"));
+    const qint64 worker = addWorker(QStringLiteral("w1"), {0, 16, 64000, 8});
+    Ask ask{2};
+    ask.roleFields =
+        QJsonObject{{QStringLiteral("shmMB"), 64},
+                    {QStringLiteral("portList"),
+                     QJsonArray{QJsonObject{{QStringLiteral("label"), QStringLiteral("http")},
+                                            {QStringLiteral("beginAt"), 0},
+                                            {QStringLiteral("portNumber"), 2}},
+                                QJsonObject{{QStringLiteral("label"), QStringLiteral("ssh")},
+                                            {QStringLiteral("beginAt"), 0},
+                                            {QStringLiteral("portNumber"), 1}}}}};
+    ask.specFields = QJsonObject{
+        {QStringLiteral("jobEnvs"),
+         QJsonObject{{QStringLiteral("batch_size"), 32},
+                     {QStringLiteral("MODEL"), QStringLiteral("resnet")},
+                     {QStringLiteral("isDebug"), true},
+                     {QStringLiteral("PAI_JOB_NAME"), QStringLiteral("not the platform's")}}}};
+    submit(user, ask);
+    QCOMPARE(*m_scheduler->schedule(), 2);
+
+    Result<QJsonArray> leases = m_scheduler->lease(worker);
+    QVERIFY(leases);
+    QCOMPARE(leases->size(), 2);
+    QHash<int, QString> httpOf; // by role index
+    QList<int> ports;
+    for (const QJsonValue &value : *leases) {
+        const QJsonObject lease = value.toObject();
+        const int port = lease.value(QStringLiteral("port")).toInt();
+        const QJsonObject env = lease.value(QStringLiteral("env")).toObject();
+        const auto number = [port](int offset) { return QString::number(port + offset); };
+        QCOMPARE(lease.value(QStringLiteral("shm_mb")).toInt(), 64);
+        QCOMPARE(env.value(QStringLiteral("PAI_CONTAINER_HOST_http_PORT_LIST")).toString(),
+                 number(1) + u',' + number(2));
+        QCOMPARE(env.value(QStringLiteral("PAI_CONTAINER_HOST_ssh_PORT_LIST")).toString(),
+                 number(3));
+        QCOMPARE(env.value(QStringLiteral("PAI_CONTAINER_HOST_PORT_LIST")).toString(),
+                 QStringLiteral("http:%1,%2;ssh:%3").arg(number(1), number(2), number(3)));
+        QCOMPARE(env.value(QStringLiteral("PAI_HOST_IP_worker_0")).toString(),
+                 QStringLiteral("addr-w1"));
+        QCOMPARE(env.value(QStringLiteral("batch_size")).toString(), QStringLiteral("32"));
+        QCOMPARE(env.value(QStringLiteral("MODEL")).toString(), QStringLiteral("resnet"));
+        QCOMPARE(env.value(QStringLiteral("isDebug")).toString(), QStringLiteral("true"));
+        // jobEnvs never replace what the platform sets.
+        QCOMPARE(env.value(QStringLiteral("PAI_JOB_NAME")).toString(), QStringLiteral("job"));
+        httpOf.insert(lease.value(QStringLiteral("role_index")).toInt(),
+                      env.value(QStringLiteral("PAI_CONTAINER_HOST_http_PORT_LIST")).toString());
+        for (int i = 0; i < 4; ++i)
+            ports << port + i;
+        // Every task sees the labelled ports of every task of the gang.
+        for (const int peer : {0, 1}) {
+            QVERIFY(env.contains(QStringLiteral("PAI_PORT_LIST_worker_%1_http").arg(peer)));
+            QVERIFY(env.contains(QStringLiteral("PAI_PORT_LIST_worker_%1_ssh").arg(peer)));
+        }
+    }
+    // The two tasks' runs of four ports do not overlap.
+    QCOMPARE(QSet<int>(ports.begin(), ports.end()).size(), 8);
+    for (const QJsonValue &value : *leases) {
+        const QJsonObject env = value.toObject().value(QStringLiteral("env")).toObject();
+        for (const int peer : {0, 1})
+            QCOMPARE(env.value(QStringLiteral("PAI_PORT_LIST_worker_%1_http").arg(peer)).toString(),
+                     httpOf.value(peer));
+    }
+}
+
+void tst_Scheduler::completionPolicy_data()
+{
+    QTest::addColumn<int>("taskNumber");
+    QTest::addColumn<QJsonObject>("policy"); // fields of the role
+    QTest::addColumn<QStringList>("ends");   // how tasks 0, 1, ... end, in that order
+    QTest::addColumn<QString>("jobState");   // after them
+
+    const QString ok = JobState::Succeeded;
+    const QString failed = JobState::Failed;
+    const QJsonValue null(QJsonValue::Null);
+    QTest::newRow("one failure fails the job by default")
+        << 3 << QJsonObject() << QStringList{ok, failed} << JobState::Failed;
+    QTest::newRow("all succeeded")
+        << 2 << QJsonObject() << QStringList{ok, ok} << JobState::Succeeded;
+    QTest::newRow("minFailedTaskCount null: failures are tolerated")
+        << 2 << QJsonObject{{QStringLiteral("minFailedTaskCount"), null}} << QStringList{failed, ok}
+        << JobState::Succeeded;
+    QTest::newRow("minFailedTaskCount 2: one failure is not enough")
+        << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}} << QStringList{failed, ok}
+        << JobState::Running;
+    QTest::newRow("minFailedTaskCount 2: two are")
+        << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}}
+        << QStringList{failed, ok, failed} << JobState::Failed;
+    QTest::newRow("minFailedTaskCount 2: all ended below it")
+        << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}}
+        << QStringList{failed, ok, ok} << JobState::Succeeded;
+    QTest::newRow("minSucceededTaskCount 1 ends the job early")
+        << 3 << QJsonObject{{QStringLiteral("minSucceededTaskCount"), 1}} << QStringList{ok}
+        << JobState::Succeeded;
+    QTest::newRow("minSucceededTaskCount 2: one is not enough")
+        << 3 << QJsonObject{{QStringLiteral("minSucceededTaskCount"), 2}} << QStringList{ok}
+        << JobState::Running;
+}
+
+void tst_Scheduler::completionPolicy()
+{
+    QFETCH(int, taskNumber);
+    QFETCH(QJsonObject, policy);
+    QFETCH(QStringList, ends);
+    QFETCH(QString, jobState);
+
+    const qint64 user = addUser(QStringLiteral("a@x"));
+    addWorker(QStringLiteral("w1"), {0, 16, 64000, 8});
+    Ask ask{taskNumber};
+    ask.roleFields = policy;
+    const qint64 job = submit(user, ask);
+    QCOMPARE(*m_scheduler->schedule(), taskNumber);
+    const QList<qint64> tasks = tasksOf(job);
+    for (const qint64 task : tasks)
+        QVERIFY(m_progress->taskStarted(task));
+    for (qsizetype i = 0; i < ends.size(); ++i)
+        endTask(tasks.at(i), ends.at(i));
+    QCOMPARE(value(QStringLiteral("SELECT state FROM jobs WHERE id = ?"), {job}).toString(),
+             jobState);
+    // A job that ended early has its other tasks stopped.
+    if (jobState != JobState::Running) {
+        for (qsizetype i = ends.size(); i < tasks.size(); ++i)
+            QCOMPARE(value(QStringLiteral("SELECT cancel_requested FROM tasks WHERE id = ?"),
+                           {tasks.at(i)})
+                         .toInt(),
+                     1);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_Scheduler)

@@ -200,6 +200,8 @@ private slots:
     void listPagesAndFilters_data();
     void listPagesAndFilters();
     void invalidSpecListsEveryError();
+    void openPaiConfigSubmittedAsWritten_data();
+    void openPaiConfigSubmittedAsWritten();
     void submissionNeedsOwnBlobs_data();
     void submissionNeedsOwnBlobs();
     void otherUserSeesNothing();
@@ -986,6 +988,83 @@ void tst_ServerApi::invalidSpecListsEveryError()
     QCOMPARE(
         get(QStringLiteral("/v1/jobs"), m_alice).json().value(QLatin1String("total")).toInteger(),
         before);
+}
+
+void tst_ServerApi::openPaiConfigSubmittedAsWritten_data()
+{
+    QTest::addColumn<QString>("config");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("expected"); // the job's name, or the first error's field
+    QTest::addColumn<QStringList>("eventFields");
+
+    QTest::newRow("v1 JSON with comments")
+        << QStringLiteral("{\n  // written by hand\n  \"jobName\": \"v1-config\", \"image\": "
+                          "\"ubuntu\", \"virtualCluster\": \"default\", /* no effect */\n"
+                          "  \"taskRoles\": [{\"name\": \"main\", \"taskNumber\": 1, "
+                          "\"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
+                          "\"command\": \"echo http://x // y\"}]}")
+        << 201 << QStringLiteral("v1-config")
+        << QStringList{QStringLiteral("image"), QStringLiteral("virtualCluster")};
+    QTest::newRow("protocol v2 YAML")
+        << QStringLiteral("protocolVersion: 2\nname: v2-config\ntype: job\nprerequisites:\n"
+                          "  - {name: img, type: dockerimage, uri: ubuntu}\n"
+                          "parameters: {word: hi}\ntaskRoles:\n  main:\n    dockerImage: img\n"
+                          "    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: 0}\n"
+                          "    commands: ['echo <% $parameters.word %>']\n")
+        << 201 << QStringLiteral("v2-config") << QStringList{QStringLiteral("image")};
+    QTest::newRow("v2 error names the v2 field")
+        << QStringLiteral("protocolVersion: 2\nname: bad\ntype: job\nprerequisites:\n"
+                          "  - {name: img, type: dockerimage, uri: ubuntu}\n"
+                          "taskRoles:\n  main:\n    dockerImage: img\n"
+                          "    resourcePerInstance: {cpu: 1, memoryMB: 256, gpu: -1}\n"
+                          "    commands: [echo]\n")
+        << 400 << QStringLiteral("taskRoles.main.resourcePerInstance.gpu") << QStringList();
+    QTest::newRow("neither JSON nor v2")
+        << QStringLiteral("job_data: {}\n") << 400 << QString() << QStringList();
+}
+
+void tst_ServerApi::openPaiConfigSubmittedAsWritten()
+{
+    QFETCH(QString, config);
+    QFETCH(int, status);
+    QFETCH(QString, expected);
+    QFETCH(QStringList, eventFields);
+
+    const Answer answer =
+        post(QStringLiteral("/v1/jobs"), m_alice, QJsonObject{{QStringLiteral("config"), config}});
+    QVERIFY2(answer.status == status, qPrintable(answer.describe()));
+    if (status != 201) {
+        const QJsonObject error = answer.error();
+        QCOMPARE(error.value(QLatin1String("code")).toString(), QStringLiteral("invalid_spec"));
+        QCOMPARE(error.value(QLatin1String("field")).toString(), expected);
+        return;
+    }
+    const QJsonObject job = answer.json();
+    QCOMPARE(job.value(QLatin1String("name")).toString(), expected);
+    QCOMPARE(job.value(QLatin1String("kind")).toString(), QStringLiteral("openpai"));
+    QStringList fields;
+    for (const QJsonValue &event : job.value(QLatin1String("events")).toArray())
+        fields << event.toObject().value(QLatin1String("message")).toString().section(u':', 0, 0);
+    QCOMPARE(fields, eventFields);
+    // Cancelled, so that no later test's worker is given its task.
+    VERIFY_STATUS(post(QStringLiteral("/v1/jobs/%1/cancel")
+                           .arg(job.value(QLatin1String("uuid")).toString()),
+                       m_alice,
+                       QJsonObject()),
+                  200);
+
+    // A config comes alone: not beside a spec, and as text.
+    VERIFY_ERROR(post(QStringLiteral("/v1/jobs"),
+                      m_alice,
+                      QJsonObject{{QStringLiteral("config"), config},
+                                  {QStringLiteral("spec"), job.value(QLatin1String("spec"))}}),
+                 400,
+                 "bad_request");
+    VERIFY_ERROR(post(QStringLiteral("/v1/jobs"),
+                      m_alice,
+                      QJsonObject{{QStringLiteral("config"), QJsonObject()}}),
+                 400,
+                 "bad_request");
 }
 
 void tst_ServerApi::submissionNeedsOwnBlobs_data()

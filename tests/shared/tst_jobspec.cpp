@@ -7,17 +7,23 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSet>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace ddl;
+using namespace Qt::StringLiterals;
 
 namespace {
 
 const char PaiKnown[] = "jobName, image, dataDir, outputDir, codeDir, taskRoles, "
-                        "killAllOnCompletedTaskNumber, retryCount";
+                        "killAllOnCompletedTaskNumber, retryCount, jobEnvs, authFile, "
+                        "virtualCluster, gpuType, extras";
 const char WireKnown[] = "kind, jobName, image, dataDir, outputDir, codeDir, taskRoles, "
-                         "killAllOnCompletedTaskNumber, retryCount";
-const char RoleKnown[] = "name, taskNumber, cpuNumber, memoryMB, gpuNumber, command";
+                         "killAllOnCompletedTaskNumber, retryCount, jobEnvs, authFile, "
+                         "virtualCluster, gpuType, extras";
+const char RoleKnown[] = "name, taskNumber, cpuNumber, memoryMB, gpuNumber, command, shmMB, "
+                         "portList, minFailedTaskCount, minSucceededTaskCount";
+const char PortKnown[] = "label, beginAt, portNumber";
 const char JobDataKnown[] = "job_name, dataset, worker_required, gpu_per_worker, cpu_per_worker, "
                             "memory_mb_per_worker, retry_count";
 
@@ -123,6 +129,18 @@ private slots:
     void parseFile();
     void parseFileUnreadable();
     void schemaMatchesWireForm();
+    void comments_data();
+    void comments();
+    void openPaiConfigs_data();
+    void openPaiConfigs();
+    void openPaiFieldsInvalid_data();
+    void openPaiFieldsInvalid();
+    void protocolV2Invalid_data();
+    void protocolV2Invalid();
+    void noEffectNotes();
+    void formatByContent_data();
+    void formatByContent();
+    void taskYamlPointsToJobConfig();
 };
 
 // ---- OpenPAI job JSON -------------------------------------------------------------------------
@@ -287,11 +305,11 @@ void tst_JobSpec::paiJsonInvalid_data()
           {"name": "ok", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0,
            "command": "c"},
           {"name": "second", "taskNumber": 0, "cpuNumber": "4", "memoryMB": 100,
-           "gpuNumber": -1, "command": "c", "shmMB": 64},
+           "gpuNumber": -1, "command": "c", "shmMB": 64, "storageGB": 5},
           {"taskNumber": 1, "cpuNumber": 1, "memoryMB": 50, "gpuNumber": 0, "command": ""}]})")
         << QStringList{
                QStringLiteral("taskRoles[1].cpuNumber: must be an integer, got string"),
-               unknown("taskRoles[1].shmMB", RoleKnown),
+               unknown("taskRoles[1].storageGB", RoleKnown),
                QStringLiteral("taskRoles[2].name: is required"),
                unknown("extra", PaiKnown),
                QStringLiteral(R"(jobName: must match [A-Za-z0-9._~-]+, got "bad name")"),
@@ -593,6 +611,19 @@ void tst_JobSpec::wireRoundTrip_data()
               {"name": "b", "taskNumber": 5, "cpuNumber": 2, "memoryMB": 4096, "gpuNumber": 8,
                "command": "y --flag \"quoted\""}]})")
         << false;
+    QTest::newRow("openpai, every v1 field")
+        << QByteArray(R"({"jobName": "j", "image": "i", "authFile": "hdfs://a/auth",
+            "virtualCluster": "vc1", "gpuType": "K80", "retryCount": 1,
+            "jobEnvs": {"batch_size": 32, "model": "resnet", "isDebug": false},
+            "extras": {"submitFrom": "portal", "nested": {"k": "v"}}, "taskRoles": [
+              {"name": "ps", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 1000, "gpuNumber": 0,
+               "shmMB": 64, "command": "x", "minFailedTaskCount": null,
+               "portList": [{"label": "http", "beginAt": 0, "portNumber": 2},
+                            {"label": "ssh", "beginAt": 0, "portNumber": 1}]},
+              {"name": "worker", "taskNumber": 3, "cpuNumber": 1, "memoryMB": 1000,
+               "gpuNumber": 1, "command": "y", "minFailedTaskCount": 2,
+               "minSucceededTaskCount": 3}]})")
+        << false;
     QTest::newRow("ddl task.yaml")
         << QByteArray("job_data:\n  job_name: n\n  dataset:\n    dataset_location: /x\n"
                       "  worker_required: 4\n  gpu_per_worker: 1\n  retry_count: 2\n")
@@ -831,8 +862,11 @@ void tst_JobSpec::schemaMatchesWireForm()
     // Every field the wire form has is described, and nothing else.
     const Result<JobSpec> spec = JobSpecParser::parsePaiJson(
         QByteArray(R"({"jobName": "j", "image": "i", "dataDir": "/d", "outputDir": "/o",
-            "codeDir": "/c", "taskRoles": [{"name": "a", "taskNumber": 1, "cpuNumber": 1,
-            "memoryMB": 100, "gpuNumber": 0, "command": "x"}]})"));
+            "codeDir": "/c", "authFile": "a", "virtualCluster": "v", "gpuType": "g",
+            "jobEnvs": {"A": "1"}, "extras": {"x": 1}, "taskRoles": [{"name": "a",
+            "taskNumber": 2, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0, "command": "x",
+            "shmMB": 64, "portList": [{"label": "http", "beginAt": 0, "portNumber": 1}],
+            "minFailedTaskCount": 2, "minSucceededTaskCount": 1}]})"));
     QVERIFY(spec.ok());
     const QJsonObject wire = spec->toJson();
     const QJsonObject properties = schema.value(QLatin1String("properties")).toObject();
@@ -851,6 +885,630 @@ void tst_JobSpec::schemaMatchesWireForm()
     QCOMPARE(required,
              (QStringList{
                  QStringLiteral("jobName"), QStringLiteral("kind"), QStringLiteral("taskRoles")}));
+}
+
+// ---- OpenPAI configs as people write them ------------------------------------------------------
+
+void tst_JobSpec::comments_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("errors");
+    QTest::addColumn<QString>("command");
+
+    QTest::newRow("line comments, as seed 004 writes them") << QByteArray(R"json({
+  // the job's name
+  "jobName": "hello", // after a value
+  "image": "ubuntu",
+  "taskRoles": [
+    {
+      "name": "main", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+      // what it runs
+      "command": "echo hello"
+    }
+  ]
+}
+// after the document)json") << QStringList() << QStringLiteral("echo hello");
+    QTest::newRow("block comments") << QByteArray(R"json(/* a header
+   over lines */ {"jobName": "b", /* inline */ "image": "i", "taskRoles": [
+  {"name": "r", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0,
+   "command": "c" /* after the last value */}]} /* trailing */)json")
+                                    << QStringList() << QStringLiteral("c");
+    QTest::newRow("comment markers inside strings are text")
+        << QByteArray(R"json({"jobName": "s", "image": "http://registry.example/img", // real
+  "taskRoles": [{"name": "r", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100,
+  "gpuNumber": 0, "command": "python3 x.py // no /* nor */ && curl http://example.com/a//b"}]})json")
+        << QStringList()
+        << QStringLiteral("python3 x.py // no /* nor */ && curl http://example.com/a//b");
+    QTest::newRow("escaped quotes and backslashes before a marker")
+        << QByteArray(R"json({"jobName": "e", "image": "i", "taskRoles": [{"name": "r",
+  "taskNumber": 1, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0,
+  "command": "echo \"a // b\" \\"}]} // done)json")
+        << QStringList() << QStringLiteral("echo \"a // b\" \\");
+    QTest::newRow("CRLF line ends")
+        << QByteArray("{\r\n  \"jobName\": \"w\", // windows\r\n  \"image\": \"i\",\r\n"
+                      "  \"taskRoles\": [{\"name\": \"r\", \"taskNumber\": 1, \"cpuNumber\": 1,"
+                      " \"memoryMB\": 100, \"gpuNumber\": 0, \"command\": \"c\"}]\r\n}\r\n")
+        << QStringList() << QStringLiteral("c");
+
+    // Errors after comments still name the right line and column.
+    QTest::newRow("syntax error below comments")
+        << QByteArray("// line 1\n/* line 2\n   line 3 */\n{\"jobName\": \"x\",\n"
+                      "  \"image\": \"y\"\n  \"taskRoles\": []}\n")
+        << lines("syntax error at line 6, column 4: unterminated object") << QString();
+    QTest::newRow("columns count characters, not bytes")
+        << QByteArray("/* \xc3\xbc */ {\"jobName\": \"x\" \"image\": \"y\"}")
+        << lines("syntax error at line 1, column 26: unterminated object") << QString();
+    QTest::newRow("block comment never closed")
+        << QByteArray("{\"jobName\": \"x\",\n  /* never closed\n  \"image\": \"y\"}")
+        << lines("syntax error at line 2, column 3: a /* comment is never closed; end it with */")
+        << QString();
+    QTest::newRow("field errors are unchanged by comments")
+        << QByteArray("{ // c\n" + patched(R"({"role": {"gpuNumber": -1}})").mid(1))
+        << lines("taskRoles[0].gpuNumber: must be >= 0, got -1") << QString();
+}
+
+void tst_JobSpec::comments()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, errors);
+    QFETCH(QString, command);
+
+    const SpecParseResult result = JobSpecParser::parsePaiJsonDetailed(json);
+    QCOMPARE(messages(result.errors), errors);
+    if (errors.isEmpty())
+        QCOMPARE(result.spec->taskRoles.at(0).command, command);
+    // The config reader takes the same text.
+    QCOMPARE(messages(JobSpecParser::parsePaiConfigDetailed(json).errors), errors);
+}
+
+// Every role as the wire writes it, so that a row states all of it.
+void tst_JobSpec::openPaiConfigs_data()
+{
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<QByteArray>("expected"); // these keys of the wire form, exactly
+    QTest::addColumn<QStringList>("noteFields");
+
+    QTest::newRow("v1 hello world, as the portal exports it")
+        << QByteArray(R"json({
+  "jobName": "helloworld_8bc1",
+  "image": "openpai/pai.example.tensorflow",
+  "authFile": "",
+  "dataDir": "",
+  "outputDir": "",
+  "codeDir": "",
+  "virtualCluster": "default",
+  "gpuType": "",
+  "retryCount": 0,
+  "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 4, "memoryMB": 8192,
+    "shmMB": 64, "gpuNumber": 0, "minFailedTaskCount": 1, "minSucceededTaskCount": null,
+    "command": "echo hello", "portList": []}],
+  "jobEnvs": {},
+  "extras": {}
+})json") << QByteArray(R"json({"jobName": "helloworld_8bc1", "virtualCluster": "default",
+  "taskRoles": [{"name": "main", "taskNumber": 1, "cpuNumber": 4, "memoryMB": 8192,
+    "gpuNumber": 0, "shmMB": 64, "command": "echo hello"}]})json")
+        << QStringList{QStringLiteral("image"), QStringLiteral("virtualCluster")};
+
+    QTest::newRow("v1 tensorflow ps/worker with portList and comments")
+        << QByteArray(R"json({
+  "jobName": "tensorflow-distributed-jobguid",
+  // customized tensorflow docker image
+  "image": "your_docker_registry/pai.run.tensorflow",
+  // data from http://www.cs.toronto.edu/~kriz/cifar.html
+  "dataDir": "$PAI_DEFAULT_FS_URI/path/tensorflow-distributed-jobguid/data",
+  "virtualCluster": "your_virtual_cluster",
+  "taskRoles": [
+    {
+      "name": "ps_server",
+      "taskNumber": 2, // two parameter servers
+      "cpuNumber": 2,
+      "memoryMB": 8192,
+      "gpuNumber": 0,
+      "portList": [
+        {"label": "http", "beginAt": 0, "portNumber": 1},
+        {"label": "ssh", "beginAt": 0, "portNumber": 1}
+      ],
+      "command": "python3 code/tf_cnn_benchmarks.py --batch_size=$batch_size --ps_hosts=$PAI_TASK_ROLE_ps_server_HOST_LIST --job_name=ps"
+    },
+    {
+      "name": "worker",
+      "taskNumber": 2,
+      "cpuNumber": 2,
+      "memoryMB": 16384,
+      "gpuNumber": 4,
+      "portList": [
+        {"label": "http", "beginAt": 0, "portNumber": 1},
+        {"label": "ssh", "beginAt": 0, "portNumber": 1}
+      ],
+      "command": "python3 code/tf_cnn_benchmarks.py --job_name=worker",
+      /* end the job when both workers are done */
+      "minSucceededTaskCount": 2
+    }
+  ],
+  "retryCount": 0,
+  "jobEnvs": {
+    "batch_size": 32,
+    "job_model": "resnet20"
+  },
+  "extras": {
+  }
+})json") << QByteArray(R"json({"jobEnvs": {"batch_size": 32, "job_model": "resnet20"},
+  "dataDir": "$PAI_DEFAULT_FS_URI/path/tensorflow-distributed-jobguid/data",
+  "taskRoles": [
+    {"name": "ps_server", "taskNumber": 2, "cpuNumber": 2, "memoryMB": 8192, "gpuNumber": 0,
+     "portList": [{"label": "http", "beginAt": 0, "portNumber": 1},
+                  {"label": "ssh", "beginAt": 0, "portNumber": 1}],
+     "command": "python3 code/tf_cnn_benchmarks.py --batch_size=$batch_size --ps_hosts=$PAI_TASK_ROLE_ps_server_HOST_LIST --job_name=ps"},
+    {"name": "worker", "taskNumber": 2, "cpuNumber": 2, "memoryMB": 16384, "gpuNumber": 4,
+     "portList": [{"label": "http", "beginAt": 0, "portNumber": 1},
+                  {"label": "ssh", "beginAt": 0, "portNumber": 1}],
+     "command": "python3 code/tf_cnn_benchmarks.py --job_name=worker",
+     "minSucceededTaskCount": 2}]})json")
+        << QStringList{QStringLiteral("image"), QStringLiteral("virtualCluster")};
+
+    QTest::newRow("v1 jupyter with gpuType and a null completion policy")
+        << QByteArray(R"json({"jobName": "jupyter", "image": "openpai/tensorflow-py36-cu90",
+  "gpuType": "TITANX", "retryCount": 0, "taskRoles": [{"name": "task_1", "taskNumber": 1,
+  "cpuNumber": 1, "memoryMB": 8192, "shmMB": 64, "gpuNumber": 1,
+  "minFailedTaskCount": null, "minSucceededTaskCount": null,
+  "command": "jupyter notebook --port=$PAI_CONTAINER_HOST_jupyter_PORT_LIST",
+  "portList": [{"label": "jupyter", "beginAt": 0, "portNumber": 1}]}],
+  "jobEnvs": {"isDebug": true}})json")
+        << QByteArray(R"json({"gpuType": "TITANX", "jobEnvs": {"isDebug": true},
+  "taskRoles": [{"name": "task_1", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 8192,
+    "gpuNumber": 1, "shmMB": 64, "minFailedTaskCount": null,
+    "command": "jupyter notebook --port=$PAI_CONTAINER_HOST_jupyter_PORT_LIST",
+    "portList": [{"label": "jupyter", "beginAt": 0, "portNumber": 1}]}]})json")
+        << QStringList{QStringLiteral("image"), QStringLiteral("gpuType")};
+
+    QTest::newRow("v1 horovod with authFile, killAll and a fixed port")
+        << QByteArray(R"json({"jobName": "horovod-mpi", "image": "registry.example/horovod:0.16",
+  "authFile": "hdfs://10.0.0.1:9000/user/auth.txt", "killAllOnCompletedTaskNumber": 1,
+  "extras": {"foo": 1}, "taskRoles": [{"name": "master", "taskNumber": 1, "cpuNumber": 2,
+  "memoryMB": 4096, "gpuNumber": 1, "minFailedTaskCount": 1,
+  "portList": [{"label": "mpi", "beginAt": 2222, "portNumber": 2}],
+  "command": "mpirun -np 2 python3 train.py"}]})json")
+        << QByteArray(R"json({"authFile": "hdfs://10.0.0.1:9000/user/auth.txt",
+  "killAllOnCompletedTaskNumber": 1, "extras": {"foo": 1}, "taskRoles": [{"name": "master",
+  "taskNumber": 1, "cpuNumber": 2, "memoryMB": 4096, "gpuNumber": 1,
+  "portList": [{"label": "mpi", "beginAt": 2222, "portNumber": 2}],
+  "command": "mpirun -np 2 python3 train.py"}]})json")
+        << QStringList{QStringLiteral("image"),
+                       QStringLiteral("authFile"),
+                       QStringLiteral("extras"),
+                       QStringLiteral("taskRoles[0].portList[0].beginAt")};
+
+    QTest::newRow("v2 hello world")
+        << QByteArray(R"yaml(protocolVersion: 2
+name: hello_world
+type: job
+prerequisites:
+  - protocolVersion: 2
+    name: ubuntu
+    type: dockerimage
+    uri: ubuntu:18.04
+taskRoles:
+  taskrole:
+    instances: 1
+    dockerImage: ubuntu
+    resourcePerInstance:
+      cpu: 1
+      memoryMB: 1024
+      gpu: 0
+    commands:
+      - echo "Hello, OpenPAI"
+defaults:
+  virtualCluster: default
+extras:
+  submitFrom: submit-job-v2
+)yaml") << QByteArray(R"json({"jobName": "hello_world", "image": "ubuntu:18.04",
+  "virtualCluster": "default", "extras": {"submitFrom": "submit-job-v2"}, "retryCount": 0,
+  "taskRoles": [{"name": "taskrole", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 1024,
+    "gpuNumber": 0, "command": "echo \"Hello, OpenPAI\""}]})json")
+        << QStringList{
+               QStringLiteral("image"), QStringLiteral("virtualCluster"), QStringLiteral("extras")};
+
+    QTest::newRow("v2 tensorflow with parameters, secrets, ports, completion, deployment")
+        << QByteArray(R"yaml(protocolVersion: 2
+name: tf_cifar10
+type: job
+version: 1.0
+contributor: someone
+description: distributed training
+prerequisites:
+  - name: tf_image
+    type: dockerimage
+    uri: openpai/pai.example.tensorflow
+    auth:
+      username: user
+      password: <% $secrets.docker_password %>
+      registryuri: example.azurecr.io
+  - name: cifar10
+    type: data
+    uri:
+      - https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz
+parameters:
+  model: resnet20
+  batchsize: 32
+secrets:
+  docker_password: hunter2
+  token: abc123
+jobRetryCount: 1
+taskRoles:
+  ps_server:
+    instances: 1
+    completion:
+      minFailedInstances: 1
+      minSucceededInstances: null
+    dockerImage: tf_image
+    data: cifar10
+    extraContainerOptions:
+      shmMB: 256
+    resourcePerInstance:
+      cpu: 2
+      memoryMB: 8192
+      gpu: 0
+      ports:
+        ssh: 1
+        http: 1
+    commands:
+      - echo ps <% $parameters.model %>
+  worker:
+    instances: 2
+    completion:
+      minSucceededInstances: 2
+    taskRetryCount: 1
+    dockerImage: tf_image
+    data: cifar10
+    resourcePerInstance: {cpu: 2, memoryMB: 16384, gpu: 1, ports: {http: 2}}
+    commands:
+      - >
+        python3 train.py --model=<% $parameters.model %>
+        --batch_size=<%$parameters.batchsize%>
+      - echo token=<% $secrets.token %> from <% $data.uri[0] %>
+deployments:
+  - name: prod
+    taskRoles:
+      worker:
+        preCommands:
+          - echo pre <% $data.name %>
+        postCommands:
+          - echo post
+defaults:
+  deployment: prod
+)yaml") << QByteArray(R"json({"jobName": "tf_cifar10", "image": "openpai/pai.example.tensorflow",
+  "retryCount": 1, "taskRoles": [
+    {"name": "ps_server", "taskNumber": 1, "cpuNumber": 2, "memoryMB": 8192, "gpuNumber": 0,
+     "shmMB": 256, "portList": [{"label": "ssh", "beginAt": 0, "portNumber": 1},
+                                {"label": "http", "beginAt": 0, "portNumber": 1}],
+     "command": "echo ps resnet20"},
+    {"name": "worker", "taskNumber": 2, "cpuNumber": 2, "memoryMB": 16384, "gpuNumber": 1,
+     "portList": [{"label": "http", "beginAt": 0, "portNumber": 2}],
+     "minSucceededTaskCount": 2,
+     "command": "echo pre cifar10\npython3 train.py --model=resnet20 --batch_size=32\necho token=abc123 from https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz\necho post"}]})json")
+        << QStringList{QStringLiteral("prerequisites[0].auth"),
+                       QStringLiteral("taskRoles.ps_server.data"),
+                       QStringLiteral("taskRoles.worker.taskRetryCount"),
+                       QStringLiteral("taskRoles.worker.data"),
+                       QStringLiteral("taskRoles.worker"),
+                       QStringLiteral("image")};
+
+    QTest::newRow("v2 written as JSON, with a comment")
+        << QByteArray(R"json(// v2 as JSON
+{"protocolVersion": 2, "name": "json_v2", "type": "job",
+ "prerequisites": [{"name": "img", "type": "dockerimage", "uri": "python:3.11"}],
+ "taskRoles": {"main": {"instances": 1, "dockerImage": "img",
+   "completion": {"minFailedInstances": null},
+   "resourcePerInstance": {"cpu": 1, "memoryMB": 512, "gpu": 0, "ports": {"api": 1}},
+   "commands": ["python3 -V", "echo $PAI_CONTAINER_HOST_api_PORT_LIST"]}}})json")
+        << QByteArray(R"json({"jobName": "json_v2", "image": "python:3.11", "taskRoles": [
+  {"name": "main", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 512, "gpuNumber": 0,
+   "minFailedTaskCount": null,
+   "portList": [{"label": "api", "beginAt": 0, "portNumber": 1}],
+   "command": "python3 -V\necho $PAI_CONTAINER_HOST_api_PORT_LIST"}]})json")
+        << QStringList{QStringLiteral("image")};
+}
+
+void tst_JobSpec::openPaiConfigs()
+{
+    QFETCH(QByteArray, config);
+    QFETCH(QByteArray, expected);
+    QFETCH(QStringList, noteFields);
+
+    const SpecParseResult result = JobSpecParser::parsePaiConfigDetailed(config);
+    QCOMPARE(messages(result.errors), QStringList());
+    QVERIFY(result.ok());
+    QCOMPARE(result.spec->kind, JobSpec::Kind::OpenPai);
+    const QJsonObject wire = result.spec->toJson();
+    const QJsonObject subset = parseObject(expected);
+    for (auto it = subset.begin(); it != subset.end(); ++it)
+        QCOMPARE(wire.value(it.key()), it.value());
+
+    QStringList fields;
+    for (const QString &note : result.notes)
+        fields << note.section(QStringLiteral(": "), 0, 0);
+    QCOMPARE(fields, noteFields);
+
+    // What the server receives reads back the same.
+    const Result<JobSpec> back =
+        JobSpecParser::parseWire(parseObject(QJsonDocument(wire).toJson()));
+    QVERIFY(back.ok());
+    QCOMPARE(*back, *result.spec);
+}
+
+void tst_JobSpec::openPaiFieldsInvalid_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QStringList>("errors");
+
+    QTest::newRow("port label with a space")
+        << patched(R"({"role": {"portList": [{"label": "a b", "beginAt": 0, "portNumber": 1}]}})")
+        << lines(R"(taskRoles[0].portList[0].label: must match [A-Za-z0-9._~]+, got "a b")");
+    QTest::newRow("port label twice")
+        << patched(R"({"role": {"portList": [{"label": "http"}, {"label": "http"}]}})")
+        << lines(R"(taskRoles[0].portList[1].label: duplicate label "http" in this task role; )"
+                 "give each port type one entry with the portNumber it needs");
+    QTest::newRow("port label missing") << patched(R"({"role": {"portList": [{"portNumber": 1}]}})")
+                                        << lines("taskRoles[0].portList[0].label: is required");
+    QTest::newRow("portNumber -1")
+        << patched(R"({"role": {"portList": [{"label": "a", "portNumber": -1}]}})")
+        << lines("taskRoles[0].portList[0].portNumber: must be >= 0, got -1");
+    QTest::newRow("beginAt beyond the port range")
+        << patched(R"({"role": {"portList": [{"label": "a", "beginAt": 70000}]}})")
+        << lines("taskRoles[0].portList[0].beginAt: must be a port number <= 65535, got 70000");
+    QTest::newRow("too many ports")
+        << patched(R"({"role": {"portList": [{"label": "a", "portNumber": 40},
+                                              {"label": "b", "portNumber": 25}]}})")
+        << lines("taskRoles[0].portList: asks for 65 ports per task; at most 64 can be booked");
+    QTest::newRow("portList an object")
+        << patched(R"({"role": {"portList": {"http": 1}}})")
+        << lines("taskRoles[0].portList: must be an array, got object");
+    QTest::newRow("port entry a string")
+        << patched(R"({"role": {"portList": ["http"]}})")
+        << lines(R"(taskRoles[0].portList[0]: must be an object {"label", "beginAt", )"
+                 R"("portNumber"}, got string)");
+    QTest::newRow("unknown port field")
+        << patched(R"({"role": {"portList": [{"label": "a", "protocol": "tcp"}]}})")
+        << QStringList{unknown("taskRoles[0].portList[0].protocol", PortKnown)};
+    QTest::newRow("minFailedTaskCount 0")
+        << patched(R"({"role": {"minFailedTaskCount": 0}})")
+        << lines("taskRoles[0].minFailedTaskCount: must be null or >= 1, got 0");
+    QTest::newRow("minSucceededTaskCount above taskNumber")
+        << patched(R"({"role": {"minSucceededTaskCount": 3}})")
+        << lines("taskRoles[0].minSucceededTaskCount: must be <= taskNumber (2), got 3; it could "
+                 "never be reached");
+    QTest::newRow("minFailedTaskCount a string")
+        << patched(R"({"role": {"minFailedTaskCount": "1"}})")
+        << lines("taskRoles[0].minFailedTaskCount: must be an integer, got string");
+    QTest::newRow("shmMB above memoryMB")
+        << patched(R"({"role": {"shmMB": 9000}})")
+        << lines("taskRoles[0].shmMB: must be <= memoryMB (8192), got 9000; /dev/shm counts "
+                 "against the task's memory");
+    QTest::newRow("shmMB -1") << patched(R"({"role": {"shmMB": -1}})")
+                              << lines("taskRoles[0].shmMB: must be >= 0, got -1");
+    QTest::newRow("jobEnvs names")
+        << patched(R"({"jobEnvs": {"1abc": "x", "a-b": "y", "ok_1": 2}})")
+        << lines("jobEnvs.1abc: is not an environment variable name: use letters, digits and _, "
+                 "not starting with a digit\n"
+                 "jobEnvs.a-b: is not an environment variable name: use letters, digits and _, "
+                 "not starting with a digit");
+    QTest::newRow("jobEnvs values")
+        << patched(R"({"jobEnvs": {"a": {"b": 1}, "c": null, "d": [1]}})")
+        << lines("jobEnvs.a: must be a string, number or boolean, got object\n"
+                 "jobEnvs.c: must be a string, number or boolean, got null\n"
+                 "jobEnvs.d: must be a string, number or boolean, got array");
+    QTest::newRow("jobEnvs an array")
+        << patched(R"({"jobEnvs": ["A=1"]})") << lines("jobEnvs: must be an object, got array");
+    QTest::newRow("extras a string")
+        << patched(R"({"extras": "x"})") << lines("extras: must be an object, got string");
+    QTest::newRow("gpuType a number")
+        << patched(R"({"gpuType": 1})") << lines("gpuType: must be a string, got number");
+    QTest::newRow("virtualCluster null") << patched(R"({"virtualCluster": false})")
+                                         << lines("virtualCluster: must be a string, got boolean");
+}
+
+void tst_JobSpec::openPaiFieldsInvalid()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QStringList, errors);
+
+    const SpecParseResult result = JobSpecParser::parsePaiJsonDetailed(json);
+    QCOMPARE(messages(result.errors), errors);
+    QVERIFY(!result.ok());
+}
+
+namespace {
+
+// A v2 job with one task role "worker" whose mapping holds roleLines; topLines go before
+// taskRoles.
+QByteArray v2Job(const char *roleLines, const char *topLines = "")
+{
+    QByteArray yaml = "protocolVersion: 2\nname: j\ntype: job\nprerequisites:\n"
+                      "  - name: img\n    type: dockerimage\n    uri: python:3\n";
+    yaml += topLines;
+    yaml += "taskRoles:\n  worker:\n";
+    for (const QByteArray &line : QByteArray(roleLines).split('\n')) {
+        if (!line.isEmpty())
+            yaml += "    " + line + '\n';
+    }
+    return yaml;
+}
+
+const char V2Role[] = "dockerImage: img\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                      "commands:\n  - echo hi\n";
+
+} // namespace
+
+void tst_JobSpec::protocolV2Invalid_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("errors");
+
+    QTest::newRow("valid base") << v2Job(V2Role) << QStringList();
+    QTest::newRow("gpu -1")
+        << v2Job("dockerImage: img\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: -1}\n"
+                 "commands: [echo]\n")
+        << lines("taskRoles.worker.resourcePerInstance.gpu: must be >= 0, got -1");
+    QTest::newRow("resourcePerInstance misspelled")
+        << v2Job("dockerImage: img\nresourcePerInstanec: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                 "commands: [echo]\n")
+        << lines("taskRoles.worker.resourcePerInstance: is required\n"
+                 "taskRoles.worker.resourcePerInstanec: unknown field; known fields are: "
+                 "instances, completion, taskRetryCount, dockerImage, data, output, script, "
+                 "extraContainerOptions, resourcePerInstance, commands");
+    QTest::newRow("unknown parameter")
+        << v2Job("dockerImage: img\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                 "commands:\n  - echo ok\n  - echo <% $parameters.modle %>\n",
+                 "parameters:\n  model: x\n")
+        << lines("taskRoles.worker.commands[1]: <% $parameters.modle %> names nothing this job "
+                 "defines; check the name under parameters");
+    QTest::newRow("data index out of range")
+        << v2Job("dockerImage: img\ndata: d\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                 "commands: ['get <% $data.uri[1] %>']\n",
+                 "")
+               .replace("    uri: python:3\n",
+                        "    uri: python:3\n  - name: d\n    type: data\n    uri: [http://a]\n")
+        << lines("taskRoles.worker.commands[0]: <% $data.uri[1] %> names nothing this job "
+                 "defines; check the name under prerequisites");
+    QTest::newRow("dockerImage names nothing")
+        << v2Job("dockerImage: nope\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                 "commands: [echo]\n")
+        << lines("taskRoles.worker.dockerImage: names no prerequisite of type dockerimage; add "
+                 "one under prerequisites (name: nope, type: dockerimage, uri: ...)");
+    QTest::newRow("type not job")
+        << v2Job(V2Role).replace("type: job", "type: data")
+        << lines(R"(type: must be "job", got "data": only jobs can be submitted)");
+    QTest::newRow("protocolVersion 1")
+        << v2Job(V2Role).replace("protocolVersion: 2", "protocolVersion: 1")
+        << lines("protocolVersion: must be 2, got 1; this reads OpenPAI's protocol v2 (a v1 job "
+                 "is JSON)");
+    QTest::newRow("instances 0")
+        << v2Job(QByteArray("instances: 0\n" + QByteArray(V2Role)).constData())
+        << lines("taskRoles.worker.instances: must be >= 1, got 0");
+    QTest::newRow("minSucceededInstances above instances")
+        << v2Job(QByteArray("instances: 2\ncompletion: {minSucceededInstances: 3}\n" +
+                            QByteArray(V2Role))
+                     .constData())
+        << lines("taskRoles.worker.completion.minSucceededInstances: must be <= taskNumber (2), "
+                 "got 3; it could never be reached");
+    QTest::newRow("minFailedInstances a string")
+        << v2Job(QByteArray("completion: {minFailedInstances: one}\n" + QByteArray(V2Role))
+                     .constData())
+        << lines("taskRoles.worker.completion.minFailedInstances: must be an integer or null, "
+                 "got string");
+    QTest::newRow("command not a string")
+        << v2Job("dockerImage: img\nresourcePerInstance: {cpu: 1, memoryMB: 512, gpu: 0}\n"
+                 "commands:\n  - [a, b]\n")
+        << lines("taskRoles.worker.commands[0]: must be a string (one command), got sequence");
+    QTest::newRow("deployment that does not exist")
+        << v2Job(V2Role, "defaults:\n  deployment: prod\n")
+        << lines("defaults.deployment: names no deployment; deployments has: none");
+    QTest::newRow("port label with a space")
+        << v2Job("dockerImage: img\nresourcePerInstance:\n  cpu: 1\n  memoryMB: 512\n  gpu: 0\n"
+                 "  ports: {'a b': 1}\ncommands: [echo]\n")
+        << lines(R"(taskRoles.worker.resourcePerInstance.ports.a b: must match [A-Za-z0-9._~]+, )"
+                 R"(got "a b")");
+    QTest::newRow("role name with a dot")
+        << v2Job(V2Role).replace("  worker:", "  work.er:")
+        << lines(R"(taskRoles.work.er: must match [A-Za-z0-9_-]+, got "work.er")");
+    QTest::newRow("extras expanding by aliases")
+        << v2Job(V2Role,
+                 "extras:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                 "  b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                 "  c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+                 "  d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]\n"
+                 "  e: [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]\n")
+        << lines("extras: holds more than 10000 values; keep extras small");
+    QTest::newRow("taskRoles missing") << QByteArray("protocolVersion: 2\nname: j\ntype: job\n")
+                                       << lines("taskRoles: is required");
+}
+
+void tst_JobSpec::protocolV2Invalid()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, errors);
+
+    const SpecParseResult result = JobSpecParser::parsePaiV2Detailed(yaml);
+    QCOMPARE(messages(result.errors), errors);
+    QCOMPARE(result.ok(), errors.isEmpty());
+    QCOMPARE(messages(JobSpecParser::parsePaiConfigDetailed(yaml).errors), errors);
+}
+
+void tst_JobSpec::noEffectNotes()
+{
+    const Result<JobSpec> spec = JobSpecParser::parsePaiJson(R"json({"jobName": "n",
+        "image": "img", "authFile": "hdfs://x/auth", "virtualCluster": "vc", "gpuType": "K80",
+        "extras": {"a": 1}, "taskRoles": [{"name": "r", "taskNumber": 1, "cpuNumber": 1,
+        "memoryMB": 100, "gpuNumber": 0, "command": "c",
+        "portList": [{"label": "http", "beginAt": 8080, "portNumber": 1}]}]})json");
+    QVERIFY(spec.ok());
+    const QString noEffect = QStringLiteral(": accepted, but has no effect here: ");
+    QCOMPARE(
+        spec->noEffectNotes(),
+        (QStringList{u"image"_s + noEffect +
+                         u"tasks run in the worker's sandbox on its own system, not in a container "
+                         "of this image"_s,
+                     u"authFile"_s + noEffect + u"no container registry is contacted"_s,
+                     u"virtualCluster"_s + noEffect +
+                         u"all workers form one pool; jobs wait in one queue"_s,
+                     u"gpuType"_s + noEffect +
+                         u"workers do not announce GPU types, so any worker with free GPUs runs "
+                         "the tasks"_s,
+                     u"extras"_s + noEffect + u"kept with the job for you to read back"_s,
+                     u"taskRoles[0].portList[0].beginAt"_s + noEffect +
+                         u"ports are booked from the worker's free range; read them from "
+                         "PAI_CONTAINER_HOST_http_PORT_LIST"_s}));
+
+    // A plain OpenPAI job: only its image; a DDL job: nothing.
+    QCOMPARE(JobSpecParser::parsePaiJson(BasePai)->noEffectNotes().size(), 1);
+    const Result<JobSpec> ddl = JobSpecParser::parseTaskYaml(taskYaml(BaseJobData), u"p"_s);
+    QVERIFY(ddl.ok());
+    QCOMPARE(ddl->noEffectNotes(), QStringList());
+}
+
+void tst_JobSpec::formatByContent_data()
+{
+    QTest::addColumn<QString>("fileName");
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<bool>("openPai");
+
+    QTest::newRow("v1 JSON") << QStringLiteral("job.json") << QByteArray(BasePai) << true;
+    QTest::newRow("v1 JSON, comment first")
+        << QStringLiteral("job.json") << QByteArray("// hello\n" + QByteArray(BasePai)) << true;
+    QTest::newRow("v2 YAML") << QStringLiteral("job.yaml") << v2Job(V2Role) << true;
+    QTest::newRow("v2 YAML, .yml") << QStringLiteral("job.yml") << v2Job(V2Role) << true;
+    QTest::newRow("DDL task.yaml") << QStringLiteral("task.yaml") << taskYaml(BaseJobData) << false;
+}
+
+void tst_JobSpec::formatByContent()
+{
+    QFETCH(QString, fileName);
+    QFETCH(QByteArray, text);
+    QFETCH(bool, openPai);
+
+    QCOMPARE(JobSpecParser::isPaiConfig(text), openPai);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QFile file(dir.filePath(fileName));
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(text);
+    file.close();
+    const SpecParseResult result = JobSpecParser::parseFileDetailed(file.fileName(), u"p"_s);
+    QCOMPARE(messages(result.errors), QStringList());
+    QCOMPARE(result.spec->kind, openPai ? JobSpec::Kind::OpenPai : JobSpec::Kind::Ddl);
+    const Result<JobSpec> plain = JobSpecParser::parseFile(file.fileName(), u"p"_s);
+    QVERIFY(plain.ok());
+    QCOMPARE(*plain, *result.spec);
+}
+
+void tst_JobSpec::taskYamlPointsToJobConfig()
+{
+    QCOMPARE(messages(JobSpecParser::parseTaskYamlDetailed(v2Job(V2Role), u"p"_s).errors),
+             lines("this is an OpenPAI protocol v2 job (it has protocolVersion), not a DDL "
+                   "task.yaml: submit it with --job_config=FILE"));
+    QCOMPARE(messages(JobSpecParser::parsePaiConfigDetailed(taskYaml(BaseJobData)).errors),
+             lines(R"(not an OpenPAI job: expected a v1 job JSON object ({"jobName": ...}) or )"
+                   "a protocol v2 YAML with protocolVersion: 2"));
 }
 
 QTEST_GUILESS_MAIN(tst_JobSpec)

@@ -46,10 +46,11 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     for (const QJsonValue &index : object.value(u"gpu_indices"_s).toArray())
         lease.gpuIndices.append(index.toInt(-1));
     lease.port = object.value(u"port"_s).toInt(0);
+    lease.shmMb = object.value(u"shm_mb"_s).toInt(0);
     lease.cpus = object.value(u"cpus"_s).toInt(0);
     lease.memoryMb = object.value(u"memory_mb"_s).toInteger(0);
-    if (lease.gpus < 0 || lease.cpus < 0 || lease.memoryMb < 0)
-        return leaseError(u"gpus"_s, u"and cpus, memory_mb must be >= 0"_s);
+    if (lease.gpus < 0 || lease.cpus < 0 || lease.memoryMb < 0 || lease.shmMb < 0)
+        return leaseError(u"gpus"_s, u"and cpus, memory_mb, shm_mb must be >= 0"_s);
 
     // An OpenPAI job may come without code: its command needs none.
     lease.packageSha256 = object.value(u"package_sha256"_s).toString();

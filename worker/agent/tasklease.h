@@ -26,6 +26,7 @@ struct TaskLease
     qint64 memoryMb = 0;
     QList<int> gpuIndices; // the GPUs the server booked for the task; empty: the worker picks
     int port = 0;          // the port the server gave the task (in its peers' host lists)
+    int shmMb = 0;         // the size of its /dev/shm (OpenPAI's shmMB); 0: the sandbox default
     QString packageSha256;
     QString datasetSha256;   // a tar.zst of the dataset folder; empty: none
     QString datasetManifest; // a DatasetManifest blob; empty: none (then datasetSha256 may be set)

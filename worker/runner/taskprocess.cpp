@@ -128,6 +128,7 @@ SandboxSpec taskSandboxSpec(const TaskLease &lease,
     if (lease.gpus == 0 && lease.memoryMb > 0)
         spec.dataLimitBytes = (2 * lease.memoryMb + 1024) * 1024 * 1024;
     spec.processLimit = TaskProcessAllowance;
+    spec.shmBytes = qint64(lease.shmMb) * 1024 * 1024;
     return spec;
 }
 

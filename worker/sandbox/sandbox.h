@@ -34,6 +34,7 @@ struct SandboxSpec
     // counts every process of the worker's user (see Sandbox::setup).
     qint64 dataLimitBytes = 0;
     qint64 processLimit = 0;
+    qint64 shmBytes = 0; // the size of the task's own /dev/shm; 0: tmpfs's default (half the RAM)
 };
 
 // The seam between the runner and the operating system's means to confine a task: bubblewrap

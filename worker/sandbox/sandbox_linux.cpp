@@ -202,8 +202,10 @@ QStringList Sandbox::arguments(const SandboxSpec &spec,
             args << u"--ro-bind-try"_s << target << target;
     }
 
-    args << u"--proc"_s << u"/proc"_s << u"--dev"_s << u"/dev"_s << u"--tmpfs"_s << u"/dev/shm"_s
-         << u"--tmpfs"_s << u"/tmp"_s;
+    args << u"--proc"_s << u"/proc"_s << u"--dev"_s << u"/dev"_s;
+    if (spec.shmBytes > 0) // bubblewrap >= 0.5
+        args << u"--size"_s << QString::number(spec.shmBytes);
+    args << u"--tmpfs"_s << u"/dev/shm"_s << u"--tmpfs"_s << u"/tmp"_s;
     // The task's private /tmp is writable, so folders bwrap would make there to hold binds (a
     // work folder under /tmp) would be too: give each its own tmpfs, made read-only below.
     for (const QString &path : spec.readOnlyPaths + spec.writablePaths + QStringList{spec.scratchDir}) {
