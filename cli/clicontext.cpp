@@ -3,7 +3,9 @@
 #include "console.h"
 #include "prompt.h"
 
-#include <QDateTime>
+#include "api/serveraddress.h"
+
+#include <QEventLoop>
 #include <QFileInfo>
 #include <QRegularExpression>
 
@@ -19,6 +21,14 @@ static Error sessionExpired()
                                                    "again"));
 }
 
+// Runs the event loop until sender emits one of the signals events.
+template <typename Sender, typename... Events> static void waitFor(Sender *sender, Events... events)
+{
+    QEventLoop loop;
+    (QObject::connect(sender, events, &loop, &QEventLoop::quit), ...);
+    loop.exec();
+}
+
 CliContext::CliContext(Console &console,
                        const GlobalOptions &options,
                        const QString &configDirectory)
@@ -27,6 +37,16 @@ CliContext::CliContext(Console &console,
     , m_config(configDirectory)
     , m_credentials(configDirectory)
 {
+    QObject::connect(&m_account,
+                     &AccountSession::certificateNeedsTrust,
+                     &m_account,
+                     [this](const QString &fingerprint, const QByteArray &sha256Hex) {
+                         handleCertificate(fingerprint, sha256Hex);
+                     });
+    QObject::connect(&m_account,
+                     &AccountSession::tokensChanged,
+                     &m_account,
+                     [this](const SessionTokens &tokens) { handleTokens(tokens); });
 }
 
 CliContext::~CliContext() = default;
@@ -51,7 +71,7 @@ Result<QUrl> CliContext::serverUrl()
                               "or log in once with --server so that it is remembered"),
                            u"server"_s);
     }
-    return ConfigStore::normaliseServerUrl(text);
+    return ServerAddress::parse(text);
 }
 
 Result<QString> CliContext::serverKey()
@@ -59,7 +79,7 @@ Result<QString> CliContext::serverKey()
     Result<QUrl> url = serverUrl();
     if (!url)
         return url.error();
-    return ConfigStore::serverKey(*url);
+    return ServerAddress::key(*url);
 }
 
 Result<QByteArray> CliContext::parseFingerprint(const QString &text)
@@ -80,17 +100,7 @@ Result<QByteArray> CliContext::parseFingerprint(const QString &text)
     return hex.toLatin1();
 }
 
-Result<ServerTrust> CliContext::pinServer(const QString &key, const QByteArray &sha256Hex)
-{
-    m_config.setPinnedFingerprint(key, sha256Hex);
-    if (Status saved = m_config.save(); !saved)
-        return saved.error();
-    ServerTrust trust;
-    trust.pinnedSha256Hex = sha256Hex;
-    return trust;
-}
-
-Result<ServerTrust> CliContext::resolveTrust(const QUrl &url, const QString &key)
+Result<ServerTrust> CliContext::knownTrust(const QString &key)
 {
     QString caPath = m_options.caCertificate;
     if (caPath.isEmpty())
@@ -105,84 +115,89 @@ Result<ServerTrust> CliContext::resolveTrust(const QUrl &url, const QString &key
         }
         return ServerTrust::fromCaFile(caPath);
     }
-
+    ServerTrust trust;
     if (!m_options.trustFingerprint.isEmpty()) {
-        Result<QByteArray> expected = parseFingerprint(m_options.trustFingerprint);
-        if (!expected)
+        // Checked before anything is sent; the server's certificate is compared with it when
+        // the session asks (handleCertificate), and pinned anew.
+        if (Result<QByteArray> expected = parseFingerprint(m_options.trustFingerprint); !expected)
             return expected.error();
-        Result<QSslCertificate> certificate = fetchServerCertificate(url);
-        if (!certificate)
-            return certificate.error();
-        const QByteArray actual = certificate->digest(QCryptographicHash::Sha256).toHex();
-        if (actual != *expected) {
-            return Error::make(u"certificate_mismatch"_s,
-                               tr("the server at %1 presents the certificate %2, not the one given "
-                                  "with --trust-fingerprint; do not trust it until its "
-                                  "administrator confirms the fingerprint")
-                                   .arg(url.toString(), formatFingerprint(*certificate)),
-                               u"trust-fingerprint"_s);
-        }
-        return pinServer(key, actual);
-    }
-
-    const QByteArray pinned = m_config.pinnedFingerprint(key);
-    if (!pinned.isEmpty()) {
-        ServerTrust trust;
-        trust.pinnedSha256Hex = pinned;
         return trust;
     }
+    trust.pinnedSha256Hex = m_config.pinnedFingerprint(key);
+    return trust;
+}
 
-    // A server with a certificate from a public CA needs no pin.
-    {
-        ApiClient probe(url);
-        probe.setTimeoutMs(15000);
-        Result<ApiResponse> answer = probe.getSync(u"/v1/version"_s);
-        if (answer)
-            return ServerTrust();
-        if (answer.error().code != u"untrusted_certificate"_s)
-            return answer.error();
+void CliContext::handleCertificate(const QString &fingerprint, const QByteArray &sha256Hex)
+{
+    const QString url = m_account.serverKey();
+    auto trust = [&]() -> Status {
+        if (!m_options.trustFingerprint.isEmpty()) {
+            if (*parseFingerprint(m_options.trustFingerprint) == sha256Hex)
+                return Ok{};
+            return Error::make(u"certificate_mismatch"_s,
+                               tr("the server at %1 presents the certificate %2, not the one "
+                                  "given with --trust-fingerprint; do not trust it until its "
+                                  "administrator confirms the fingerprint")
+                                   .arg(url, fingerprint),
+                               u"trust-fingerprint"_s);
+        }
+        if (!m_console.stdinIsTerminal()) {
+            return Error::make(u"untrusted_certificate"_s,
+                               tr("the server at %1 is not trusted yet; its certificate "
+                                  "fingerprint is %2. After checking it with the server's "
+                                  "administrator, pass --trust-fingerprint=%2, or pass --ca-cert "
+                                  "FILE (ddlcli cannot ask because stdin is not a terminal)")
+                                   .arg(url, fingerprint),
+                               u"trust-fingerprint"_s);
+        }
+        m_console.printError(tr("The server's certificate fingerprint is %1").arg(fingerprint) +
+                             u'\n');
+        Prompt prompt(m_console);
+        Result<bool> accepted = prompt.confirm(tr("Trust this server?"));
+        if (!accepted)
+            return accepted.error();
+        if (!*accepted) {
+            return Error::make(u"untrusted_certificate"_s,
+                               tr("you chose not to trust the server at %1; no credentials or "
+                                  "data were sent to it")
+                                   .arg(url));
+        }
+        return Ok{};
+    }();
+    if (trust) {
+        m_config.setPinnedFingerprint(m_account.serverKey(), sha256Hex);
+        trust = m_config.save();
     }
-
-    Result<QSslCertificate> certificate = fetchServerCertificate(url);
-    if (!certificate)
-        return certificate.error();
-    const QString fingerprint = formatFingerprint(*certificate);
-    if (!m_console.stdinIsTerminal()) {
-        return Error::make(u"untrusted_certificate"_s,
-                           tr("the server at %1 is not trusted yet; its certificate fingerprint is "
-                              "%2. After checking it with the server's administrator, pass "
-                              "--trust-fingerprint=%2, or pass --ca-cert FILE (ddlcli cannot ask "
-                              "because stdin is not a terminal)")
-                               .arg(url.toString(), fingerprint),
-                           u"trust-fingerprint"_s);
+    if (!trust) {
+        m_account.refuseCertificate(trust.error());
+        return;
     }
-    m_console.printError(tr("The server's certificate fingerprint is %1").arg(fingerprint) + u'\n');
-    Prompt prompt(m_console);
-    Result<bool> accepted = prompt.confirm(tr("Trust this server?"));
-    if (!accepted)
-        return accepted.error();
-    if (!*accepted) {
-        return Error::make(
-            u"untrusted_certificate"_s,
-            tr("you chose not to trust the server at %1; no credentials or data were sent to it")
-                .arg(url.toString()));
-    }
-    return pinServer(key, certificate->digest(QCryptographicHash::Sha256).toHex());
+    m_account.trustCertificate(sha256Hex);
 }
 
 Result<ApiClient *> CliContext::client()
 {
-    if (m_client)
-        return m_client.get();
+    if (m_account.state() == AccountSession::State::Connected ||
+        m_account.state() == AccountSession::State::LoggedIn) {
+        return m_account.client();
+    }
     Result<QUrl> url = serverUrl();
     if (!url)
         return url.error();
-    const QString key = ConfigStore::serverKey(*url);
-    Result<ServerTrust> trust = resolveTrust(*url, key);
+    Result<ServerTrust> trust = knownTrust(ServerAddress::key(*url));
     if (!trust)
         return trust.error();
-    m_client = std::make_unique<ApiClient>(*url, *trust);
-    return m_client.get();
+    Error failure;
+    QObject connection;
+    QObject::connect(&m_account,
+                     &AccountSession::failed,
+                     &connection,
+                     [&failure](const Error &error) { failure = error; });
+    m_account.connectToServer(*url, *trust);
+    waitFor(&m_account, &AccountSession::connected, &AccountSession::failed);
+    if (m_account.state() != AccountSession::State::Connected)
+        return failure;
+    return m_account.client();
 }
 
 Result<ApiResponse> CliContext::send(const std::function<ApiRequest *(ApiClient &)> &makeRequest)
@@ -199,52 +214,48 @@ bool CliContext::isAuthError(const Error &error)
     return error.code == u"unauthorized"_s || error.code == u"session_expired"_s;
 }
 
-Status CliContext::storeSession(const QString &email, const QJsonObject &tokens)
+void CliContext::handleTokens(const SessionTokens &tokens)
 {
-    Result<QString> key = serverKey();
-    if (!key)
-        return key.error();
     Session session;
-    session.email = email;
-    session.accessToken = tokens.value("access_token"_L1).toString();
-    session.refreshToken = tokens.value("refresh_token"_L1).toString();
-    if (session.accessToken.isEmpty() || session.refreshToken.isEmpty()) {
-        return Error::make(u"bad_answer"_s,
-                           tr("the server's login answer holds no access_token or refresh_token; "
-                              "is %1 a DDL server?")
-                               .arg(*key));
+    session.email = m_account.email();
+    session.accessToken = tokens.accessToken;
+    session.refreshToken = tokens.refreshToken;
+    session.accessExpiresAt = tokens.accessExpiresAt;
+    m_credentials.setSession(m_account.serverKey(), session);
+    if (Status saved = m_credentials.save(); !saved)
+        m_console.printError(tr("warning: %1").arg(saved.error().message) + u'\n');
+}
+
+Status CliContext::awaitSignIn(const std::function<void()> &start)
+{
+    std::optional<Error> failure;
+    QObject connection;
+    QObject::connect(&m_account,
+                     &AccountSession::refreshFailed,
+                     &connection,
+                     [&failure](const Error &error) { failure = error; });
+    QObject::connect(&m_account, &AccountSession::sessionExpired, &connection, [&failure] {
+        failure = sessionExpired();
+    });
+    start();
+    if (m_account.isRefreshing()) {
+        waitFor(&m_account,
+                &AccountSession::refreshed,
+                &AccountSession::sessionExpired,
+                &AccountSession::refreshFailed);
     }
-    const qint64 lifetime = tokens.value("expires_in"_L1).toInteger(600);
-    session.accessExpiresAt = QDateTime::currentDateTimeUtc().addSecs(lifetime);
-    m_credentials.setSession(*key, session);
-    if (m_client)
-        m_client->setBearerToken(session.accessToken);
-    return m_credentials.save();
+    if (failure)
+        return *failure;
+    return Ok{};
 }
 
 Status CliContext::refreshSession()
 {
-    Result<QString> key = serverKey();
-    if (!key)
-        return key.error();
-    const std::optional<Session> session = m_credentials.session(*key);
-    if (!session || session->refreshToken.isEmpty())
-        return sessionExpired();
-    Result<ApiResponse> answer = send([&](ApiClient &api) {
-        api.setBearerToken({});
-        return api.postJson(u"/v1/auth/refresh"_s,
-                            QJsonObject{{"refresh_token"_L1, session->refreshToken}});
+    // A refused token may have started a refresh already: it is waited for, not repeated.
+    return awaitSignIn([this] {
+        if (!m_account.isRefreshing())
+            m_account.refresh();
     });
-    if (!answer) {
-        // A refused refresh token means logging in again; a network failure is reported as such.
-        const QString code = answer.error().code;
-        if (isAuthError(answer.error()) || code == u"bad_request"_s || code == u"not_found"_s ||
-            code == u"forbidden"_s) {
-            return sessionExpired();
-        }
-        return answer.error();
-    }
-    return storeSession(session->email, answer->json());
 }
 
 Status CliContext::ensureSession()
@@ -252,18 +263,18 @@ Status CliContext::ensureSession()
     Result<ApiClient *> api = client();
     if (!api)
         return api.error();
-    Result<QString> key = serverKey();
-    if (!key)
-        return key.error();
-    const std::optional<Session> session = m_credentials.session(*key);
+    if (m_account.state() == AccountSession::State::LoggedIn)
+        return Ok{};
+    const QString key = m_account.serverKey();
+    const std::optional<Session> session = m_credentials.session(key);
     if (!session) {
         return Error::make(u"not_logged_in"_s,
-                           tr("you are not logged in to %1; run ddlcli login").arg(*key));
+                           tr("you are not logged in to %1; run ddlcli login").arg(key));
     }
-    if (session->accessExpired(QDateTime::currentDateTimeUtc()))
-        return refreshSession();
-    (*api)->setBearerToken(session->accessToken);
-    return Ok{};
+    return awaitSignIn([&] {
+        m_account.resume(session->email,
+                         {session->accessToken, session->refreshToken, session->accessExpiresAt});
+    });
 }
 
 Result<ApiResponse>
@@ -286,7 +297,7 @@ Status CliContext::runAuthorized(const std::function<Status(ApiClient &)> &work)
     // Each refresh buys ten minutes; a transfer longer than that refreshes again and resumes.
     constexpr int MaxRefreshes = 50;
     for (int refreshes = 0;; ++refreshes) {
-        Status status = work(*m_client);
+        Status status = work(*m_account.client());
         if (status || !isAuthError(status.error()) || refreshes == MaxRefreshes)
             return status;
         if (Status refreshed = refreshSession(); !refreshed)

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "api/apiclient.h"
+#include "api/accountsession.h"
 #include "configstore.h"
 #include "core/result.h"
 #include "credentialstore.h"
@@ -10,7 +10,6 @@
 #include <QUrl>
 
 #include <functional>
-#include <memory>
 
 namespace ddl::cli {
 
@@ -25,7 +24,8 @@ struct GlobalOptions
 };
 
 // What a command runs against: the console, the stored config and credentials, and the server
-// (its URL, how it is trusted, the signed-in session). Everything is resolved on first use, so
+// (shared/api's AccountSession, presented on the terminal: the trust prompt, and the pin and
+// tokens kept in config.json and credentials.json). Everything is resolved on first use, so
 // that commands which need no server (help) never touch the network.
 class CliContext
 {
@@ -38,6 +38,7 @@ public:
     ConfigStore &config() { return m_config; }
     CredentialStore &credentials() { return m_credentials; }
     const GlobalOptions &options() const { return m_options; }
+    AccountSession &account() { return m_account; }
 
     // Reads config.json and credentials.json.
     Status load();
@@ -61,17 +62,17 @@ public:
     // session the session is refreshed and work runs again: transfers resume where they stopped.
     Status runAuthorized(const std::function<Status(ApiClient &)> &work);
 
-    // Stores the tokens of a login or refresh answer for this server.
-    Status storeSession(const QString &email, const QJsonObject &tokens);
-
     // True for the errors that mean "the token was refused".
     static bool isAuthError(const Error &error);
     // "SHA256:AB:CD:..", "ab:cd..", "abcd..." → 64 lowercase hex characters, or an error.
     static Result<QByteArray> parseFingerprint(const QString &text);
 
 private:
-    Result<ServerTrust> resolveTrust(const QUrl &url, const QString &key);
-    Result<ServerTrust> pinServer(const QString &key, const QByteArray &sha256Hex);
+    Result<ServerTrust> knownTrust(const QString &key);
+    void handleCertificate(const QString &fingerprint, const QByteArray &sha256Hex);
+    void handleTokens(const SessionTokens &tokens);
+    // Runs start (a refresh, or a resume that may refresh) and waits for the refresh to end.
+    Status awaitSignIn(const std::function<void()> &start);
     Status ensureSession();
     Status refreshSession();
 
@@ -79,7 +80,7 @@ private:
     GlobalOptions m_options;
     ConfigStore m_config;
     CredentialStore m_credentials;
-    std::unique_ptr<ApiClient> m_client;
+    AccountSession m_account;
 };
 
 } // namespace ddl::cli

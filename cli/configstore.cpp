@@ -101,34 +101,4 @@ void ConfigStore::setCaCertificate(const QString &serverKey, const QString &path
     setServerValue(serverKey, Key::CaCert, path.isEmpty() ? QJsonValue() : QJsonValue(path));
 }
 
-Result<QUrl> ConfigStore::normaliseServerUrl(const QString &text)
-{
-    QString trimmed = text.trimmed();
-    if (!trimmed.contains(u"://"_s))
-        trimmed.prepend(u"https://"_s);
-    const QUrl url(trimmed, QUrl::StrictMode);
-    if (!url.isValid() || url.host().isEmpty()) {
-        return Error::make(u"usage"_s,
-                           tr("'%1' is not a server URL; write it as https://HOST:PORT").arg(text),
-                           u"server"_s);
-    }
-    if (url.scheme().compare(u"https"_s, Qt::CaseInsensitive) != 0) {
-        return Error::make(u"usage"_s,
-                           tr("'%1' does not use https; DDL servers only speak TLS, write "
-                              "https://%2")
-                               .arg(text, url.authority()),
-                           u"server"_s);
-    }
-    QUrl normalised;
-    normalised.setScheme(u"https"_s);
-    normalised.setHost(url.host().toLower());
-    normalised.setPort(url.port(443));
-    return normalised;
-}
-
-QString ConfigStore::serverKey(const QUrl &normalisedUrl)
-{
-    return normalisedUrl.toString(QUrl::StripTrailingSlash);
-}
-
 } // namespace ddl::cli

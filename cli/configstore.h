@@ -10,7 +10,7 @@
 namespace ddl::cli {
 
 // The client's settings in config.json, behind typed accessors: the keys are written here and
-// nowhere else. Per-server settings are keyed by serverKey().
+// nowhere else. Per-server settings are keyed by ServerAddress::key().
 //
 // {"server": "https://host:8443",
 //  "servers": {"https://host:8443": {"fingerprint_sha256": "hex", "ca_cert": "/path"}}}
@@ -41,11 +41,6 @@ public:
     // A CA certificate file remembered for the server (from --ca-cert at login); empty if none.
     QString caCertificate(const QString &serverKey) const;
     void setCaCertificate(const QString &serverKey, const QString &path);
-
-    // "https://host:port" (lowercase host, explicit port): what settings and credentials of a
-    // server are stored under. A URL without a scheme is taken as https; http is refused.
-    static Result<QUrl> normaliseServerUrl(const QString &text);
-    static QString serverKey(const QUrl &normalisedUrl);
 
 private:
     QJsonObject serverEntry(const QString &serverKey) const;

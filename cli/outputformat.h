@@ -30,7 +30,7 @@ public:
     // One JSON document on one line, with a line ending.
     static QString jsonLine(const QJsonObject &object);
 
-    // The job list of GET /v1/jobs as a table: UUID, NAME, STATE, KIND, CREATED.
+    // The job list of ApiClient::listJobs as a table: UUID, NAME, STATE, KIND, CREATED.
     static QString jobTable(const QJsonArray &jobs);
     // The tasks of a job: ROLE, INDEX, ATTEMPT, STATE, EXIT, WORKER.
     static QString taskTable(const QJsonArray &tasks);

@@ -82,10 +82,8 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
             tr("the password must be at least %1 characters long").arg(MinPasswordLength),
             u"password"_s);
     }
-    Result<ApiResponse> answer = context.send([&](ApiClient &api) {
-        return api.postJson(u"/v1/auth/register"_s,
-                            QJsonObject{{"email"_L1, *email}, {"password"_L1, *password}});
-    });
+    Result<ApiResponse> answer =
+        context.send([&](ApiClient &api) { return api.registerUser(*email, *password); });
     if (!answer) {
         if (answer.error().code == u"conflict"_s) {
             return Error::make(u"conflict"_s,
@@ -122,11 +120,8 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
         prompt.askSecret(QCoreApplication::translate("Prompt", PasswordQuestion));
     if (!password)
         return password.error();
-    Result<ApiResponse> answer = context.send([&](ApiClient &api) {
-        api.setBearerToken({});
-        return api.postJson(u"/v1/auth/login"_s,
-                            QJsonObject{{"email"_L1, *email}, {"password"_L1, *password}});
-    });
+    Result<ApiResponse> answer =
+        context.send([&](ApiClient &) { return context.account().login(*email, *password); });
     if (!answer) {
         if (CliContext::isAuthError(answer.error())) {
             return Error::make(u"unauthorized"_s,
@@ -134,8 +129,12 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
         }
         return answer.error();
     }
-    if (Status stored = context.storeSession(*email, answer->json()); !stored)
-        return stored;
+    // The session stored the tokens (credentials.json) unless the answer held none.
+    if (context.account().state() != AccountSession::State::LoggedIn) {
+        return Error::make(u"bad_answer"_s,
+                           tr("the server's login answer holds no tokens; is %1 a DDL server?")
+                               .arg(*context.serverKey()));
+    }
     if (Status remembered = rememberServer(context); !remembered)
         return remembered;
     context.console().print(u"Status: "_s + QString::number(answer->status) + u'\n' +

@@ -20,8 +20,8 @@ Status CancelCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<QString> uuid = jobUuid(arguments);
     if (!uuid)
         return uuid.error();
-    Result<ApiResponse> answer = context.sendAuthorized(
-        [&](ApiClient &api) { return api.postJson(u"/v1/jobs/"_s + *uuid + u"/cancel"_s, {}); });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.cancelJob(*uuid); });
     if (!answer) {
         if (answer.error().code == u"conflict"_s && answer.error().message.isEmpty()) {
             return Error::make(

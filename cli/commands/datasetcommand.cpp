@@ -54,24 +54,30 @@ Status DatasetCommand::run(CliContext &context, const ParsedArguments &arguments
     return usage(tr("unknown dataset action '%1'").arg(action));
 }
 
-Result<QString> DatasetCommand::send(Console &console, ApiClient &api, const QString &folder)
+Result<QString> DatasetCommand::send(Console &console,
+                                     ApiClient &api,
+                                     const QString &folder,
+                                     const QString &name,
+                                     QJsonObject *created)
 {
     ProgressBar hashBar(console, tr("hashing"));
     ProgressBar sendBar(console, tr("sending"));
     DatasetUpload dataset(&api, folder);
+    dataset.setName(name);
     QObject::connect(&dataset, &DatasetUpload::hashing, [&hashBar](qint64 done, qint64 total) {
         hashBar.update(TransferProgress{done, total, 0, -1});
     });
-    QObject::connect(&dataset, &DatasetUpload::planned, [&](int files, qint64 bytes) {
-        hashBar.finish();
-        console.printStatus(tr("%1: %2 files, %3; %4 to send in %5 files, the rest is on the "
-                               "server already\n")
-                                .arg(QDir::toNativeSeparators(folder))
-                                .arg(dataset.manifest().files().size())
-                                .arg(Output::humanSize(dataset.manifest().totalSize()),
-                                     Output::humanSize(bytes))
-                                .arg(files));
-    });
+    QObject::connect(
+        &dataset, &DatasetUpload::planned, [&](const QStringList &files, qint64 bytes) {
+            hashBar.finish();
+            console.printStatus(tr("%1: %2 files, %3; %4 to send in %5 files, the rest is on the "
+                                   "server already\n")
+                                    .arg(QDir::toNativeSeparators(folder))
+                                    .arg(dataset.manifest().files().size())
+                                    .arg(Output::humanSize(dataset.manifest().totalSize()),
+                                         Output::humanSize(bytes))
+                                    .arg(files.size()));
+        });
     QObject::connect(&dataset, &DatasetUpload::progress,
                      [&sendBar](const TransferProgress &progress) { sendBar.update(progress); });
     dataset.start();
@@ -82,6 +88,8 @@ Result<QString> DatasetCommand::send(Console &console, ApiClient &api, const QSt
         return manifest.error();
     for (const QString &warning : dataset.manifest().warnings())
         console.printError(tr("warning: %1").arg(warning) + u'\n');
+    if (created)
+        *created = dataset.dataset();
     return *manifest;
 }
 
@@ -96,15 +104,8 @@ Status DatasetCommand::upload(CliContext &context, const QString &folder,
     Console &console = context.console();
     QJsonObject created;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
-        Result<QString> manifest = send(console, api, folder);
-        if (!manifest)
-            return manifest.error();
-        Result<ApiResponse> answer = api.postJsonSync(
-            u"/v1/datasets"_s, QJsonObject{{"name"_L1, name}, {"manifest_sha256"_L1, *manifest}});
-        if (!answer)
-            return answer.error();
-        created = answer->json();
-        return Ok{};
+        Result<QString> manifest = send(console, api, folder, name, &created);
+        return manifest ? Status(Ok{}) : Status(manifest.error());
     });
     if (!status)
         return status;
@@ -124,7 +125,7 @@ Status DatasetCommand::upload(CliContext &context, const QString &folder,
 Status DatasetCommand::list(CliContext &context, OutputFormat format)
 {
     Result<ApiResponse> answer =
-        context.sendAuthorized([](ApiClient &api) { return api.get(u"/v1/datasets"_s); });
+        context.sendAuthorized([](ApiClient &api) { return api.datasets(); });
     if (!answer)
         return answer.error();
     const QJsonObject page = answer->json();
@@ -184,11 +185,8 @@ Status DatasetCommand::download(CliContext &context, const QString &name,
 
 Status DatasetCommand::remove(CliContext &context, const QString &name, OutputFormat format)
 {
-    Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
-        return api.sendBytes("DELETE", u"/v1/datasets/"_s
-                                           + QString::fromLatin1(QUrl::toPercentEncoding(name)),
-                             {});
-    });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.deleteDataset(name); });
     if (!answer)
         return answer.error();
     if (format == OutputFormat::Json)

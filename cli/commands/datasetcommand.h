@@ -25,7 +25,12 @@ public:
     // Puts folder on the server as a dataset manifest (only what the server lacks is sent),
     // with hashing and sending progress on the console; the manifest's digest. Shared by
     // `dataset upload` and `submit`.
-    static Result<QString> send(Console &console, ApiClient &api, const QString &folder);
+    // With a name the dataset is named too, and *created holds the server's answer.
+    static Result<QString> send(Console &console,
+                                ApiClient &api,
+                                const QString &folder,
+                                const QString &name = {},
+                                QJsonObject *created = nullptr);
 
 private:
     Status upload(CliContext &context, const QString &folder, const ParsedArguments &arguments);

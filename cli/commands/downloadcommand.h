@@ -14,10 +14,6 @@ public:
     QString summary() const override;
     QList<OptionSpec> options() const override;
     Status run(CliContext &context, const ParsedArguments &arguments) override;
-
-    // The artifact path made safe to join to the destination: relative, '/'-separated, without
-    // empty, "." or ".." parts. An error names the path otherwise.
-    static Result<QString> safeRelativePath(const QString &path);
 };
 
 } // namespace ddl::cli

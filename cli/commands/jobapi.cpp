@@ -10,64 +10,36 @@ namespace ddl::cli {
 Result<QJsonObject> JobApi::job(CliContext &context, const QString &uuid)
 {
     Result<ApiResponse> answer =
-        context.sendAuthorized([&](ApiClient &api) { return api.get(u"/v1/jobs/"_s + uuid); });
+        context.sendAuthorized([&](ApiClient &api) { return api.job(uuid); });
     if (!answer)
         return answer.error();
     return answer->json();
 }
 
-// GET .../logs of one task with the given extra query items.
-static Result<ApiResponse> readLog(CliContext &context,
-                                   const QString &uuid,
-                                   qint64 taskId,
-                                   const QList<QPair<QString, QString>> &items,
-                                   LogStream stream = LogStream::All)
+Result<LogPage> JobApi::logChunk(CliContext &context,
+                                 const QString &uuid,
+                                 qint64 taskId,
+                                 qint64 offset,
+                                 qint64 limit,
+                                 LogStream stream)
 {
-    QUrlQuery query = LogApi::taskQuery(taskId, stream);
-    for (const auto &[name, value] : items)
-        query.addQueryItem(name, value);
-    return context.sendAuthorized(
-        [&](ApiClient &api) { return api.get(LogApi::logsPath(uuid), query); });
-}
-
-Result<LogChunk> JobApi::logChunk(CliContext &context,
-                                  const QString &uuid,
-                                  qint64 taskId,
-                                  qint64 offset,
-                                  qint64 limit,
-                                  LogStream stream)
-{
-    Result<ApiResponse> answer =
-        readLog(context,
-                uuid,
-                taskId,
-                {{u"offset"_s, QString::number(offset)}, {u"limit"_s, QString::number(limit)}},
-                stream);
+    Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
+        return api.readLog(uuid, {taskId, stream, offset, limit});
+    });
     if (!answer)
         return answer.error();
-    LogChunk chunk;
-    chunk.bytes = answer->body;
-    bool ok = false;
-    chunk.offset = answer->header("DDL-Log-Offset").toLongLong(&ok);
-    if (!ok)
-        chunk.offset = offset;
-    chunk.nextOffset = answer->header("DDL-Next-Offset").toLongLong(&ok);
-    if (!ok)
-        chunk.nextOffset = chunk.offset + chunk.bytes.size();
-    chunk.complete = answer->header("DDL-Log-Complete").trimmed() == "1";
-    return chunk;
+    return LogApi::parsePage(*answer, offset);
 }
 
 Result<qint64> JobApi::followLog(CliContext &context, const QString &uuid, qint64 taskId,
                                 qint64 offset, const std::function<void(const QByteArray &)> &onBytes,
                                 LogStream stream)
 {
-    QUrlQuery query = LogApi::taskQuery(taskId, stream);
-    query.addQueryItem(u"offset"_s, QString::number(offset));
-    query.addQueryItem(u"follow"_s, u"1"_s);
+    LogRead read{taskId, stream, offset};
+    read.follow = true;
     qint64 next = offset;
     Result<ApiResponse> answer = context.sendAuthorized([&](ApiClient &api) {
-        ApiRequest *request = api.get(LogApi::logsPath(uuid), query);
+        ApiRequest *request = api.readLog(uuid, read);
         request->streamBody();
         QObject::connect(request, &ApiRequest::bodyReceived, [&](const QByteArray &bytes) {
             next += bytes.size();
@@ -83,10 +55,11 @@ Result<qint64> JobApi::followLog(CliContext &context, const QString &uuid, qint6
 Result<QStringList>
 JobApi::logTail(CliContext &context, const QString &uuid, qint64 taskId, int count)
 {
+    LogRead read{taskId};
     // Enough for count ordinary lines; a longer first line is cut at its start.
-    constexpr qint64 KeepBytes = 256 * 1024;
+    read.tail = 256 * 1024;
     Result<ApiResponse> answer =
-        readLog(context, uuid, taskId, {{u"tail"_s, QString::number(KeepBytes)}});
+        context.sendAuthorized([&](ApiClient &api) { return api.readLog(uuid, read); });
     if (!answer)
         return answer.error();
     QByteArray tail = answer->body;

@@ -14,15 +14,6 @@ namespace ddl::cli {
 
 class CliContext;
 
-// A piece of one task's log, as GET /v1/jobs/<uuid>/logs answers it.
-struct LogChunk
-{
-    QByteArray bytes;
-    qint64 offset = 0;     // where bytes start
-    qint64 nextOffset = 0; // where the next request continues
-    bool complete = false; // the task ended and this is the end of its log
-};
-
 // The job reads that several commands share.
 class JobApi
 {
@@ -30,15 +21,15 @@ class JobApi
 public:
     static constexpr qint64 LogPageSize = 1024 * 1024;
 
-    // GET /v1/jobs/<uuid>: the job with its tasks.
+    // The job with its tasks.
     static Result<QJsonObject> job(CliContext &context, const QString &uuid);
     // One page of a task's log (the merged one, or one stream of it) from offset.
-    static Result<LogChunk> logChunk(CliContext &context,
-                                     const QString &uuid,
-                                     qint64 taskId,
-                                     qint64 offset,
-                                     qint64 limit = LogPageSize,
-                                     LogStream stream = LogStream::All);
+    static Result<LogPage> logChunk(CliContext &context,
+                                    const QString &uuid,
+                                    qint64 taskId,
+                                    qint64 offset,
+                                    qint64 limit = LogPageSize,
+                                    LogStream stream = LogStream::All);
     // Streams a task's log from offset while the server sends it (?follow=1: until the task
     // ends or for up to 20 s); returns the offset reached.
     static Result<qint64> followLog(CliContext &context, const QString &uuid, qint64 taskId,

@@ -33,7 +33,7 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<OutputFormat> format = outputFormat(arguments);
     if (!format)
         return format.error();
-    QUrlQuery query;
+    JobListQuery query;
     if (arguments.isSet(u"state"_s)) {
         const QString state = arguments.value(u"state"_s).toUpper();
         if (!JobStates.contains(state)) {
@@ -42,19 +42,17 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
                                    .arg(JobStates.join(u", "_s), arguments.value(u"state"_s)),
                                u"state"_s);
         }
-        query.addQueryItem(u"state"_s, state);
+        query.state = state;
     }
-    qint64 limit = 50;
     if (arguments.isSet(u"limit"_s)) {
         Result<qint64> number = positiveNumber(arguments, u"limit"_s);
         if (!number)
             return number.error();
-        limit = *number;
+        query.limit = int(std::min<qint64>(*number, std::numeric_limits<int>::max()));
     }
-    query.addQueryItem(u"limit"_s, QString::number(limit));
 
     Result<ApiResponse> answer =
-        context.sendAuthorized([&](ApiClient &api) { return api.get(u"/v1/jobs"_s, query); });
+        context.sendAuthorized([&](ApiClient &api) { return api.listJobs(query); });
     if (!answer)
         return answer.error();
     const QJsonObject page = answer->json();

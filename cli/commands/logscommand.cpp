@@ -182,7 +182,7 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
         for (auto &[id, log] : logs) {
             if (log.complete)
                 continue;
-            Result<LogChunk> chunk =
+            Result<LogPage> chunk =
                 JobApi::logChunk(context, *uuid, id, log.offset, JobApi::LogPageSize, *stream);
             if (!chunk)
                 return chunk.error();

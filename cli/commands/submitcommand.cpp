@@ -205,8 +205,8 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     // Log in (or refresh) before the packing work, so that a stale session fails fast.
     if (seedLines)
         console.print(Output::banner(tr("Step 1: User login")));
-    if (Result<ApiResponse> probe = context.sendAuthorized(
-            [](ApiClient &api) { return api.get(u"/v1/jobs"_s, QUrlQuery(u"limit=1"_s)); });
+    if (Result<ApiResponse> probe =
+            context.sendAuthorized([](ApiClient &api) { return api.listJobs({1, 0, {}}); });
         !probe) {
         return probe.error();
     }
@@ -246,21 +246,17 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         payload.datasetManifest = *manifest;
     }
 
-    QJsonObject body{{"spec"_L1, spec.toJson()}};
-    if (priority)
-        body.insert("priority"_L1, *priority);
-    if (arguments.isSet(u"allow-unschedulable"_s))
-        body.insert("allow_unschedulable"_L1, true);
-    body.insert("package"_L1,
-                payload.package ? QJsonValue(QJsonObject{{"sha256"_L1, payload.package->sha256},
-                                                         {"commit"_L1, payload.package->commitId}})
-                                : QJsonValue(QJsonValue::Null));
-    body.insert("dataset"_L1,
-                payload.datasetManifest.isEmpty()
-                    ? QJsonValue(QJsonValue::Null)
-                    : QJsonValue(QJsonObject{{"manifest"_L1, payload.datasetManifest}}));
+    JobSubmit job;
+    job.spec = spec.toJson();
+    job.priority = priority;
+    if (payload.package) {
+        job.packageSha256 = payload.package->sha256;
+        job.packageCommit = payload.package->commitId;
+    }
+    job.datasetManifest = payload.datasetManifest;
+    job.allowUnschedulable = arguments.isSet(u"allow-unschedulable"_s);
     Result<ApiResponse> answer =
-        context.sendAuthorized([&](ApiClient &api) { return api.postJson(u"/v1/jobs"_s, body); });
+        context.sendAuthorized([&](ApiClient &api) { return api.submitJob(job); });
     if (!answer)
         return answer.error();
     const QString uuid = answer->json().value("uuid"_L1).toString();

@@ -28,8 +28,7 @@ Status VersionCommand::run(CliContext &context, const ParsedArguments &arguments
         return Ok{};
     }
 
-    Result<ApiResponse> answer =
-        context.send([](ApiClient &api) { return api.get(u"/v1/version"_s); });
+    Result<ApiResponse> answer = context.send([](ApiClient &api) { return api.version(); });
     if (*format == OutputFormat::Json) {
         if (!answer)
             return answer.error();

@@ -2,9 +2,9 @@
 
 #include "api/apiclient.h"
 #include "api/blobupload.h"
+#include "api/datasetupload.h"
 #include "core/errortext.h"
 #include "core/requestcallback.h"
-#include "jobs/datasetupload.h"
 
 #include <QFutureWatcher>
 #include <QJsonObject>
@@ -113,10 +113,10 @@ void JobSubmission::uploadDataset()
         return;
     }
     setStage(Stage::ReadingDataset);
-    auto *dataset = new DatasetUpload(m_client, QString(), m_request.datasetFolder, this);
+    auto *dataset = new DatasetUpload(m_client, m_request.datasetFolder, this);
     m_datasetUpload = dataset;
     connect(dataset, &DatasetUpload::hashing, this, &JobSubmission::progress);
-    connect(dataset, &DatasetUpload::filesToSend, this, [this] {
+    connect(dataset, &DatasetUpload::planned, this, [this] {
         if (m_stage == Stage::ReadingDataset)
             setStage(Stage::UploadingDataset);
     });
@@ -124,18 +124,18 @@ void JobSubmission::uploadDataset()
         m_resumedBytes += bytes;
         emit resumed(m_resumedBytes);
     });
-    connect(dataset, &DatasetUpload::fileProgress, this,
-            [this](const QString &, qint64 done, qint64 total) { emit progress(done, total); });
-    connect(dataset, &DatasetUpload::finished, this, [this, dataset](bool ok,
-                                                                     const QString &message) {
+    connect(dataset, &DatasetUpload::progress, this, [this](const TransferProgress &sent) {
+        emit progress(sent.done, sent.total);
+    });
+    connect(dataset, &DatasetUpload::finished, this, [this, dataset] {
         dataset->deleteLater();
         if (m_stage == Stage::Cancelled)
             return;
-        if (!ok) {
-            fail(message);
+        if (!dataset->result()) {
+            fail(ErrorText::describe(dataset->result().error()));
             return;
         }
-        m_manifestSha256 = dataset->manifestSha256();
+        m_manifestSha256 = *dataset->result();
         post();
     });
     dataset->start();
@@ -176,21 +176,18 @@ void JobSubmission::post()
     if (m_stage == Stage::Cancelled || !m_client)
         return;
     setStage(Stage::Submitting);
-    QJsonObject body{{"spec"_L1, m_request.spec.toJson()}};
+    JobSubmit job;
+    job.spec = m_request.spec.toJson();
     if (m_request.priority != 0)
-        body.insert("priority"_L1, m_request.priority);
-    body.insert("package"_L1,
-                m_packed.package
-                    ? QJsonValue(QJsonObject{{"sha256"_L1, m_packed.package->sha256},
-                                             {"commit"_L1, m_packed.package->commitId}})
-                    : QJsonValue(QJsonValue::Null));
-    if (!m_request.datasetName.isEmpty())
-        body.insert("dataset"_L1, QJsonObject{{"name"_L1, m_request.datasetName}});
-    else if (!m_manifestSha256.isEmpty())
-        body.insert("dataset"_L1, QJsonObject{{"manifest"_L1, m_manifestSha256}});
-    else
-        body.insert("dataset"_L1, QJsonValue(QJsonValue::Null));
-    whenFinished(m_client->postJson(u"/v1/jobs"_s, body), this,
+        job.priority = m_request.priority;
+    if (m_packed.package) {
+        job.packageSha256 = m_packed.package->sha256;
+        job.packageCommit = m_packed.package->commitId;
+    }
+    job.datasetName = m_request.datasetName;
+    job.datasetManifest = m_manifestSha256;
+    whenFinished(m_client->submitJob(job),
+                 this,
                  [this](const Result<ApiResponse> &result) {
                      if (m_stage == Stage::Cancelled)
                          return;

@@ -12,11 +12,10 @@
 namespace ddl {
 class ApiClient;
 class BlobUpload;
+class DatasetUpload;
 }
 
 namespace ddl::desktop {
-
-class DatasetUpload;
 
 // What the person chose to submit.
 struct SubmissionRequest
@@ -31,7 +30,7 @@ struct SubmissionRequest
 // Submits one job: package the code at HEAD (off the GUI thread) and upload it through the
 // resumable protocol (a blob the server has is skipped, an interrupted one resumes); send the
 // dataset folder as a manifest of its files (DatasetUpload: only the files the server lacks
-// travel); then POST /v1/jobs naming the package and the manifest. Cancel stops the upload where
+// travel); then submit the job naming the package and the manifest. Cancel stops the upload where
 // it is; a new submission of the same files resumes it (resumed() says by how much).
 class JobSubmission : public QObject
 {

@@ -81,7 +81,7 @@ ApiRequest *LogSearcher::send(qint64 from, bool backward)
     search.stream = m_stream;
     search.from = from;
     search.backward = backward;
-    return m_client->get(LogApi::searchPath(m_jobUuid), LogApi::searchQuery(search));
+    return m_client->searchLog(m_jobUuid, search);
 }
 
 void LogSearcher::countMore()

@@ -69,14 +69,10 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, Start mode)
         m_inFlight->abort();
         m_inFlight = nullptr;
     }
-    QUrlQuery query = LogApi::taskQuery(m_taskId, m_stream);
-    if (mode == Start::Tail) {
-        query.addQueryItem(u"tail"_s, QString::number(limit));
-    } else {
-        query.addQueryItem(u"offset"_s, QString::number(offset));
-        query.addQueryItem(u"limit"_s, QString::number(limit));
-    }
-    ApiRequest *request = m_client->get(LogApi::logsPath(m_jobUuid), query);
+    LogRead read{m_taskId, m_stream, offset, limit};
+    if (mode == Start::Tail)
+        read.tail = limit;
+    ApiRequest *request = m_client->readLog(m_jobUuid, read);
     m_inFlight = request;
     whenFinished(request, this, [this, request, offset, mode](const Result<ApiResponse> &result) {
         if (m_inFlight == request)

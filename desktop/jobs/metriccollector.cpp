@@ -32,11 +32,8 @@ void MetricCollector::fetch()
     if (!m_client || m_busy || m_complete)
         return;
     m_busy = true;
-    QUrlQuery query;
-    query.addQueryItem(u"task"_s, QString::number(m_taskId));
-    query.addQueryItem(u"offset"_s, QString::number(m_offset));
-    query.addQueryItem(u"limit"_s, QString::number(PageBytes));
-    whenFinished(m_client->get(u"/v1/jobs/"_s + m_jobUuid + u"/logs"_s, query), this,
+    whenFinished(m_client->readLog(m_jobUuid, {m_taskId, LogStream::All, m_offset, PageBytes}),
+                 this,
                  [this](const Result<ApiResponse> &result) {
                      m_busy = false;
                      if (!result) {

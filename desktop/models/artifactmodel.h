@@ -7,7 +7,7 @@
 
 namespace ddl::desktop {
 
-// A job's output files (GET /v1/jobs/<uuid>/artifacts) as a tree of folders and files with
+// A job's output files (ApiClient::artifacts) as a tree of folders and files with
 // sizes; a folder's size is the sum of what it holds.
 class ArtifactModel : public QAbstractItemModel
 {

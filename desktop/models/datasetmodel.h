@@ -7,7 +7,7 @@
 
 namespace ddl::desktop {
 
-// The user's datasets (GET /v1/datasets), merged by name like the worker list.
+// The user's datasets (ApiClient::datasets), merged by name like the worker list.
 class DatasetModel : public QAbstractTableModel
 {
     Q_OBJECT

@@ -144,27 +144,23 @@ void JobListModel::fetchMore(const QModelIndex &parent)
     if (!canFetchMore(parent))
         return;
     m_fetching = true;
-    QUrlQuery query;
-    query.addQueryItem(u"limit"_s, QString::number(PageSize));
-    query.addQueryItem(u"offset"_s, QString::number(m_rows.size()));
-    if (!m_stateFilter.isEmpty())
-        query.addQueryItem(u"state"_s, m_stateFilter);
+    const JobListQuery query{PageSize, int(m_rows.size()), m_stateFilter};
     const int generation = m_generation;
-    whenFinished(m_client->get(u"/v1/jobs"_s, query), this,
-                 [this, generation](const Result<ApiResponse> &result) {
-                     if (generation != m_generation)
-                         return;
-                     m_fetching = false;
-                     if (!result) {
-                         emit loadFailed(result.error());
-                         return;
-                     }
-                     const QJsonObject answer = result->json();
-                     QList<JobRecord> jobs;
-                     for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
-                         jobs.append(JobRecord::fromJson(job.toObject()));
-                     appendPage(jobs, answer.value("total"_L1).toInteger());
-                 });
+    whenFinished(
+        m_client->listJobs(query), this, [this, generation](const Result<ApiResponse> &result) {
+            if (generation != m_generation)
+                return;
+            m_fetching = false;
+            if (!result) {
+                emit loadFailed(result.error());
+                return;
+            }
+            const QJsonObject answer = result->json();
+            QList<JobRecord> jobs;
+            for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
+                jobs.append(JobRecord::fromJson(job.toObject()));
+            appendPage(jobs, answer.value("total"_L1).toInteger());
+        });
 }
 
 void JobListModel::appendPage(const QList<JobRecord> &jobs, qint64 total)
@@ -267,28 +263,24 @@ void JobListModel::refresh()
     if (!m_client || m_refreshing)
         return;
     m_refreshing = true;
-    QUrlQuery query;
-    const int limit = std::clamp(int(m_rows.size()), PageSize, MaxRefreshRows);
-    query.addQueryItem(u"limit"_s, QString::number(limit));
-    query.addQueryItem(u"offset"_s, u"0"_s);
-    if (!m_stateFilter.isEmpty())
-        query.addQueryItem(u"state"_s, m_stateFilter);
+    const JobListQuery query{
+        std::clamp(int(m_rows.size()), PageSize, MaxRefreshRows), 0, m_stateFilter};
     const int generation = m_generation;
-    whenFinished(m_client->get(u"/v1/jobs"_s, query), this,
-                 [this, generation](const Result<ApiResponse> &result) {
-                     if (generation != m_generation)
-                         return;
-                     m_refreshing = false;
-                     if (!result) {
-                         emit loadFailed(result.error());
-                         return;
-                     }
-                     const QJsonObject answer = result->json();
-                     QList<JobRecord> jobs;
-                     for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
-                         jobs.append(JobRecord::fromJson(job.toObject()));
-                     mergeRefresh(jobs, answer.value("total"_L1).toInteger());
-                 });
+    whenFinished(
+        m_client->listJobs(query), this, [this, generation](const Result<ApiResponse> &result) {
+            if (generation != m_generation)
+                return;
+            m_refreshing = false;
+            if (!result) {
+                emit loadFailed(result.error());
+                return;
+            }
+            const QJsonObject answer = result->json();
+            QList<JobRecord> jobs;
+            for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
+                jobs.append(JobRecord::fromJson(job.toObject()));
+            mergeRefresh(jobs, answer.value("total"_L1).toInteger());
+        });
 }
 
 } // namespace ddl::desktop

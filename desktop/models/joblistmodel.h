@@ -14,7 +14,7 @@ class ApiClient;
 
 namespace ddl::desktop {
 
-// The user's jobs, newest first, loaded from GET /v1/jobs page by page as the view scrolls
+// The user's jobs, newest first, loaded with ApiClient::listJobs page by page as the view scrolls
 // (canFetchMore/fetchMore), so 100,000 jobs cost only what is shown. refresh() re-reads the top
 // of the list and merges it: changed rows get dataChanged, new jobs are inserted above, jobs the
 // server no longer lists under the state filter are removed; the model is never reset for a

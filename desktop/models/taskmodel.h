@@ -7,7 +7,7 @@
 
 namespace ddl::desktop {
 
-// The tasks of one job (its current attempt) as the server lists them in GET /v1/jobs/<uuid>.
+// The tasks of one job (its current attempt) as ApiClient::job lists them.
 // setTasks() updates rows in place while the task ids stay the same.
 class TaskModel : public QAbstractTableModel
 {

@@ -7,7 +7,7 @@
 
 namespace ddl::desktop {
 
-// The workers of the pool (GET /v1/workers): machines, GPUs, state, running tasks. setWorkers()
+// The workers of the pool (ApiClient::workers): machines, GPUs, state, running tasks. setWorkers()
 // merges by name: changed rows get dataChanged, new ones are inserted, gone ones removed.
 class WorkerModel : public QAbstractTableModel
 {

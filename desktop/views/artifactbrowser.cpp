@@ -1,12 +1,13 @@
 #include "artifactbrowser.h"
 
 #include "api/apiclient.h"
+#include "api/artifactdownload.h"
 #include "core/errortext.h"
 #include "core/requestcallback.h"
-#include "jobs/artifactdownloader.h"
 #include "models/artifactmodel.h"
 
 #include <QDesktopServices>
+#include <QDir>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QFutureWatcher>
@@ -37,7 +38,7 @@ ArtifactBrowser::ArtifactBrowser(ApiClient *client, const QString &jobUuid, QWid
     , m_client(client)
     , m_jobUuid(jobUuid)
     , m_model(new ArtifactModel(this))
-    , m_downloader(new ArtifactDownloader(client, jobUuid, this))
+    , m_downloader(new ArtifactDownload(client, jobUuid, this))
 {
     m_tree = new QTreeView(this);
     m_tree->setObjectName(u"artifactTree"_s);
@@ -98,24 +99,30 @@ ArtifactBrowser::ArtifactBrowser(ApiClient *client, const QString &jobUuid, QWid
                 if (current.data(ArtifactModel::IsFileRole).toBool())
                     preview(current.data(ArtifactModel::PathRole).toString());
             });
-    connect(m_downloader, &ArtifactDownloader::progress, this, [this](qint64 done, qint64 total) {
+    connect(m_downloader, &ArtifactDownload::progress, this, [this](qint64 done, qint64 total) {
         m_progress->setRange(0, int(std::max<qint64>(1, total / 1024)));
         m_progress->setValue(int(done / 1024));
     });
-    connect(m_downloader, &ArtifactDownloader::finished, this,
-            [this](bool ok, const QString &message) {
-                m_progress->hide();
-                m_status->setText(message);
-                m_openFolder->setEnabled(ok);
-                emit downloadFinished(ok, message);
-            });
+    connect(m_downloader, &ArtifactDownload::finished, this, [this] {
+        const auto &result = m_downloader->result();
+        const bool ok = result.ok();
+        const QString message =
+            ok ? tr("Downloaded %n file(s) to %1", nullptr, int(result->size()))
+                     .arg(QDir::toNativeSeparators(m_downloader->destination()))
+               : tr("Could not download: %1").arg(ErrorText::describe(result.error()));
+        m_progress->hide();
+        m_status->setText(message);
+        m_openFolder->setEnabled(ok);
+        emit downloadFinished(ok, message);
+    });
 }
 
 void ArtifactBrowser::reload()
 {
     if (!m_client)
         return;
-    whenFinished(m_client->get(u"/v1/jobs/"_s + m_jobUuid + u"/artifacts"_s), this,
+    whenFinished(m_client->artifacts(m_jobUuid),
+                 this,
                  [this](const Result<ApiResponse> &result) {
                      if (!result) {
                          m_status->setText(ErrorText::describe(result.error()));
@@ -141,12 +148,9 @@ void ArtifactBrowser::preview(const QString &path)
     if (!m_client)
         return;
     m_previewPath = path;
-    const QList<QPair<QByteArray, QByteArray>> range{
-        {"Range", "bytes=0-" + QByteArray::number(PreviewBytes - 1)}};
-    QUrlQuery query;
-    query.addQueryItem(u"path"_s, path);
-    whenFinished(m_client->get(u"/v1/jobs/"_s + m_jobUuid + u"/artifacts/file"_s, query, range),
-                 this, [this, path](const Result<ApiResponse> &result) {
+    whenFinished(m_client->readRange(RemoteFile::artifact(m_jobUuid, path), 0, PreviewBytes - 1),
+                 this,
+                 [this, path](const Result<ApiResponse> &result) {
                      if (path != m_previewPath)
                          return; // another file was chosen meanwhile
                      if (!result) {
@@ -237,7 +241,13 @@ void ArtifactBrowser::downloadTo(const QJsonArray &files, const QString &folder)
     m_progress->setRange(0, 0);
     m_progress->show();
     m_status->setText(tr("Downloading…"));
-    m_downloader->start(files, folder);
+    Result<QList<ArtifactFile>> list = ArtifactDownload::parseList(files);
+    if (!list) {
+        m_progress->hide();
+        m_status->setText(ErrorText::describe(list.error()));
+        return;
+    }
+    m_downloader->start(*list, folder);
 }
 
 } // namespace ddl::desktop

@@ -14,11 +14,11 @@ class QTreeView;
 
 namespace ddl {
 class ApiClient;
+class ArtifactDownload;
 }
 
 namespace ddl::desktop {
 
-class ArtifactDownloader;
 class ArtifactModel;
 
 // A job's outputs: the tree with sizes, a preview of text, JSON, CSV and images (the first
@@ -64,7 +64,7 @@ private:
     QLabel *m_status;
     QProgressBar *m_progress;
     QPushButton *m_openFolder;
-    ArtifactDownloader *m_downloader;
+    ArtifactDownload *m_downloader;
     PreviewKind m_previewKind = PreviewKind::None;
     QString m_lastFolder;
     QString m_previewPath;

@@ -1,10 +1,10 @@
 #include "datasetsview.h"
 
 #include "api/apiclient.h"
+#include "api/datasetupload.h"
 #include "core/errortext.h"
 #include "core/folderdrop.h"
 #include "core/requestcallback.h"
-#include "jobs/datasetupload.h"
 #include "models/datasetmodel.h"
 
 #include <QDragEnterEvent>
@@ -19,6 +19,7 @@
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -152,7 +153,7 @@ void DatasetsView::refresh()
 {
     if (!m_client)
         return;
-    whenFinished(m_client->get(u"/v1/datasets"_s), this, [this](const Result<ApiResponse> &result) {
+    whenFinished(m_client->datasets(), this, [this](const Result<ApiResponse> &result) {
         if (!result) {
             setStatus(ErrorText::describe(result.error()));
             return;
@@ -196,6 +197,17 @@ void DatasetsView::dragLeaveEvent(QDragLeaveEvent *event)
     m_dropMessage->hide();
 }
 
+// A dataset name from a folder name: the characters the server allows.
+static QString datasetName(const QString &folder)
+{
+    static const QRegularExpression invalid(u"[^A-Za-z0-9._-]+"_s);
+    QString name = QFileInfo(folder).fileName();
+    name.replace(invalid, u"-"_s);
+    while (!name.isEmpty() && !name.front().isLetterOrNumber())
+        name.remove(0, 1);
+    return name.left(100).isEmpty() ? u"dataset"_s : name.left(100);
+}
+
 void DatasetsView::uploadFolder(const QString &folder)
 {
     if (!m_client)
@@ -204,8 +216,8 @@ void DatasetsView::uploadFolder(const QString &folder)
         setStatus(tr("Wait for the current upload to finish."));
         return;
     }
-    const QString name = DatasetUpload::nameFromFolder(folder);
-    m_upload = new DatasetUpload(m_client, name, folder, this);
+    m_upload = new DatasetUpload(m_client, folder, this);
+    m_upload->setName(datasetName(folder));
     m_files->clear();
     m_fileItems.clear();
     m_files->show();
@@ -216,7 +228,7 @@ void DatasetsView::uploadFolder(const QString &folder)
         m_hashing->setRange(0, int(std::max<qint64>(1, total / 1024)));
         m_hashing->setValue(int(done / 1024));
     });
-    connect(m_upload, &DatasetUpload::filesToSend, this, [this](const QStringList &paths) {
+    connect(m_upload, &DatasetUpload::planned, this, [this](const QStringList &paths) {
         m_hashing->hide();
         setStatus(paths.isEmpty()
                               ? tr("The server has every file already.")
@@ -234,7 +246,14 @@ void DatasetsView::uploadFolder(const QString &folder)
         if (QTreeWidgetItem *item = m_fileItems.value(path))
             item->setText(1, tr("sent"));
     });
-    connect(m_upload, &DatasetUpload::finished, this, [this](bool ok, const QString &message) {
+    connect(m_upload, &DatasetUpload::finished, this, [this] {
+        const bool ok = m_upload->result().ok();
+        const QString message = ok ? tr("Dataset %1: %n file(s), %2 sent.",
+                                        nullptr,
+                                        int(m_upload->manifest().files().size()))
+                                         .arg(m_upload->name())
+                                         .arg(m_upload->uploadedFiles().size())
+                                   : ErrorText::describe(m_upload->result().error());
         m_hashing->hide();
         setStatus(message);
         m_upload->deleteLater();
@@ -249,12 +268,11 @@ void DatasetsView::deleteDataset(const QString &name)
 {
     if (!m_client)
         return;
-    whenFinished(m_client->sendBytes("DELETE", u"/v1/datasets/"_s + name, {}), this,
-                 [this, name](const Result<ApiResponse> &result) {
-                     setStatus(result ? tr("Deleted %1.").arg(name)
-                                              : ErrorText::describe(result.error()));
-                     refresh();
-                 });
+    whenFinished(
+        m_client->deleteDataset(name), this, [this, name](const Result<ApiResponse> &result) {
+            setStatus(result ? tr("Deleted %1.").arg(name) : ErrorText::describe(result.error()));
+            refresh();
+        });
 }
 
 } // namespace ddl::desktop

@@ -17,12 +17,12 @@ class QTreeWidgetItem;
 
 namespace ddl {
 class ApiClient;
+class DatasetUpload;
 }
 
 namespace ddl::desktop {
 
 class DatasetModel;
-class DatasetUpload;
 
 // The datasets screen: the list, a folder dropped on it (or chosen) is uploaded as a dataset
 // with per-file progress, and delete.

@@ -104,17 +104,16 @@ void JobDetailView::poll()
     if (!m_client || m_polling)
         return;
     m_polling = true;
-    whenFinished(m_client->get(u"/v1/jobs/"_s + m_uuid), this,
-                 [this](const Result<ApiResponse> &result) {
-                     m_polling = false;
-                     if (!result) {
-                         if (ErrorText::isAuthError(result.error()))
-                             emit authFailed();
-                         emit failed(ErrorText::describe(result.error()));
-                         return;
-                     }
-                     handleJob(result->json());
-                 });
+    whenFinished(m_client->job(m_uuid), this, [this](const Result<ApiResponse> &result) {
+        m_polling = false;
+        if (!result) {
+            if (ErrorText::isAuthError(result.error()))
+                emit authFailed();
+            emit failed(ErrorText::describe(result.error()));
+            return;
+        }
+        handleJob(result->json());
+    });
 }
 
 static QString timeText(const QDateTime &time)
@@ -179,15 +178,14 @@ void JobDetailView::cancelJob()
     if (!m_client)
         return;
     m_cancelButton->setEnabled(false);
-    whenFinished(m_client->postJson(u"/v1/jobs/"_s + m_uuid + u"/cancel"_s, {}), this,
-                 [this](const Result<ApiResponse> &result) {
-                     if (!result) {
-                         emit failed(ErrorText::describe(result.error()));
-                         m_cancelButton->setEnabled(true);
-                         return;
-                     }
-                     handleJob(result->json());
-                 });
+    whenFinished(m_client->cancelJob(m_uuid), this, [this](const Result<ApiResponse> &result) {
+        if (!result) {
+            emit failed(ErrorText::describe(result.error()));
+            m_cancelButton->setEnabled(true);
+            return;
+        }
+        handleJob(result->json());
+    });
 }
 
 } // namespace ddl::desktop

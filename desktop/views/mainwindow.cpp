@@ -344,24 +344,23 @@ SubmitWizard *MainWindow::openSubmitWizard(const JobSpec &spec)
 
 void MainWindow::cancelJob(const QString &uuid)
 {
-    whenFinished(m_session->client()->postJson(u"/v1/jobs/"_s + uuid + u"/cancel"_s, {}), this,
-                 [this](const Result<ApiResponse> &result) {
-                     if (!result)
-                         statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
-                     m_jobModel->refresh();
-                 });
+    whenFinished(
+        m_session->client()->cancelJob(uuid), this, [this](const Result<ApiResponse> &result) {
+            if (!result)
+                statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
+            m_jobModel->refresh();
+        });
 }
 
 void MainWindow::cloneJob(const QString &uuid)
 {
-    whenFinished(m_session->client()->get(u"/v1/jobs/"_s + uuid), this,
-                 [this](const Result<ApiResponse> &result) {
-                     if (!result) {
-                         statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
-                         return;
-                     }
-                     emit cloneRequested(result->json().value("spec"_L1).toObject());
-                 });
+    whenFinished(m_session->client()->job(uuid), this, [this](const Result<ApiResponse> &result) {
+        if (!result) {
+            statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
+            return;
+        }
+        emit cloneRequested(result->json().value("spec"_L1).toObject());
+    });
 }
 
 } // namespace ddl::desktop

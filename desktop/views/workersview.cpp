@@ -58,7 +58,7 @@ void WorkersView::refresh()
     if (!m_client || m_busy)
         return;
     m_busy = true;
-    whenFinished(m_client->get(u"/v1/workers"_s), this, [this](const Result<ApiResponse> &result) {
+    whenFinished(m_client->workers(), this, [this](const Result<ApiResponse> &result) {
         m_busy = false;
         if (!result) {
             m_status->setText(result.error().code == u"not_found"_s

@@ -1,8 +1,9 @@
 #include "datasetpage.h"
 
 #include "api/apiclient.h"
+#include "api/datasetupload.h"
+#include "core/errortext.h"
 #include "core/requestcallback.h"
-#include "jobs/datasetupload.h"
 #include "wizard/folderfield.h"
 #include "wizard/submitwizard.h"
 
@@ -98,18 +99,20 @@ void DatasetPage::planUpload(const QString &folder, int generation)
         return;
     m_plan->setText(tr("Asking the server which files it has…"));
     // A dry run: hash the files, ask the server, send nothing.
-    auto *plan = new DatasetUpload(client, QString(), folder, this);
+    auto *plan = new DatasetUpload(client, folder, this);
     plan->setDryRun(true);
-    connect(plan, &DatasetUpload::finished, this,
-            [this, plan, generation](bool ok, const QString &message) {
+    connect(plan,
+            &DatasetUpload::finished,
+            this,
+            [this, plan, generation] {
                 plan->deleteLater();
                 if (generation != m_generation)
                     return;
-                if (!ok) {
-                    m_plan->setText(message);
+                if (!plan->result()) {
+                    m_plan->setText(ErrorText::describe(plan->result().error()));
                 } else {
                     const QLocale locale;
-                    const int files = plan->fileCount();
+                    const int files = int(plan->manifest().files().size());
                     m_plan->setText(tr("To upload: %1 (%2 of %n file(s)); the server has the "
                                        "rest.", nullptr, files)
                                         .arg(locale.formattedDataSize(plan->bytesToSend()))
@@ -117,8 +120,9 @@ void DatasetPage::planUpload(const QString &folder, int generation)
                 }
                 emit planned();
             });
-    connect(plan, &DatasetUpload::filesToSend, this,
-            [this](const QStringList &paths) { m_planCount = int(paths.size()); });
+    connect(plan, &DatasetUpload::planned, this, [this](const QStringList &paths) {
+        m_planCount = int(paths.size());
+    });
     plan->start();
 }
 
@@ -133,7 +137,7 @@ void DatasetPage::listServerDatasets()
     if (m_listed || !client)
         return;
     m_listed = true;
-    whenFinished(client->get(u"/v1/datasets"_s), this, [this](const Result<ApiResponse> &result) {
+    whenFinished(client->datasets(), this, [this](const Result<ApiResponse> &result) {
         if (!result)
             return; // an older server without datasets: the folder it is
         const QJsonArray datasets = result->json().value("datasets"_L1).toArray();

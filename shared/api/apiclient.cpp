@@ -1,5 +1,8 @@
 #include "apiclient.h"
 
+#include "core/crc32c.h"
+
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QSslConfiguration>
@@ -82,7 +85,15 @@ QNetworkAccessManager &ApiClient::networkFor(const QByteArray &verb, const QStri
 
 ApiRequest *ApiClient::wrap(QNetworkReply *reply)
 {
-    return new ApiRequest(reply, m_trust.pinnedSha256Hex, m_timeoutMs, this);
+    auto *request = new ApiRequest(reply, m_trust.pinnedSha256Hex, m_timeoutMs, this);
+    if (reply->request().hasRawHeader("Authorization")) {
+        connect(request, &ApiRequest::finished, this, [this, request] {
+            if (!request->result() &&
+                request->result().error().code == QLatin1String("unauthorized"))
+                emit tokenRefused();
+        });
+    }
+    return request;
 }
 
 ApiRequest *ApiClient::get(const QString &path, const QUrlQuery &query,
@@ -113,6 +124,171 @@ ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
     request.setHeader(QNetworkRequest::ContentTypeHeader,
                       QByteArrayLiteral("application/octet-stream"));
     return wrap(networkFor(verb, path, query).sendCustomRequest(request, verb, body));
+}
+
+QJsonObject JobSubmit::toJson() const
+{
+    QJsonObject body{{QStringLiteral("spec"), spec}};
+    if (priority)
+        body.insert(QStringLiteral("priority"), *priority);
+    if (allowUnschedulable)
+        body.insert(QStringLiteral("allow_unschedulable"), true);
+    body.insert(QStringLiteral("package"),
+                packageSha256.isEmpty()
+                    ? QJsonValue(QJsonValue::Null)
+                    : QJsonValue(QJsonObject{{QStringLiteral("sha256"), packageSha256},
+                                             {QStringLiteral("commit"), packageCommit}}));
+    QJsonValue dataset(QJsonValue::Null);
+    if (!datasetName.isEmpty())
+        dataset = QJsonObject{{QStringLiteral("name"), datasetName}};
+    else if (!datasetManifest.isEmpty())
+        dataset = QJsonObject{{QStringLiteral("manifest"), datasetManifest}};
+    body.insert(QStringLiteral("dataset"), dataset);
+    return body;
+}
+
+RemoteFile RemoteFile::artifact(const QString &jobUuid, const QString &artifactPath)
+{
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("path"), artifactPath);
+    return {QStringLiteral("/v1/jobs/") + jobUuid + QStringLiteral("/artifacts/file"), query};
+}
+
+RemoteFile RemoteFile::blob(const QString &sha256)
+{
+    return {QStringLiteral("/v1/blobs/") + sha256, {}};
+}
+
+ApiRequest *ApiClient::postAuth(const QString &path, const QJsonObject &body)
+{
+    QNetworkRequest request = makeRequest(path, {});
+    request.setRawHeader("Authorization", QByteArray());
+    request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
+    return wrap(networkFor("POST", path, {})
+                    .post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+}
+
+ApiRequest *ApiClient::version()
+{
+    return get(QStringLiteral("/v1/version"));
+}
+
+ApiRequest *ApiClient::registerUser(const QString &email, const QString &password)
+{
+    return postAuth(QStringLiteral("/v1/auth/register"),
+                    {{QStringLiteral("email"), email}, {QStringLiteral("password"), password}});
+}
+
+ApiRequest *ApiClient::login(const QString &email, const QString &password)
+{
+    return postAuth(QStringLiteral("/v1/auth/login"),
+                    {{QStringLiteral("email"), email}, {QStringLiteral("password"), password}});
+}
+
+ApiRequest *ApiClient::refreshTokens(const QString &refreshToken)
+{
+    return postAuth(QStringLiteral("/v1/auth/refresh"),
+                    {{QStringLiteral("refresh_token"), refreshToken}});
+}
+
+ApiRequest *ApiClient::submitJob(const JobSubmit &job)
+{
+    return postJson(QStringLiteral("/v1/jobs"), job.toJson());
+}
+
+ApiRequest *ApiClient::listJobs(const JobListQuery &jobs)
+{
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("limit"), QString::number(jobs.limit));
+    query.addQueryItem(QStringLiteral("offset"), QString::number(jobs.offset));
+    if (!jobs.state.isEmpty())
+        query.addQueryItem(QStringLiteral("state"), jobs.state);
+    return get(QStringLiteral("/v1/jobs"), query);
+}
+
+ApiRequest *ApiClient::job(const QString &uuid)
+{
+    return get(QStringLiteral("/v1/jobs/") + uuid);
+}
+
+ApiRequest *ApiClient::cancelJob(const QString &uuid)
+{
+    return postJson(QStringLiteral("/v1/jobs/") + uuid + QStringLiteral("/cancel"), {});
+}
+
+ApiRequest *ApiClient::readLog(const QString &uuid, const LogRead &read)
+{
+    return get(LogApi::logsPath(uuid), LogApi::readQuery(read));
+}
+
+ApiRequest *ApiClient::searchLog(const QString &uuid, const LogSearchRequest &search)
+{
+    return get(LogApi::searchPath(uuid), LogApi::searchQuery(search));
+}
+
+ApiRequest *ApiClient::artifacts(const QString &uuid)
+{
+    return get(QStringLiteral("/v1/jobs/") + uuid + QStringLiteral("/artifacts"));
+}
+
+ApiRequest *ApiClient::readRange(const RemoteFile &file, qint64 first, qint64 last)
+{
+    return get(file.path,
+               file.query,
+               {{"Range", "bytes=" + QByteArray::number(first) + '-' + QByteArray::number(last)}});
+}
+
+ApiRequest *ApiClient::datasets()
+{
+    return get(QStringLiteral("/v1/datasets"));
+}
+
+ApiRequest *ApiClient::dataset(const QString &name)
+{
+    return get(QStringLiteral("/v1/datasets/") + name);
+}
+
+ApiRequest *ApiClient::createDataset(const QString &name, const QString &manifestSha256)
+{
+    return postJson(
+        QStringLiteral("/v1/datasets"),
+        {{QStringLiteral("name"), name}, {QStringLiteral("manifest_sha256"), manifestSha256}});
+}
+
+ApiRequest *ApiClient::deleteDataset(const QString &name)
+{
+    return sendBytes("DELETE", QStringLiteral("/v1/datasets/") + name, {});
+}
+
+ApiRequest *ApiClient::missingBlobs(const QStringList &sha256)
+{
+    return postJson(QStringLiteral("/v1/blobs/missing"),
+                    {{QStringLiteral("sha256"), QJsonArray::fromStringList(sha256)}});
+}
+
+ApiRequest *ApiClient::createUpload(qint64 size, const QString &sha256)
+{
+    return postJson(QStringLiteral("/v1/uploads"),
+                    {{QStringLiteral("size"), size}, {QStringLiteral("sha256"), sha256}});
+}
+
+ApiRequest *ApiClient::sendChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes)
+{
+    Crc32c crc;
+    crc.add(bytes);
+    QUrlQuery query;
+    query.addQueryItem(QStringLiteral("offset"), QString::number(offset));
+    return sendBytes(
+        "PUT",
+        QStringLiteral("/v1/uploads/") + uploadId,
+        bytes,
+        query,
+        {{"DDL-Chunk-CRC32C", QByteArray::number(crc.value(), 16).rightJustified(8, '0')}});
+}
+
+ApiRequest *ApiClient::workers()
+{
+    return get(QStringLiteral("/v1/workers"));
 }
 
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)

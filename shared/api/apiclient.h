@@ -1,12 +1,15 @@
 #pragma once
 
 #include "apirequest.h"
+#include "logapi.h"
 
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QSslCertificate>
 #include <QUrl>
 #include <QUrlQuery>
+
+#include <optional>
 
 namespace ddl {
 
@@ -20,7 +23,42 @@ struct ServerTrust
     static Result<ServerTrust> fromCaFile(const QString &path);
 };
 
-// The typed entry point to a DDL server: builds authenticated requests against the base URL.
+// Which jobs GET /v1/jobs lists: newest first, a page at a time, optionally of one state.
+struct JobListQuery
+{
+    int limit = 50;
+    int offset = 0;
+    QString state; // empty: every state
+};
+
+// What POST /v1/jobs sends: the normalised spec, the code package and the dataset (by the
+// digest of its manifest, or by the name of one on the server), and the priority.
+struct JobSubmit
+{
+    QJsonObject spec;
+    QString packageSha256; // empty: no code (OpenPAI jobs only)
+    QString packageCommit;
+    QString datasetManifest;
+    QString datasetName;
+    std::optional<int> priority;
+    bool allowUnschedulable = false; // queue it even when no registered worker could hold it
+
+    QJsonObject toJson() const;
+};
+
+// A file the server serves by byte ranges (for RangeDownload): a job's artifact or a blob.
+struct RemoteFile
+{
+    QString path;
+    QUrlQuery query;
+
+    static RemoteFile artifact(const QString &jobUuid, const QString &artifactPath);
+    static RemoteFile blob(const QString &sha256);
+};
+
+// The client side of the DDL API: one typed call per endpoint (docs/api.md), each returning
+// a request (owned by the caller) whose result is set once, then finished(), within a timeout.
+// It holds the base URL, how the server is trusted and the signed-in user's access token.
 class ApiClient : public QObject
 {
     Q_OBJECT
@@ -41,6 +79,39 @@ public:
                           const QUrlQuery &query = {},
                           const QList<QPair<QByteArray, QByteArray>> &headers = {});
 
+    // Server and account. The auth calls never carry the access token.
+    ApiRequest *version();
+    ApiRequest *registerUser(const QString &email, const QString &password);
+    ApiRequest *login(const QString &email, const QString &password);
+    ApiRequest *refreshTokens(const QString &refreshToken);
+
+    // Jobs.
+    ApiRequest *submitJob(const JobSubmit &job);
+    ApiRequest *listJobs(const JobListQuery &query);
+    ApiRequest *job(const QString &uuid);
+    ApiRequest *cancelJob(const QString &uuid);
+    // A page of one task's log; the answer's headers parse with LogApi::parsePage.
+    ApiRequest *readLog(const QString &uuid, const LogRead &read);
+    ApiRequest *searchLog(const QString &uuid, const LogSearchRequest &search);
+    ApiRequest *artifacts(const QString &uuid);
+    // Bytes first..last of a file (HTTP Range); for whole files use RangeDownload.
+    ApiRequest *readRange(const RemoteFile &file, qint64 first, qint64 last);
+
+    // Datasets, blobs and uploads, workers.
+    ApiRequest *datasets();
+    ApiRequest *dataset(const QString &name);
+    ApiRequest *createDataset(const QString &name, const QString &manifestSha256);
+    ApiRequest *deleteDataset(const QString &name);
+    ApiRequest *missingBlobs(const QStringList &sha256);
+    ApiRequest *createUpload(qint64 size, const QString &sha256);
+    ApiRequest *sendChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes);
+    ApiRequest *workers();
+
+signals:
+    // A request that carried the access token was answered 401: the token must be refreshed.
+    void tokenRefused();
+
+public:
     // Convenience for command-line use: send and wait.
     Result<ApiResponse> getSync(const QString &path, const QUrlQuery &query = {});
     Result<ApiResponse> postJsonSync(const QString &path, const QJsonObject &body,
@@ -58,6 +129,7 @@ private:
                                       const QUrlQuery &query);
     QNetworkRequest makeRequest(const QString &path, const QUrlQuery &query) const;
     ApiRequest *wrap(QNetworkReply *reply);
+    ApiRequest *postAuth(const QString &path, const QJsonObject &body);
 
     QUrl m_baseUrl;
     ServerTrust m_trust;

@@ -1,6 +1,5 @@
 #include "blobupload.h"
 
-#include "core/crc32c.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
@@ -51,9 +50,7 @@ void BlobUpload::cancel()
 void BlobUpload::createUpload()
 {
     dropChunks();
-    m_createRequest = m_client->postJson(QStringLiteral("/v1/uploads"),
-                                         QJsonObject{{QStringLiteral("size"), m_size},
-                                                     {QStringLiteral("sha256"), m_sha256}});
+    m_createRequest = m_client->createUpload(m_size, m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
@@ -109,13 +106,7 @@ void BlobUpload::sendChunks()
                                  .arg(m_path)));
             return;
         }
-        Crc32c crc;
-        crc.add(bytes);
-        QUrlQuery query;
-        query.addQueryItem(QStringLiteral("offset"), QString::number(m_nextSend));
-        ApiRequest *request = m_client->sendBytes(
-            "PUT", QStringLiteral("/v1/uploads/") + m_uploadId, bytes, query,
-            {{"DDL-Chunk-CRC32C", QByteArray::number(crc.value(), 16).rightJustified(8, '0')}});
+        ApiRequest *request = m_client->sendChunk(m_uploadId, m_nextSend, bytes);
         m_inFlight.append(Chunk{request, m_nextSend, length, 0});
         m_nextSend += length;
         connect(request, &ApiRequest::uploadProgress, this, [this, request](qint64 sent, qint64) {

@@ -28,9 +28,7 @@ DatasetDownload::~DatasetDownload()
 
 void DatasetDownload::start()
 {
-    ApiRequest *request = m_client->get(
-        QStringLiteral("/v1/datasets/")
-        + QString::fromLatin1(QUrl::toPercentEncoding(m_name)));
+    ApiRequest *request = m_client->dataset(m_name);
     connect(request, &ApiRequest::finished, this, [this, request] { handleManifest(request); });
 }
 
@@ -89,8 +87,8 @@ void DatasetDownload::fetchFiles()
                              QStringLiteral("cannot create the folder of %1").arg(target)));
             return;
         }
-        auto *download = new RangeDownload(m_client, QStringLiteral("/v1/blobs/") + file.sha256,
-                                           {}, target, file.sha256);
+        auto *download =
+            new RangeDownload(m_client, RemoteFile::blob(file.sha256), target, file.sha256);
         m_running.insert(download, 0);
         connect(download, &RangeDownload::progress, this,
                 [this, download](const TransferProgress &progress) {

@@ -2,6 +2,7 @@
 
 #include "blobupload.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
@@ -19,7 +20,6 @@ DatasetUpload::DatasetUpload(ApiClient *client, const QString &folder, QObject *
 
 DatasetUpload::~DatasetUpload()
 {
-    m_scan.waitForFinished();
     qDeleteAll(m_running.keys());
     delete m_manifestUpload;
 }
@@ -31,12 +31,13 @@ void DatasetUpload::start()
     const QString folder = m_folder;
     QPointer<DatasetUpload> self(this);
     m_scan.setFuture(QtConcurrent::run([folder, self] {
+        // Progress is posted to the application's thread, where self is checked: an upload
+        // deleted meanwhile (cancelled) does not wait for the hashing to end.
         return DatasetManifest::scan(folder, [self](qint64 done, qint64 total) {
-            if (self)
-                QMetaObject::invokeMethod(self, [self, done, total] {
-                    if (self)
-                        emit self->hashing(done, total);
-                });
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [self, done, total] {
+                if (self)
+                    emit self->hashing(done, total);
+            });
         });
     }));
 }
@@ -62,21 +63,17 @@ void DatasetUpload::handleScanned()
     if (isFinished())
         return;
     Result<DatasetManifest> scanned = m_scan.result();
-    if (!scanned) {
-        fail(scanned.error());
+    if (!scanned || !m_client) {
+        fail(scanned ? Error::make(QStringLiteral("aborted"),
+                                   QStringLiteral("the connection to the server was closed"))
+                     : scanned.error());
         return;
     }
     m_manifest = *scanned;
-    askMissing();
-}
-
-void DatasetUpload::askMissing()
-{
-    QJsonArray digests;
+    QStringList digests{m_manifest.sha256()};
     for (const ManifestFile &file : m_manifest.files())
         digests.append(file.sha256);
-    ApiRequest *request = m_client->postJson(QStringLiteral("/v1/blobs/missing"),
-                                             QJsonObject{{QStringLiteral("sha256"), digests}});
+    ApiRequest *request = m_client->missingBlobs(digests);
     connect(request, &ApiRequest::finished, this, [this, request] { handleMissing(request); });
 }
 
@@ -94,26 +91,39 @@ void DatasetUpload::handleMissing(ApiRequest *request)
          request->result()->json().value(QStringLiteral("missing")).toArray()) {
         missing.insert(value.toString());
     }
+    m_manifestMissing = missing.contains(m_manifest.sha256());
     // The same bytes under two paths are sent once.
+    QStringList paths;
     for (const ManifestFile &file : m_manifest.files()) {
         if (missing.remove(file.sha256)) {
             m_toSend.append(file);
+            paths.append(file.path);
             m_bytesToSend += file.size;
         }
     }
-    emit planned(int(m_toSend.size()), m_bytesToSend);
+    emit planned(paths, m_bytesToSend);
+    if (m_dryRun) {
+        succeed();
+        return;
+    }
     m_clock.start(0);
     sendFiles();
 }
 
 void DatasetUpload::sendFiles()
 {
-    while (!isFinished() && m_running.size() < FilesAtOnce && m_nextFile < m_toSend.size()) {
+    while (!isFinished() && m_client && m_running.size() < FilesAtOnce &&
+           m_nextFile < m_toSend.size()) {
         const ManifestFile file = m_toSend.at(m_nextFile++);
         auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
         m_running.insert(upload, 0);
-        connect(upload, &BlobUpload::progress, this,
-                [this, upload, file](const TransferProgress &progress) {
+        connect(upload,
+                &BlobUpload::progress,
+                this,
+                [this, upload, file, first = true](const TransferProgress &progress) mutable {
+                    // The resume offset is known once the server has answered the create.
+                    if (std::exchange(first, false) && upload->skippedBytes() > 0)
+                        emit fileResumed(file.path, upload->skippedBytes());
                     m_running[upload] = progress.done;
                     emit fileProgress(file.path, progress.done, file.size);
                     reportProgress();
@@ -130,7 +140,9 @@ void DatasetUpload::sendFiles()
                 return;
             }
             m_bytesSent += file.size;
+            m_uploaded.append(file.path);
             emit fileProgress(file.path, file.size, file.size);
+            emit fileSent(file.path);
             reportProgress();
             sendFiles();
         });
@@ -142,6 +154,10 @@ void DatasetUpload::sendFiles()
 
 void DatasetUpload::sendManifest()
 {
+    if (!m_manifestMissing) {
+        nameDataset();
+        return;
+    }
     const QString path = m_scratch.filePath(QStringLiteral("manifest.json"));
     QFile file(path);
     if (!m_scratch.isValid() || !file.open(QIODevice::WriteOnly)
@@ -159,9 +175,34 @@ void DatasetUpload::sendManifest()
             fail(m_manifestUpload->result().error());
             return;
         }
-        succeed();
+        nameDataset();
     });
     m_manifestUpload->start();
+}
+
+void DatasetUpload::nameDataset()
+{
+    if (m_name.isEmpty()) {
+        succeed();
+        return;
+    }
+    if (!m_client) {
+        fail(Error::make(QStringLiteral("aborted"),
+                         QStringLiteral("the connection to the server was closed")));
+        return;
+    }
+    ApiRequest *request = m_client->createDataset(m_name, m_manifest.sha256());
+    connect(request, &ApiRequest::finished, this, [this, request] {
+        request->deleteLater();
+        if (isFinished())
+            return;
+        if (!request->result()) {
+            fail(request->result().error());
+            return;
+        }
+        m_dataset = request->result()->json();
+        succeed();
+    });
 }
 
 void DatasetUpload::reportProgress()

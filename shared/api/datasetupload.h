@@ -7,6 +7,7 @@
 
 #include <QFutureWatcher>
 #include <QObject>
+#include <QPointer>
 #include <QTemporaryDir>
 #include <optional>
 
@@ -16,8 +17,10 @@ class BlobUpload;
 
 // Puts a dataset folder on the server as a manifest of blobs: hashes the files (on a pool
 // thread, so a GUI stays responsive), asks the server which blobs the user does not have yet,
-// sends only those (a few files at once, each resumable), and last the manifest itself. The
-// same folder uploaded again sends nothing; a folder with one changed file sends that file.
+// sends only those (a few files at once, each resumable: a cancelled upload goes on where it
+// stopped), then the manifest, and with a name names the dataset (POST /v1/datasets); without
+// one a job names it by the manifest's digest. The same folder uploaded again sends nothing; a
+// folder with one changed file sends that file. A dry run stops once the plan is known.
 class DatasetUpload : public QObject
 {
     Q_OBJECT
@@ -27,6 +30,8 @@ public:
     DatasetUpload(ApiClient *client, const QString &folder, QObject *parent = nullptr);
     ~DatasetUpload() override;
 
+    void setName(const QString &name) { m_name = name; }
+    void setDryRun(bool dryRun) { m_dryRun = dryRun; }
     void start();
     void cancel();
     bool isFinished() const { return m_result.has_value(); }
@@ -34,39 +39,52 @@ public:
     const Result<QString> &result() const { return *m_result; }
     const Result<QString> &waitForFinished();
 
+    QString name() const { return m_name; }
     const DatasetManifest &manifest() const { return m_manifest; }
     int filesToSend() const { return int(m_toSend.size()); }
     qint64 bytesToSend() const { return m_bytesToSend; }
     qint64 bytesOnServer() const { return m_manifest.totalSize() - m_bytesToSend; }
+    // Files that had to be sent and were.
+    QStringList uploadedFiles() const { return m_uploaded; }
+    // The server's answer naming the dataset (file_count, total_size, ...); empty without a name.
+    QJsonObject dataset() const { return m_dataset; }
 
 signals:
     void hashing(qint64 done, qint64 total);
-    // What is left to send is known: files and bytes.
-    void planned(int files, qint64 bytes);
+    // What is left to send is known: the files and their bytes.
+    void planned(const QStringList &paths, qint64 bytes);
     void progress(const ddl::TransferProgress &progress);
     void fileProgress(const QString &path, qint64 done, qint64 total);
+    // The server had the first bytes of path from an interrupted upload: only the rest travels.
+    void fileResumed(const QString &path, qint64 bytesAlreadySent);
+    void fileSent(const QString &path);
     void finished();
 
 private:
     void handleScanned();
-    void askMissing();
     void handleMissing(ApiRequest *request);
     void sendFiles();
     void sendManifest();
+    void nameDataset();
     void reportProgress();
     void fail(const Error &error);
     void succeed();
 
-    ApiClient *m_client;
+    QPointer<ApiClient> m_client;
     QString m_folder;
+    QString m_name;
+    bool m_dryRun = false;
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;
     QList<ManifestFile> m_toSend;
+    bool m_manifestMissing = true;
     qsizetype m_nextFile = 0;
     qint64 m_bytesToSend = 0;
     qint64 m_bytesSent = 0; // by files that finished
     QHash<BlobUpload *, qint64> m_running; // bytes each running file has sent
     BlobUpload *m_manifestUpload = nullptr;
+    QStringList m_uploaded;
+    QJsonObject m_dataset;
     QTemporaryDir m_scratch;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;

@@ -42,13 +42,45 @@ QString searchPath(const QString &jobUuid)
     return logsPath(jobUuid) + u"/search"_s;
 }
 
-QUrlQuery taskQuery(qint64 taskId, LogStream stream)
+// task=N and, unless All, stream=...
+static QUrlQuery taskQuery(qint64 taskId, LogStream stream)
 {
     QUrlQuery query;
     query.addQueryItem(u"task"_s, QString::number(taskId));
     if (stream != LogStream::All)
         query.addQueryItem(u"stream"_s, logStreamName(stream));
     return query;
+}
+
+QUrlQuery readQuery(const LogRead &read)
+{
+    QUrlQuery query = taskQuery(read.taskId, read.stream);
+    if (read.tail >= 0) {
+        query.addQueryItem(u"tail"_s, QString::number(read.tail));
+        return query;
+    }
+    query.addQueryItem(u"offset"_s, QString::number(read.offset));
+    if (read.limit >= 0)
+        query.addQueryItem(u"limit"_s, QString::number(read.limit));
+    if (read.follow)
+        query.addQueryItem(u"follow"_s, u"1"_s);
+    return query;
+}
+
+LogPage parsePage(const ApiResponse &response, qint64 requestedOffset)
+{
+    LogPage page;
+    page.bytes = response.body;
+    bool ok = false;
+    page.offset = response.header("DDL-Log-Offset").toLongLong(&ok);
+    if (!ok)
+        page.offset = requestedOffset;
+    page.nextOffset = response.header("DDL-Next-Offset").toLongLong(&ok);
+    if (!ok)
+        page.nextOffset = page.offset + page.bytes.size();
+    page.size = response.header("DDL-Log-Size").toLongLong();
+    page.complete = response.header("DDL-Log-Complete").trimmed() == "1";
+    return page;
 }
 
 QUrlQuery searchQuery(const LogSearchRequest &request)

@@ -49,14 +49,37 @@ struct LogSearchRequest
     bool ignoreCase = false;
 };
 
+// Which piece of a task's log to read: from offset (at most limit bytes), or its last tail
+// bytes, or (follow) streamed as the task writes it, until it ends or for up to 20 s.
+struct LogRead
+{
+    qint64 taskId = 0;
+    LogStream stream = LogStream::All;
+    qint64 offset = 0;
+    qint64 limit = -1; // -1: the server's page size
+    qint64 tail = -1;  // >= 0: the last tail bytes instead of offset and limit
+    bool follow = false;
+};
+
+// A piece of one task's log, as GET /v1/jobs/<uuid>/logs answers it.
+struct LogPage
+{
+    QByteArray bytes;
+    qint64 offset = 0;     // where bytes start
+    qint64 nextOffset = 0; // where the next read continues
+    qint64 size = 0;       // the log's size when it was read
+    bool complete = false; // the task ended and this is the end of its log
+};
+
 // The query items and answers of the log endpoints, shared by ddlcli and ddl-desktop.
 namespace LogApi {
 // "/v1/jobs/<uuid>/logs" and "/v1/jobs/<uuid>/logs/search".
 QString logsPath(const QString &jobUuid);
 QString searchPath(const QString &jobUuid);
-// task=N and, unless All, stream=...
-QUrlQuery taskQuery(qint64 taskId, LogStream stream);
+QUrlQuery readQuery(const LogRead &read);
 QUrlQuery searchQuery(const LogSearchRequest &request);
+// requestedOffset stands in for a missing DDL-Log-Offset header.
+LogPage parsePage(const ApiResponse &response, qint64 requestedOffset = 0);
 Result<LogSearchAnswer> parseSearchAnswer(const ApiResponse &response);
 } // namespace LogApi
 

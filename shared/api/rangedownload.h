@@ -22,6 +22,14 @@ public:
     RangeDownload(ApiClient *client, const QString &path, const QUrlQuery &query,
                   const QString &destination, const QString &expectedSha256 = {},
                   QObject *parent = nullptr);
+    RangeDownload(ApiClient *client,
+                  const RemoteFile &file,
+                  const QString &destination,
+                  const QString &expectedSha256 = {},
+                  QObject *parent = nullptr)
+        : RangeDownload(client, file.path, file.query, destination, expectedSha256, parent)
+    {
+    }
 
     void start();
     bool isFinished() const { return m_result.has_value(); }

@@ -18,8 +18,6 @@ class TestCliConfigStore : public QObject
 
 private slots:
     void defaultDirectoryFollowsXdg();
-    void normaliseServerUrl_data();
-    void normaliseServerUrl();
     void configRoundTrip();
     void pinsArePerServer();
     void badJsonNamesTheFile();
@@ -45,41 +43,6 @@ void TestCliConfigStore::defaultDirectoryFollowsXdg()
 #else
     QSKIP("XDG_CONFIG_HOME is a Unix convention");
 #endif
-}
-
-void TestCliConfigStore::normaliseServerUrl_data()
-{
-    QTest::addColumn<QString>("input");
-    QTest::addColumn<QString>("key"); // empty: refused
-
-    QTest::newRow("full") << u"https://127.0.0.1:8443"_s << u"https://127.0.0.1:8443"_s;
-    QTest::newRow("trailing slash") << u"https://127.0.0.1:8443/"_s << u"https://127.0.0.1:8443"_s;
-    QTest::newRow("path dropped") << u"https://h:1/v1/"_s << u"https://h:1"_s;
-    QTest::newRow("no scheme") << u"ddl.example.org:9000"_s << u"https://ddl.example.org:9000"_s;
-    QTest::newRow("default port") << u"https://ddl.example.org"_s
-                                  << u"https://ddl.example.org:443"_s;
-    QTest::newRow("upper case host")
-        << u"HTTPS://DDL.Example.ORG:8443"_s << u"https://ddl.example.org:8443"_s;
-    QTest::newRow("spaces") << u"  https://h:2  "_s << u"https://h:2"_s;
-    QTest::newRow("ipv6") << u"https://[::1]:8443"_s << u"https://[::1]:8443"_s;
-    QTest::newRow("http refused") << u"http://h:1"_s << QString();
-    QTest::newRow("ftp refused") << u"ftp://h:1"_s << QString();
-    QTest::newRow("empty host") << u"https://:8443"_s << QString();
-}
-
-void TestCliConfigStore::normaliseServerUrl()
-{
-    QFETCH(QString, input);
-    QFETCH(QString, key);
-    const ddl::Result<QUrl> url = ConfigStore::normaliseServerUrl(input);
-    if (key.isEmpty()) {
-        QVERIFY(!url.ok());
-        QCOMPARE(url.error().field, u"server"_s);
-        QVERIFY(url.error().message.contains(input));
-        return;
-    }
-    QVERIFY2(url.ok(), qPrintable(url.ok() ? QString() : url.error().message));
-    QCOMPARE(ConfigStore::serverKey(*url), key);
 }
 
 void TestCliConfigStore::configRoundTrip()

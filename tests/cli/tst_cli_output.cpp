@@ -1,3 +1,4 @@
+#include "api/artifactdownload.h"
 #include "commands/downloadcommand.h"
 #include "commands/logscommand.h"
 #include "commands/submitcommand.h"
@@ -296,7 +297,7 @@ void TestCliOutput::safeRelativePath()
 {
     QFETCH(QString, path);
     QFETCH(bool, safe);
-    const auto checked = DownloadCommand::safeRelativePath(path);
+    const auto checked = ddl::ArtifactDownload::safeRelativePath(path);
     QCOMPARE(checked.ok(), safe);
     if (safe)
         QCOMPARE(*checked, path);

@@ -5,10 +5,10 @@
 #include "clusterharness.h"
 #include "desktoptestsupport.h"
 
+#include "api/datasetupload.h"
 #include "core/desktopsettings.h"
 #include "core/session.h"
 #include "core/tokenstore.h"
-#include "jobs/datasetupload.h"
 #include "models/datasetmodel.h"
 #include "views/datasetsview.h"
 
@@ -22,6 +22,7 @@
 
 using namespace Qt::Literals::StringLiterals;
 using namespace ddl::desktop;
+using ddl::DatasetUpload;
 
 static void writeFile(const QString &path, const QByteArray &bytes)
 {
@@ -56,7 +57,8 @@ void TestDesktopDatasets::unreachableServer()
              qPrintable(failed.first().first().toString()));
     session.connectToServer(u"http://example.com"_s);
     QCOMPARE(failed.size(), 2);
-    QVERIFY(failed.last().first().toString().contains(u"HTTPS"_s));
+    QVERIFY2(failed.last().first().toString().contains(u"write https://example.com"_s),
+             qPrintable(failed.last().first().toString()));
 }
 
 void TestDesktopDatasets::dropUploadChangeDelete()
