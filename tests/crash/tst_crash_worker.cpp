@@ -88,7 +88,8 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
     // No retries: a task lost with its worker fails the job after its one attempt.
     const QString soloConfig = writeJob(cluster, u"solo"_s, u"sleep 60; echo "_s + marker, 0);
     const CliRun solo = cluster.cli(user, {u"submit"_s, u"--job_config="_s + soloConfig}, repo);
-    const QString soloUuid = solo.out.section(u"job_uuid: "_s, 1).trimmed();
+    // submit prints job_type: after the job_uuid: line, as the seed does.
+    const QString soloUuid = solo.out.section(u"job_uuid: "_s, 1).section(u'\n', 0, 0).trimmed();
     QVERIFY2(!soloUuid.isEmpty(), qPrintable(solo.out + solo.err));
     QVERIFY(pollUntil([&] {
         const QJsonArray tasks = jobDetail(cluster, user, soloUuid).value(u"tasks"_s).toArray();

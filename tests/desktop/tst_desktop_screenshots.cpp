@@ -127,6 +127,11 @@ void TestDesktopScreenshots::screens()
     JobSubmission failSubmission(window.session()->client(), request);
     failSubmission.start();
     QTRY_COMPARE_WITH_TIMEOUT(failSubmission.stage(), JobSubmission::Stage::Done, 20000);
+    // A job's name belongs to one live job of its user (as in OpenPAI): the second run of the
+    // same project goes in once the first has ended.
+    JobDetailView *firstDetail = window.jobView(first);
+    QVERIFY(firstDetail);
+    QTRY_COMPARE_WITH_TIMEOUT(firstDetail->state(), u"SUCCEEDED"_s, 90000);
     const QString last = submitThroughWizard(window, repo, &problem);
     QVERIFY2(!last.isEmpty(), qPrintable(problem));
 
