@@ -22,7 +22,7 @@
         <translation>Der Server zeigt ein anderes Zertifikat als das, dem Sie vertraut haben. Wurde es absichtlich ersetzt, entfernen Sie die Fixierung in den Verbindungseinstellungen; andernfalls verbinden Sie sich nicht.</translation>
     </message>
     <message>
-        <source>The server's certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
+        <source>The server&apos;s certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
         <translation>Dem Zertifikat des Servers wird nicht vertraut. Fixieren Sie seinen Fingerabdruck oder wählen Sie seine CA-Datei.</translation>
     </message>
     <message>
@@ -40,6 +40,28 @@
     <message>
         <source>Wrong email or password.</source>
         <translation>E-Mail oder Passwort falsch.</translation>
+    </message>
+</context>
+<context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Drop a folder from the file manager here.</source>
+        <translation>Ziehen Sie einen Ordner aus dem Dateimanager hierher.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Drop one folder at a time (%n items were dropped).</source>
+        <translation>
+            <numerusform>Legen Sie jeweils nur einen Ordner ab (%n Element wurde abgelegt).</numerusform>
+            <numerusform>Legen Sie jeweils nur einen Ordner ab (%n Elemente wurden abgelegt).</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Only a folder on this computer can be dropped here.</source>
+        <translation>Hier kann nur ein Ordner auf diesem Computer abgelegt werden.</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder. Drop the folder that holds it.</source>
+        <translation>%1 ist kein Ordner. Legen Sie den Ordner ab, der die Datei enthält.</translation>
     </message>
 </context>
 <context>
@@ -100,21 +122,6 @@
     </message>
 </context>
 <context>
-    <name>ServerAddress</name>
-    <message>
-        <source>Enter the server address, e.g. https://host:8443.</source>
-        <translation>Geben Sie die Serveradresse ein, z. B. https://host:8443.</translation>
-    </message>
-    <message>
-        <source>%1 is not a server address; write it as https://host:port.</source>
-        <translation>%1 ist keine Serveradresse; schreiben Sie sie als https://host:port.</translation>
-    </message>
-    <message>
-        <source>DDL servers speak HTTPS only; use https://%1.</source>
-        <translation>DDL-Server sprechen nur HTTPS; verwenden Sie https://%1.</translation>
-    </message>
-</context>
-<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -143,7 +150,9 @@
     <message numerus="yes">
         <source>%n file(s)</source>
         <translation>
-            <numerusform>%n Datei</numerusform><numerusform>%n Dateien</numerusform></translation>
+            <numerusform>%n Datei</numerusform>
+            <numerusform>%n Dateien</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 is a binary file; download it to open it.</source>
@@ -165,29 +174,16 @@
         <source>Downloading…</source>
         <translation>Wird heruntergeladen…</translation>
     </message>
-</context>
-<context>
-    <name>ddl::desktop::ArtifactDownloader</name>
-    <message>
-        <source>Download cancelled; start it again to resume.</source>
-        <translation>Download abgebrochen; starten Sie ihn erneut, um fortzusetzen.</translation>
-    </message>
     <message numerus="yes">
         <source>Downloaded %n file(s) to %1</source>
         <translation>
-            <numerusform>%n Datei nach %1 heruntergeladen</numerusform><numerusform>%n Dateien nach %1 heruntergeladen</numerusform></translation>
+            <numerusform>%n Datei nach %1 heruntergeladen</numerusform>
+            <numerusform>%n Dateien nach %1 heruntergeladen</numerusform>
+        </translation>
     </message>
     <message>
-        <source>Not connected to a server.</source>
-        <translation>Nicht mit einem Server verbunden.</translation>
-    </message>
-    <message>
-        <source>The server listed an unsafe path: %1</source>
-        <translation>Der Server nannte einen unsicheren Pfad: %1</translation>
-    </message>
-    <message>
-        <source>Could not download %1: %2</source>
-        <translation>%1 konnte nicht heruntergeladen werden: %2</translation>
+        <source>Could not download: %1</source>
+        <translation>Download fehlgeschlagen: %1</translation>
     </message>
 </context>
 <context>
@@ -216,7 +212,7 @@
         <translation>https://host:8443</translation>
     </message>
     <message>
-        <source>optional: the server's certificate or CA file</source>
+        <source>optional: the server&apos;s certificate or CA file</source>
         <translation>optional: das Zertifikat des Servers oder eine CA-Datei</translation>
     </message>
     <message>
@@ -360,7 +356,9 @@
     <message numerus="yes">
         <source>%1 on the server (%n file(s), %2)</source>
         <translation>
-            <numerusform>%1 auf dem Server (%n Datei, %2)</numerusform><numerusform>%1 auf dem Server (%n Dateien, %2)</numerusform></translation>
+            <numerusform>%1 auf dem Server (%n Datei, %2)</numerusform>
+            <numerusform>%1 auf dem Server (%n Dateien, %2)</numerusform>
+        </translation>
     </message>
     <message>
         <source>The server has this dataset already: nothing is uploaded.</source>
@@ -373,37 +371,16 @@
     <message numerus="yes">
         <source>To upload: %1 (%2 of %n file(s)); the server has the rest.</source>
         <translation>
-            <numerusform>Hochzuladen: %1 (%2 von %n Datei); den Rest hat der Server.</numerusform><numerusform>Hochzuladen: %1 (%2 von %n Dateien); den Rest hat der Server.</numerusform></translation>
+            <numerusform>Hochzuladen: %1 (%2 von %n Datei); den Rest hat der Server.</numerusform>
+            <numerusform>Hochzuladen: %1 (%2 von %n Dateien); den Rest hat der Server.</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n file(s), %1.</source>
         <translation>
-            <numerusform>%n Datei, %1.</numerusform><numerusform>%n Dateien, %1.</numerusform></translation>
-    </message>
-</context>
-<context>
-    <name>ddl::desktop::DatasetUpload</name>
-    <message>
-        <source>Upload of %1 cancelled; drop the folder again to resume.</source>
-        <translation>Upload von %1 abgebrochen; ziehen Sie den Ordner erneut hierher, um fortzusetzen.</translation>
-    </message>
-    <message>
-        <source>Could not upload %1: %2</source>
-        <translation>%1 konnte nicht hochgeladen werden: %2</translation>
-    </message>
-    <message>
-        <source>the manifest</source>
-        <translation>das Manifest</translation>
-    </message>
-    <message numerus="yes">
-        <source>Dataset %1: %n file(s), %2 sent.</source>
-        <translation>
-            <numerusform>Datensatz %1: %n Datei, %2 gesendet.</numerusform><numerusform>Datensatz %1: %n Dateien, %2 gesendet.</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n file(s) sent.</source>
-        <translation>
-            <numerusform>%n Datei gesendet.</numerusform><numerusform>%n Dateien gesendet.</numerusform></translation>
+            <numerusform>%n Datei, %1.</numerusform>
+            <numerusform>%n Dateien, %1.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -463,7 +440,9 @@
     <message numerus="yes">
         <source>Sending %n file(s) the server does not have…</source>
         <translation>
-            <numerusform>Sende %n Datei, die der Server nicht hat…</numerusform><numerusform>Sende %n Dateien, die der Server nicht hat…</numerusform></translation>
+            <numerusform>Sende %n Datei, die der Server nicht hat…</numerusform>
+            <numerusform>Sende %n Dateien, die der Server nicht hat…</numerusform>
+        </translation>
     </message>
     <message>
         <source>waiting</source>
@@ -476,6 +455,13 @@
     <message>
         <source>Deleted %1.</source>
         <translation>%1 gelöscht.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Dataset %1: %n file(s), %2 sent.</source>
+        <translation>
+            <numerusform>Datensatz %1: %n Datei, %2 gesendet.</numerusform>
+            <numerusform>Datensatz %1: %n Dateien, %2 gesendet.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -522,7 +508,9 @@
     <message numerus="yes">
         <source>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file(s), %3 unpacked; the package is %4.</source>
         <translation>
-            <numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Datei, %3 entpackt; das Paket ist %4 groß.</numerusform><numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Dateien, %3 entpackt; das Paket ist %4 groß.</numerusform></translation>
+            <numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Datei, %3 entpackt; das Paket ist %4 groß.</numerusform>
+            <numerusform>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n Dateien, %3 entpackt; das Paket ist %4 groß.</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -548,8 +536,8 @@
         <translation>Artefakte</translation>
     </message>
     <message>
-        <source>State: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
-        <translation>Status: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
+        <source>State: &lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
+        <translation>Status: &lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Submitted %1</source>
@@ -765,7 +753,9 @@
     <message numerus="yes">
         <source>%n job(s)</source>
         <translation>
-            <numerusform>%n Job</numerusform><numerusform>%n Jobs</numerusform></translation>
+            <numerusform>%n Job</numerusform>
+            <numerusform>%n Jobs</numerusform>
+        </translation>
     </message>
     <message>
         <source>Open</source>
@@ -838,7 +828,7 @@
         <translation>Standardfehler</translation>
     </message>
     <message>
-        <source>Everything the task wrote, with the worker's own lines, or only its stdout or stderr</source>
+        <source>Everything the task wrote, with the worker&apos;s own lines, or only its stdout or stderr</source>
         <translation>Alles, was der Task geschrieben hat, mit den eigenen Zeilen des Workers, oder nur seine Standardausgabe oder Standardfehlerausgabe</translation>
     </message>
     <message>
@@ -858,7 +848,7 @@
         <translation>Nächster</translation>
     </message>
     <message>
-        <source>"%1" is not in this log</source>
+        <source>&quot;%1&quot; is not in this log</source>
         <translation>„%1“ steht nicht in diesem Log</translation>
     </message>
     <message>
@@ -953,10 +943,10 @@
     <name>ddl::desktop::MetricChartsView</name>
     <message>
         <source>No metrics yet. Print lines such as
-DDL_METRIC {"step": 10, "loss": 0.25}
+DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
 from your training code to see them here.</source>
         <translation>Noch keine Metriken. Geben Sie Zeilen wie
-DDL_METRIC {"step": 10, "loss": 0.25}
+DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
 in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     </message>
     <message>
@@ -1044,7 +1034,7 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
 <context>
     <name>ddl::desktop::Session</name>
     <message>
-        <source>%1 holds no PEM certificate. Choose the server's certificate (DATA_DIR/tls/server.crt) or its CA.</source>
+        <source>%1 holds no PEM certificate. Choose the server&apos;s certificate (DATA_DIR/tls/server.crt) or its CA.</source>
         <translation>%1 enthält kein PEM-Zertifikat. Wählen Sie das Zertifikat des Servers (DATA_DIR/tls/server.crt) oder seine CA.</translation>
     </message>
     <message>
@@ -1058,6 +1048,37 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message>
         <source>Your session has expired. Log in again.</source>
         <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::StateTimeline</name>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1 um %2</translation>
+    </message>
+    <message>
+        <source>Running, attempt %1</source>
+        <translation>Läuft, Versuch %1</translation>
+    </message>
+    <message>
+        <source>%1 since %2 (%3 so far)</source>
+        <translation>%1 seit %2 (bisher %3)</translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3 (%4)</source>
+        <translation>%1 von %2 bis %3 (%4)</translation>
+    </message>
+    <message>
+        <source>Ended: %1</source>
+        <translation>Ende: %1</translation>
+    </message>
+    <message>
+        <source>Running #%1</source>
+        <translation>Lauf #%1</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>Abgeschickt %1</translation>
     </message>
 </context>
 <context>
@@ -1212,58 +1233,9 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message numerus="yes">
         <source>%1 of %n worker(s) online, %2 GPUs</source>
         <translation>
-            <numerusform>%1 von %n Worker online, %2 GPUs</numerusform><numerusform>%1 von %n Workern online, %2 GPUs</numerusform></translation>
-    </message>
-</context>
-<context>
-    <name>FolderDrop</name>
-    <message>
-        <source>Drop a folder from the file manager here.</source>
-        <translation>Ziehen Sie einen Ordner aus dem Dateimanager hierher.</translation>
-    </message>
-    <message numerus="yes">
-        <source>Drop one folder at a time (%n items were dropped).</source>
-        <translation>
-            <numerusform>Legen Sie jeweils nur einen Ordner ab (%n Element wurde abgelegt).</numerusform><numerusform>Legen Sie jeweils nur einen Ordner ab (%n Elemente wurden abgelegt).</numerusform></translation>
-    </message>
-    <message>
-        <source>Only a folder on this computer can be dropped here.</source>
-        <translation>Hier kann nur ein Ordner auf diesem Computer abgelegt werden.</translation>
-    </message>
-    <message>
-        <source>%1 is not a folder. Drop the folder that holds it.</source>
-        <translation>%1 ist kein Ordner. Legen Sie den Ordner ab, der die Datei enthält.</translation>
-    </message>
-</context>
-<context>
-    <name>ddl::desktop::StateTimeline</name>
-    <message>
-        <source>%1 at %2</source>
-        <translation>%1 um %2</translation>
-    </message>
-    <message>
-        <source>Running, attempt %1</source>
-        <translation>Läuft, Versuch %1</translation>
-    </message>
-    <message>
-        <source>%1 since %2 (%3 so far)</source>
-        <translation>%1 seit %2 (bisher %3)</translation>
-    </message>
-    <message>
-        <source>%1 from %2 to %3 (%4)</source>
-        <translation>%1 von %2 bis %3 (%4)</translation>
-    </message>
-    <message>
-        <source>Ended: %1</source>
-        <translation>Ende: %1</translation>
-    </message>
-    <message>
-        <source>Running #%1</source>
-        <translation>Lauf #%1</translation>
-    </message>
-    <message>
-        <source>Submitted %1</source>
-        <translation>Abgeschickt %1</translation>
+            <numerusform>%1 von %n Worker online, %2 GPUs</numerusform>
+            <numerusform>%1 von %n Workern online, %2 GPUs</numerusform>
+        </translation>
     </message>
 </context>
 </TS>

@@ -22,7 +22,7 @@
         <translation>服务器出示的证书与您信任的证书不同。如果证书是有意更换的，请在连接设置中移除固定的指纹；否则请不要连接。</translation>
     </message>
     <message>
-        <source>The server's certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
+        <source>The server&apos;s certificate is not trusted. Pin its fingerprint or choose its CA file.</source>
         <translation>服务器证书不受信任。请固定其指纹或选择其 CA 文件。</translation>
     </message>
     <message>
@@ -40,6 +40,27 @@
     <message>
         <source>Wrong email or password.</source>
         <translation>邮箱或密码错误。</translation>
+    </message>
+</context>
+<context>
+    <name>FolderDrop</name>
+    <message>
+        <source>Drop a folder from the file manager here.</source>
+        <translation>请从文件管理器把一个文件夹拖到这里。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Drop one folder at a time (%n items were dropped).</source>
+        <translation>
+            <numerusform>一次只能拖入一个文件夹（拖入了 %n 项）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Only a folder on this computer can be dropped here.</source>
+        <translation>这里只能拖入本机上的文件夹。</translation>
+    </message>
+    <message>
+        <source>%1 is not a folder. Drop the folder that holds it.</source>
+        <translation>%1 不是文件夹。请拖入包含它的文件夹。</translation>
     </message>
 </context>
 <context>
@@ -100,21 +121,6 @@
     </message>
 </context>
 <context>
-    <name>ServerAddress</name>
-    <message>
-        <source>Enter the server address, e.g. https://host:8443.</source>
-        <translation>请输入服务器地址，例如 https://host:8443。</translation>
-    </message>
-    <message>
-        <source>%1 is not a server address; write it as https://host:port.</source>
-        <translation>%1 不是服务器地址，请写成 https://主机:端口。</translation>
-    </message>
-    <message>
-        <source>DDL servers speak HTTPS only; use https://%1.</source>
-        <translation>DDL 服务器只支持 HTTPS，请使用 https://%1。</translation>
-    </message>
-</context>
-<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -143,7 +149,8 @@
     <message numerus="yes">
         <source>%n file(s)</source>
         <translation>
-            <numerusform>%n 个文件</numerusform></translation>
+            <numerusform>%n 个文件</numerusform>
+        </translation>
     </message>
     <message>
         <source>%1 is a binary file; download it to open it.</source>
@@ -165,29 +172,15 @@
         <source>Downloading…</source>
         <translation>正在下载…</translation>
     </message>
-</context>
-<context>
-    <name>ddl::desktop::ArtifactDownloader</name>
-    <message>
-        <source>Download cancelled; start it again to resume.</source>
-        <translation>下载已取消，重新开始即可续传。</translation>
-    </message>
     <message numerus="yes">
         <source>Downloaded %n file(s) to %1</source>
         <translation>
-            <numerusform>已下载 %n 个文件到 %1</numerusform></translation>
+            <numerusform>已下载 %n 个文件到 %1</numerusform>
+        </translation>
     </message>
     <message>
-        <source>Not connected to a server.</source>
-        <translation>未连接到服务器。</translation>
-    </message>
-    <message>
-        <source>The server listed an unsafe path: %1</source>
-        <translation>服务器列出了不安全的路径：%1</translation>
-    </message>
-    <message>
-        <source>Could not download %1: %2</source>
-        <translation>无法下载 %1：%2</translation>
+        <source>Could not download: %1</source>
+        <translation>无法下载：%1</translation>
     </message>
 </context>
 <context>
@@ -216,7 +209,7 @@
         <translation>https://host:8443</translation>
     </message>
     <message>
-        <source>optional: the server's certificate or CA file</source>
+        <source>optional: the server&apos;s certificate or CA file</source>
         <translation>可选：服务器证书或 CA 文件</translation>
     </message>
     <message>
@@ -360,7 +353,8 @@
     <message numerus="yes">
         <source>%1 on the server (%n file(s), %2)</source>
         <translation>
-            <numerusform>服务器上的 %1（%n 个文件，%2）</numerusform></translation>
+            <numerusform>服务器上的 %1（%n 个文件，%2）</numerusform>
+        </translation>
     </message>
     <message>
         <source>The server has this dataset already: nothing is uploaded.</source>
@@ -373,37 +367,14 @@
     <message numerus="yes">
         <source>To upload: %1 (%2 of %n file(s)); the server has the rest.</source>
         <translation>
-            <numerusform>需要上传：%1（%n 个文件中的 %2 个）；其余文件服务器已有。</numerusform></translation>
+            <numerusform>需要上传：%1（%n 个文件中的 %2 个）；其余文件服务器已有。</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n file(s), %1.</source>
         <translation>
-            <numerusform>%n 个文件，%1。</numerusform></translation>
-    </message>
-</context>
-<context>
-    <name>ddl::desktop::DatasetUpload</name>
-    <message>
-        <source>Upload of %1 cancelled; drop the folder again to resume.</source>
-        <translation>%1 的上传已取消，再次拖入文件夹即可续传。</translation>
-    </message>
-    <message>
-        <source>Could not upload %1: %2</source>
-        <translation>无法上传 %1：%2</translation>
-    </message>
-    <message>
-        <source>the manifest</source>
-        <translation>清单</translation>
-    </message>
-    <message numerus="yes">
-        <source>Dataset %1: %n file(s), %2 sent.</source>
-        <translation>
-            <numerusform>数据集 %1：%n 个文件，已发送 %2 个。</numerusform></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n file(s) sent.</source>
-        <translation>
-            <numerusform>已发送 %n 个文件。</numerusform></translation>
+            <numerusform>%n 个文件，%1。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -463,7 +434,8 @@
     <message numerus="yes">
         <source>Sending %n file(s) the server does not have…</source>
         <translation>
-            <numerusform>正在发送服务器缺少的 %n 个文件…</numerusform></translation>
+            <numerusform>正在发送服务器缺少的 %n 个文件…</numerusform>
+        </translation>
     </message>
     <message>
         <source>waiting</source>
@@ -476,6 +448,12 @@
     <message>
         <source>Deleted %1.</source>
         <translation>已删除 %1。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Dataset %1: %n file(s), %2 sent.</source>
+        <translation>
+            <numerusform>数据集 %1：%n 个文件，已发送 %2 个。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -522,7 +500,8 @@
     <message numerus="yes">
         <source>Commit &lt;b&gt;%1&lt;/b&gt;: %2&lt;br&gt;%n file(s), %3 unpacked; the package is %4.</source>
         <translation>
-            <numerusform>提交 &lt;b&gt;%1&lt;/b&gt;：%2&lt;br&gt;%n 个文件，解包后 %3；打包后 %4。</numerusform></translation>
+            <numerusform>提交 &lt;b&gt;%1&lt;/b&gt;：%2&lt;br&gt;%n 个文件，解包后 %3；打包后 %4。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -548,8 +527,8 @@
         <translation>产出文件</translation>
     </message>
     <message>
-        <source>State: &lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
-        <translation>状态：&lt;span style="color:%1"&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
+        <source>State: &lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</source>
+        <translation>状态：&lt;span style=&quot;color:%1&quot;&gt;&lt;b&gt;%2&lt;/b&gt;&lt;/span&gt;</translation>
     </message>
     <message>
         <source>Submitted %1</source>
@@ -765,7 +744,8 @@
     <message numerus="yes">
         <source>%n job(s)</source>
         <translation>
-            <numerusform>%n 个作业</numerusform></translation>
+            <numerusform>%n 个作业</numerusform>
+        </translation>
     </message>
     <message>
         <source>Open</source>
@@ -838,7 +818,7 @@
         <translation>标准错误</translation>
     </message>
     <message>
-        <source>Everything the task wrote, with the worker's own lines, or only its stdout or stderr</source>
+        <source>Everything the task wrote, with the worker&apos;s own lines, or only its stdout or stderr</source>
         <translation>任务写出的全部内容（含工作节点自身的行），或仅其标准输出或标准错误</translation>
     </message>
     <message>
@@ -858,7 +838,7 @@
         <translation>下一个</translation>
     </message>
     <message>
-        <source>"%1" is not in this log</source>
+        <source>&quot;%1&quot; is not in this log</source>
         <translation>此日志中没有“%1”</translation>
     </message>
     <message>
@@ -953,10 +933,10 @@
     <name>ddl::desktop::MetricChartsView</name>
     <message>
         <source>No metrics yet. Print lines such as
-DDL_METRIC {"step": 10, "loss": 0.25}
+DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
 from your training code to see them here.</source>
         <translation>暂无指标。在训练代码中打印如下行
-DDL_METRIC {"step": 10, "loss": 0.25}
+DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
 即可在这里看到。</translation>
     </message>
     <message>
@@ -1044,7 +1024,7 @@ DDL_METRIC {"step": 10, "loss": 0.25}
 <context>
     <name>ddl::desktop::Session</name>
     <message>
-        <source>%1 holds no PEM certificate. Choose the server's certificate (DATA_DIR/tls/server.crt) or its CA.</source>
+        <source>%1 holds no PEM certificate. Choose the server&apos;s certificate (DATA_DIR/tls/server.crt) or its CA.</source>
         <translation>%1 中没有 PEM 证书。请选择服务器证书（DATA_DIR/tls/server.crt）或其 CA。</translation>
     </message>
     <message>
@@ -1058,6 +1038,37 @@ DDL_METRIC {"step": 10, "loss": 0.25}
     <message>
         <source>Your session has expired. Log in again.</source>
         <translation>会话已过期，请重新登录。</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::StateTimeline</name>
+    <message>
+        <source>%1 at %2</source>
+        <translation>%1于 %2</translation>
+    </message>
+    <message>
+        <source>Running, attempt %1</source>
+        <translation>运行中，第 %1 次尝试</translation>
+    </message>
+    <message>
+        <source>%1 since %2 (%3 so far)</source>
+        <translation>%1，自 %2 起（已 %3）</translation>
+    </message>
+    <message>
+        <source>%1 from %2 to %3 (%4)</source>
+        <translation>%1，%2 至 %3（%4）</translation>
+    </message>
+    <message>
+        <source>Ended: %1</source>
+        <translation>结束：%1</translation>
+    </message>
+    <message>
+        <source>Running #%1</source>
+        <translation>运行 #%1</translation>
+    </message>
+    <message>
+        <source>Submitted %1</source>
+        <translation>提交于 %1</translation>
     </message>
 </context>
 <context>
@@ -1212,58 +1223,8 @@ DDL_METRIC {"step": 10, "loss": 0.25}
     <message numerus="yes">
         <source>%1 of %n worker(s) online, %2 GPUs</source>
         <translation>
-            <numerusform>%n 个工作节点中 %1 个在线，共 %2 个 GPU</numerusform></translation>
-    </message>
-</context>
-<context>
-    <name>FolderDrop</name>
-    <message>
-        <source>Drop a folder from the file manager here.</source>
-        <translation>请从文件管理器把一个文件夹拖到这里。</translation>
-    </message>
-    <message numerus="yes">
-        <source>Drop one folder at a time (%n items were dropped).</source>
-        <translation>
-            <numerusform>一次只能拖入一个文件夹（拖入了 %n 项）。</numerusform></translation>
-    </message>
-    <message>
-        <source>Only a folder on this computer can be dropped here.</source>
-        <translation>这里只能拖入本机上的文件夹。</translation>
-    </message>
-    <message>
-        <source>%1 is not a folder. Drop the folder that holds it.</source>
-        <translation>%1 不是文件夹。请拖入包含它的文件夹。</translation>
-    </message>
-</context>
-<context>
-    <name>ddl::desktop::StateTimeline</name>
-    <message>
-        <source>%1 at %2</source>
-        <translation>%1于 %2</translation>
-    </message>
-    <message>
-        <source>Running, attempt %1</source>
-        <translation>运行中，第 %1 次尝试</translation>
-    </message>
-    <message>
-        <source>%1 since %2 (%3 so far)</source>
-        <translation>%1，自 %2 起（已 %3）</translation>
-    </message>
-    <message>
-        <source>%1 from %2 to %3 (%4)</source>
-        <translation>%1，%2 至 %3（%4）</translation>
-    </message>
-    <message>
-        <source>Ended: %1</source>
-        <translation>结束：%1</translation>
-    </message>
-    <message>
-        <source>Running #%1</source>
-        <translation>运行 #%1</translation>
-    </message>
-    <message>
-        <source>Submitted %1</source>
-        <translation>提交于 %1</translation>
+            <numerusform>%n 个工作节点中 %1 个在线，共 %2 个 GPU</numerusform>
+        </translation>
     </message>
 </context>
 </TS>
