@@ -1,8 +1,8 @@
 #include "jobservice.h"
 
 #include "blobs/uploadservice.h"
-#include "datasets/datasetservice.h"
 #include "core/sha256.h"
+#include "datasets/datasetservice.h"
 #include "jobspec/jobspecparser.h"
 #include "jobstate.h"
 #include "scheduler/scheduler.h"
@@ -34,7 +34,8 @@ static QList<TaskDemand> demandsOf(const JobSpec &spec)
     QList<TaskDemand> demands;
     for (const TaskRole &role : spec.taskRoles) {
         for (int i = 0; i < role.taskNumber; ++i)
-            demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB});
+            demands.append(
+                TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1, spec.gpuType});
     }
     return demands;
 }
@@ -127,14 +128,16 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     Result<JobSpec> spec = specOf(request);
     if (!spec)
         return spec.error();
-    // Refused now rather than left waiting forever (unless the user expects a bigger worker).
+    // Refused now rather than left waiting forever (unless the user expects a bigger worker, or one
+    // of its GPU type).
     if (!allowValue.toBool(false)) {
         if (const QString never = m_scheduler.placer().neverPlaceable(demandsOf(*spec));
             !never.isEmpty()) {
             return Error::make(QStringLiteral("unschedulable"),
                                QStringLiteral("job %1 %2, so no registered worker can ever run it; "
-                                              "make it smaller, or submit it anyway with "
-                                              "--allow-unschedulable to wait for a bigger worker")
+                                              "change it to fit the workers, or submit it anyway "
+                                              "with --allow-unschedulable to wait for a worker "
+                                              "that can")
                                    .arg(spec->jobName, never),
                                QStringLiteral("allow_unschedulable"));
         }

@@ -1,5 +1,7 @@
 #include "gangplacer.h"
 
+#include <QMap>
+
 #include <algorithm>
 
 namespace ddl::server {
@@ -61,6 +63,7 @@ void GangPlacer::updateWorker(const WorkerNode &declared)
     node->totalGpus = declared.totalGpus;
     node->address = declared.address;
     node->online = declared.online;
+    node->gpuType = declared.gpuType;
     index(*node);
 }
 
@@ -158,8 +161,9 @@ QList<Placement> GangPlacer::place(const QList<TaskDemand> &tasks)
         // The tightest fit on GPUs first; among equals, the fewest free CPUs and memory.
         for (auto it = m_free.lower_bound({task.gpus, 0, 0, 0}); it != m_free.end(); ++it) {
             const auto &[gpus, cpus, memory, id] = it->first;
-            if (cpus >= task.cpus && memory >= task.memoryMb) {
-                chosen = worker(id);
+            WorkerNode *candidate = worker(id);
+            if (cpus >= task.cpus && memory >= task.memoryMb && task.acceptsWorker(*candidate)) {
+                chosen = candidate;
                 break;
             }
         }
@@ -173,11 +177,12 @@ QList<Placement> GangPlacer::place(const QList<TaskDemand> &tasks)
     return placed;
 }
 
-GangPlacer::Summary GangPlacer::summary() const
+GangPlacer::Summary GangPlacer::summary(const QString &gpuType) const
 {
+    const TaskDemand typed{.gpuType = gpuType};
     Summary cluster;
     for (const WorkerNode &node : m_workers) {
-        if (!node.online)
+        if (!node.online || !typed.acceptsWorker(node))
             continue;
         ++cluster.online;
         cluster.largestGpus = std::max(cluster.largestGpus, node.totalGpus);
@@ -240,6 +245,15 @@ TaskDemand largestDemand(const QList<TaskDemand> &tasks)
 
 } // namespace
 
+QString GangPlacer::gpuTypeOf(const QList<TaskDemand> &tasks)
+{
+    for (const TaskDemand &task : tasks) {
+        if (!task.gpuType.isEmpty())
+            return task.gpuType;
+    }
+    return {};
+}
+
 QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
     const TaskDemand need = largestDemand(tasks);
@@ -263,6 +277,20 @@ QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary
 }
 
 QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &cluster)
+{
+    const QString gpuType = gpuTypeOf(tasks);
+    if (gpuType.isEmpty())
+        return explainUntyped(tasks, cluster);
+    if (cluster.online == 0) {
+        return QStringLiteral("needs GPU type %1; no online worker has it (start a ddl-worker "
+                              "with --gpu-type %1)")
+            .arg(gpuType);
+    }
+    return QStringLiteral("on the workers with GPU type %1, %2")
+        .arg(gpuType, explainUntyped(tasks, cluster));
+}
+
+QString GangPlacer::explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
     if (cluster.online == 0)
         return QStringLiteral("no worker is online; start a ddl-worker");
@@ -338,25 +366,54 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
 
 QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
 {
-    // Every registered worker that takes tasks (a worker declaring no slots takes none), online
-    // or not, with nothing running on it.
+    // Every registered worker that takes tasks (a worker declaring no slots takes none) and has
+    // the gang's GPU type, online or not, with nothing running on it.
+    const QString gpuType = gpuTypeOf(tasks);
+    const TaskDemand typed{.gpuType = gpuType};
     GangPlacer empty;
+    QMap<QString, QString> otherTypes; // lower case -> as announced
+    bool anyTakesTasks = false;
     for (const WorkerNode &node : m_workers) {
         if (node.totalSlots <= 0)
             continue;
+        anyTakesTasks = true;
+        if (!typed.acceptsWorker(node)) {
+            if (!node.gpuType.isEmpty())
+                otherTypes.insert(node.gpuType.toLower(), node.gpuType);
+            continue;
+        }
         WorkerNode idle = node;
         idle.online = true;
         empty.addWorker(idle);
     }
     // No such worker yet is no verdict: workers may come later.
-    if (empty.m_workers.isEmpty() || tasks.isEmpty() || !empty.place(tasks).isEmpty())
+    if (!anyTakesTasks || tasks.isEmpty())
         return {};
-    const Summary cluster = empty.summary();
+    if (empty.m_workers.isEmpty()) {
+        QStringList types = otherTypes.values();
+        if (types.size() > 8)
+            types = types.first(8) << QStringLiteral("others");
+        return QStringLiteral("needs GPU type %1; no registered worker has it (%2)")
+            .arg(gpuType,
+                 types.isEmpty() ? QStringLiteral("none announces a GPU type")
+                                 : QStringLiteral("they have ") + joinAnd(types));
+    }
+    if (!empty.place(tasks).isEmpty())
+        return {};
+    const QString reason = empty.neverPlaceableUntyped(tasks);
+    return gpuType.isEmpty()
+               ? reason
+               : QStringLiteral("on the workers with GPU type %1, %2").arg(gpuType, reason);
+}
+
+QString GangPlacer::neverPlaceableUntyped(const QList<TaskDemand> &tasks) const
+{
+    const Summary cluster = summary();
     if (const QString never = exceedsLargest(tasks, cluster); !never.isEmpty())
         return never;
     for (const TaskDemand &task : tasks) {
-        const bool fits = std::any_of(
-            empty.m_workers.cbegin(), empty.m_workers.cend(), [&task](const WorkerNode &node) {
+        const bool fits =
+            std::any_of(m_workers.cbegin(), m_workers.cend(), [&task](const WorkerNode &node) {
                 return node.totalGpus >= task.gpus && node.totalCpus >= task.cpus &&
                        node.totalMemoryMb >= task.memoryMb;
             });

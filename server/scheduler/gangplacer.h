@@ -9,9 +9,10 @@
 namespace ddl::server {
 
 // Places all tasks of a job at once, or none of them (a gang), onto online workers by GPUs,
-// CPUs, memory and slots: largest task first, each onto the worker whose free GPUs fit it most
-// tightly, so that big holes stay for big tasks. Workers are indexed by what they have free, so a
-// placement looks at a few workers, not all of them.
+// CPUs, memory and slots, and only onto workers of the job's GPU type when it names one: largest
+// task first, each onto the worker whose free GPUs fit it most tightly, so that big holes stay for
+// big tasks. Workers are indexed by what they have free, so a placement looks at a few workers, not
+// all of them.
 class GangPlacer
 {
 public:
@@ -40,17 +41,26 @@ public:
         int freeSlots = 0;
         QList<int> freeGpus; // per worker with a free slot, most first
     };
-    Summary summary() const;
+    // Counts only the workers that gpuType accepts (see TaskDemand::acceptsWorker).
+    Summary summary(const QString &gpuType = {}) const;
     bool hasFreeSlot() const { return !m_free.empty(); }
     // Why a gang does not fit now, in words a user can act on: every resource that is short
-    // (task slots, GPUs, CPUs, memory), each with what is free.
+    // (task slots, GPUs, CPUs, memory), each with what is free. For a gang with a GPU type,
+    // cluster is the summary of the workers of that type.
     static QString explain(const QList<TaskDemand> &tasks, const Summary &cluster);
     // Why no registered worker could ever hold the gang, even with all of them idle and online
     // ("needs 4 GPUs on one worker; the largest worker has 2 GPUs"); empty when they could, and
     // when no worker that takes tasks (slots > 0) is registered at all (workers may come later).
+    // A gang with a GPU type counts only the workers of that type ("needs GPU type V100; no
+    // registered worker has it").
     QString neverPlaceable(const QList<TaskDemand> &tasks) const;
+    // The GPU type the gang asks for; empty when it asks for none.
+    static QString gpuTypeOf(const QList<TaskDemand> &tasks);
 
 private:
+    static QString explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster);
+    // neverPlaceable() on a placer holding only idle workers that the gang may use.
+    QString neverPlaceableUntyped(const QList<TaskDemand> &tasks) const;
     // The part of a reason for resources that one task needs more of than the largest worker
     // has; empty when the largest worker is big enough.
     static QString exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster);

@@ -35,11 +35,15 @@ static QJsonObject roleOf(const QJsonObject &spec, const QString &name)
     return {};
 }
 
-static TaskDemand demandOf(qint64 taskId, const QJsonObject &role)
+static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString &roleName)
 {
-    return TaskDemand{taskId, role.value(QStringLiteral("gpuNumber")).toInt(),
+    const QJsonObject role = roleOf(spec, roleName);
+    return TaskDemand{taskId,
+                      role.value(QStringLiteral("gpuNumber")).toInt(),
                       role.value(QStringLiteral("cpuNumber")).toInt(1),
-                      role.value(QStringLiteral("memoryMB")).toInteger(), openPaiPortCount(role)};
+                      role.value(QStringLiteral("memoryMB")).toInteger(),
+                      openPaiPortCount(role),
+                      spec.value(QStringLiteral("gpuType")).toString()};
 }
 
 static QString joinIndices(const QList<int> &indices)
@@ -62,7 +66,7 @@ Status Scheduler::load()
 {
     Result<QSqlQuery> workers = runSql(m_db,
                                        QStringLiteral("SELECT id, address, gpus, cpus, memory_mb, "
-                                                      "slots, state FROM workers"));
+                                                      "slots, state, gpu_type FROM workers"));
     if (!workers)
         return workers.error();
     while (workers->next()) {
@@ -74,6 +78,7 @@ Status Scheduler::load()
         node.totalMemoryMb = workers->value(4).toLongLong();
         node.totalSlots = workers->value(5).toInt();
         node.online = workers->value(6).toString() == QLatin1String("ONLINE");
+        node.gpuType = workers->value(7).toString();
         m_placer.addWorker(node);
     }
     Result<QSqlQuery> running = runSql(
@@ -86,9 +91,10 @@ Status Scheduler::load()
         return running.error();
     while (running->next()) {
         const QJsonObject spec = QJsonDocument::fromJson(running->value(7).toByteArray()).object();
-        const TaskDemand demand = demandOf(running->value(0).toLongLong(),
-                                           roleOf(spec, running->value(6).toString()));
-        Allocation allocation{Placement{demand.taskId, running->value(3).toLongLong(),
+        const TaskDemand demand =
+            demandOf(running->value(0).toLongLong(), spec, running->value(6).toString());
+        Allocation allocation{Placement{demand.taskId,
+                                        running->value(3).toLongLong(),
                                         splitIndices(running->value(5).toString()),
                                         running->value(4).toInt(), demand.cpus, demand.memoryMb,
                                         demand.ports},
@@ -132,8 +138,7 @@ void Scheduler::enqueue(qint64 jobId)
                                                     "AND attempt = ? AND state = ?"),
                                      {jobId, job->value(3), JobState::Waiting});
     while (tasks && tasks->next()) {
-        queued.tasks << demandOf(tasks->value(0).toLongLong(),
-                                 roleOf(spec, tasks->value(1).toString()));
+        queued.tasks << demandOf(tasks->value(0).toLongLong(), spec, tasks->value(1).toString());
         queued.gpus += queued.tasks.last().gpus;
     }
     if (queued.tasks.isEmpty())
@@ -280,7 +285,10 @@ Result<int> Scheduler::schedule()
                     cluster = m_placer.summary();
                     clusterStale = false;
                 }
-                reason = GangPlacer::explain(job->tasks, cluster);
+                // A gang with a GPU type is explained by the workers of that type alone.
+                const QString gpuType = GangPlacer::gpuTypeOf(job->tasks);
+                reason = GangPlacer::explain(
+                    job->tasks, gpuType.isEmpty() ? cluster : m_placer.summary(gpuType));
             }
         }
         if (!reason.isEmpty()) {

@@ -16,6 +16,7 @@ struct WorkerNode
     qint64 totalMemoryMb = 0;
     int totalSlots = 0;
     bool online = true;
+    QString gpuType; // the worker's label (--gpu-type, else its GPUs' model); empty: none
 
     QList<bool> gpuBusy; // by GPU index
     int freeCpus = 0;
@@ -34,7 +35,13 @@ struct TaskDemand
     int gpus = 0;
     int cpus = 1;
     qint64 memoryMb = 0;
-    int ports = 1; // its own port and those of its portList, booked as one run
+    int ports = 1;   // its own port and those of its portList, booked as one run
+    QString gpuType; // the job's OpenPAI gpuType: only workers with this label (any case)
+
+    bool acceptsWorker(const WorkerNode &node) const
+    {
+        return gpuType.isEmpty() || node.gpuType.compare(gpuType, Qt::CaseInsensitive) == 0;
+    }
 };
 
 // Where a task goes: the worker, the GPUs it gets by index, the port it listens on (the first of

@@ -68,8 +68,13 @@ const std::vector<QStringList> &schemaMigrations()
                            "NOT NULL, total_size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
                            "PRIMARY KEY (owner_id, name))"),
             QStringLiteral("ALTER TABLE jobs ADD COLUMN dataset_manifest TEXT"),
-            QStringLiteral("CREATE TABLE manifest_files (manifest_sha256 TEXT NOT NULL, sha256 TEXT "
-                           "NOT NULL, PRIMARY KEY (manifest_sha256, sha256))"),
+            QStringLiteral(
+                "CREATE TABLE manifest_files (manifest_sha256 TEXT NOT NULL, sha256 TEXT "
+                "NOT NULL, PRIMARY KEY (manifest_sha256, sha256))"),
+        },
+        // 4: a worker's GPU type (--gpu-type, else its GPUs' model), matched by OpenPAI's gpuType.
+        {
+            QStringLiteral("ALTER TABLE workers ADD COLUMN gpu_type TEXT NOT NULL DEFAULT ''"),
         },
     };
     return migrations;

@@ -36,6 +36,7 @@ static WorkerNode declaredNode(qint64 id, const QString &address, const QJsonObj
     node.totalMemoryMb = resources.value(QStringLiteral("memory_mb")).toInteger();
     node.totalGpus = int(resources.value(QStringLiteral("gpus")).toInteger());
     node.totalSlots = int(resources.value(QStringLiteral("slots")).toInteger());
+    node.gpuType = resources.value(QStringLiteral("gpu_type")).toString();
     node.online = true;
     return node;
 }
@@ -65,6 +66,28 @@ static bool isValidAddress(const QString &address)
     return pattern.match(address).hasMatch();
 }
 
+// A GPU type is a label that users name in a job's gpuType and read back in the worker list:
+// printable, one line, short.
+static bool isValidGpuType(const QString &gpuType)
+{
+    static const QRegularExpression pattern(
+        QRegularExpression::anchoredPattern(QStringLiteral("[^\\p{C}]{0,100}")));
+    return pattern.match(gpuType).hasMatch();
+}
+
+// The label as stored: "" (never NULL) for a worker that announces none.
+static QString gpuTypeOf(const QJsonValue &value)
+{
+    const QString gpuType = value.toString();
+    return gpuType.isNull() ? QStringLiteral("") : gpuType;
+}
+
+static Error badGpuType()
+{
+    return badField(QStringLiteral("gpu_type"),
+                    QStringLiteral("must be at most 100 printable characters on one line"));
+}
+
 Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QString &peerAddress)
 {
     Result<QSqlQuery> token = runSql(m_db,
@@ -92,18 +115,28 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
     else if (!isValidAddress(address))
         return badField(QStringLiteral("address"),
                         QStringLiteral("must be a host name or IP address"));
+    const QString gpuType = gpuTypeOf(request.value(QStringLiteral("gpu_type")));
+    if (!isValidGpuType(gpuType))
+        return badGpuType();
     const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
     const qint64 now = nowMs();
-    Result<QSqlQuery> insert = runSql(
-        m_db,
-        QStringLiteral("INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                       "gpus, slots, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-                       "'ONLINE', ?, ?)"),
-        {name, request.value(QStringLiteral("hostname")).toString(), address,
-         SecretToken::hashOf(workerToken), request.value(QStringLiteral("cpus")).toInteger(),
-         request.value(QStringLiteral("memory_mb")).toInteger(),
-         request.value(QStringLiteral("gpus")).toInteger(),
-         request.value(QStringLiteral("slots")).toInteger(), now, now});
+    Result<QSqlQuery> insert =
+        runSql(m_db,
+               QStringLiteral(
+                   "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
+                   "gpus, slots, gpu_type, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, "
+                   "?, ?, ?, ?, 'ONLINE', ?, ?)"),
+               {name,
+                request.value(QStringLiteral("hostname")).toString(),
+                address,
+                SecretToken::hashOf(workerToken),
+                request.value(QStringLiteral("cpus")).toInteger(),
+                request.value(QStringLiteral("memory_mb")).toInteger(),
+                request.value(QStringLiteral("gpus")).toInteger(),
+                request.value(QStringLiteral("slots")).toInteger(),
+                gpuType,
+                now,
+                now});
     if (!insert)
         return insert.error();
     const qint64 id = insert->lastInsertId().toLongLong();
@@ -143,17 +176,19 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
         }
     }
     update << worker.id;
-    Result<QSqlQuery> before = runSql(m_db,
-                                      QStringLiteral("SELECT state, address, cpus, memory_mb, gpus, "
-                                                     "slots FROM workers WHERE id = ?"),
-                                      {worker.id});
+    Result<QSqlQuery> before =
+        runSql(m_db,
+               QStringLiteral("SELECT state, address, cpus, memory_mb, gpus, "
+                              "slots, gpu_type FROM workers WHERE id = ?"),
+               {worker.id});
     if (!before || !before->next())
         return before ? Error::make(QStringLiteral("unauthorized"), QStringLiteral("unknown worker"))
                       : before.error();
     QJsonObject declared{{QStringLiteral("cpus"), before->value(2).toLongLong()},
                          {QStringLiteral("memory_mb"), before->value(3).toLongLong()},
                          {QStringLiteral("gpus"), before->value(4).toLongLong()},
-                         {QStringLiteral("slots"), before->value(5).toLongLong()}};
+                         {QStringLiteral("slots"), before->value(5).toLongLong()},
+                         {QStringLiteral("gpu_type"), before->value(6).toString()}};
     bool changed = before->value(0).toString() != QLatin1String("ONLINE");
     for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
         const QString key = QLatin1String(field);
@@ -161,6 +196,16 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
             declared.insert(key, request.value(key).toInteger());
             changed = true;
         }
+    }
+    // A new --gpu-type (or other GPUs) of a worker that kept its enrollment.
+    if (const QJsonValue gpuType = request.value(QStringLiteral("gpu_type"));
+        gpuType.isString() && gpuType.toString() != declared.value(QStringLiteral("gpu_type"))) {
+        if (!isValidGpuType(gpuType.toString()))
+            return badGpuType();
+        declared.insert(QStringLiteral("gpu_type"), gpuType);
+        resources += QStringLiteral(", gpu_type = ?");
+        update.insert(update.size() - 1, gpuTypeOf(gpuType));
+        changed = true;
     }
     // --advertise-address of a worker that kept its enrollment (it does not enroll again).
     QString address = before->value(1).toString();
@@ -336,7 +381,7 @@ Result<QJsonObject> WorkerService::list()
         m_db,
         QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
                        "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
-                       "t.state = ?) FROM workers w ORDER BY w.name, w.id"),
+                       "t.state = ?), w.gpu_type FROM workers w ORDER BY w.name, w.id"),
         {JobState::Running});
     if (!query)
         return query.error();
@@ -352,6 +397,7 @@ Result<QJsonObject> WorkerService::list()
             {QStringLiteral("slots"), query->value(6).toInt()},
             {QStringLiteral("last_seen"), isoTime(query->value(7).toLongLong())},
             {QStringLiteral("running_tasks"), query->value(8).toInt()},
+            {QStringLiteral("gpu_type"), query->value(9).toString()},
         });
     }
     return QJsonObject{{QStringLiteral("workers"), workers}};

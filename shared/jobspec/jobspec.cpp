@@ -125,10 +125,6 @@ QStringList JobSpec::noEffectNotes() const
     if (!virtualCluster.isEmpty())
         note(QStringLiteral("virtualCluster"),
              QStringLiteral("all workers form one pool; jobs wait in one queue"));
-    if (!gpuType.isEmpty())
-        note(QStringLiteral("gpuType"),
-             QStringLiteral("workers do not announce GPU types, so any worker with free GPUs "
-                            "runs the tasks"));
     if (!extras.isEmpty())
         note(QStringLiteral("extras"), QStringLiteral("kept with the job for you to read back"));
     for (qsizetype i = 0; i < taskRoles.size(); ++i) {

@@ -65,10 +65,11 @@ struct JobSpec
     int killAllOnCompletedTaskNumber = 0;
     int retryCount = 0;
     QJsonObject jobEnvs; // name -> string, number or boolean: set in every task's environment
+    // Only workers whose --gpu-type matches (in any case) run the job's tasks.
+    QString gpuType;
     // OpenPAI fields kept with the job that have no effect here (see noEffectNotes()).
     QString authFile;
     QString virtualCluster;
-    QString gpuType;
     QJsonObject extras;
     QString datasetLocation; // client-side path from task.yaml; never sent on the wire
 
@@ -83,7 +84,7 @@ struct JobSpec
     QJsonObject toJson() const;
 
     // One line per field this spec sets that is kept but changes nothing here (authFile,
-    // virtualCluster, gpuType, extras, a portList beginAt, the image): the job's events say so.
+    // virtualCluster, extras, a portList beginAt, the image): the job's events say so.
     QStringList noEffectNotes() const;
 
     // "ddl" or "openpai".

@@ -221,7 +221,7 @@ void TestDesktopEditor::openPaiTextRecognised_data()
            "  \"gpuType\": \"K80\", /* kept */\n  \"taskRoles\": [{\"name\": \"r\", "
            "\"taskNumber\": 1, \"cpuNumber\": 1, \"memoryMB\": 256, \"gpuNumber\": 0, "
            "\"command\": \"curl http://x//y\"}]\n}\n"_s
-        << u"pasted"_s << u"curl http://x//y"_s << QStringList{u"image"_s, u"gpuType"_s};
+        << u"pasted"_s << u"curl http://x//y"_s << QStringList{u"image"_s};
     QTest::newRow("v1 JSON without kind") << u"{\"jobName\": \"plain\", \"image\": \"i\", "
                                              "\"taskRoles\": [{\"name\": \"r\", "
                                              "\"taskNumber\": 1, \"cpuNumber\": 1, "

@@ -1,7 +1,7 @@
 // OpenPAI job configs as people write them, submitted with ddlcli to a real ddl-server and
 // ddl-worker: a v1 JSON with comments, portList, jobEnvs, shmMB and fields that have no effect
 // here; a protocol v2 YAML with parameters, ports and a completion policy; a v1 job whose
-// failures are tolerated (minFailedTaskCount null).
+// failures are tolerated (minFailedTaskCount null); gpuType placing jobs by workers' labels.
 #include "clusterharness.h"
 
 #include <QDir>
@@ -15,6 +15,8 @@
 
 #include <algorithm>
 
+using namespace Qt::StringLiterals;
+
 class TestE2eOpenPai : public QObject
 {
     Q_OBJECT
@@ -24,6 +26,7 @@ private slots:
     void v1JobGetsPortsEnvsAndNotes();
     void v2YamlWithParametersAndCompletion();
     void toleratedFailures();
+    void gpuTypeChoosesTheWorker();
 
 private:
     // Submits the config (written to a file of this name in a folder that is no git repository)
@@ -43,7 +46,10 @@ static const QString User = QStringLiteral("pat");
 void TestE2eOpenPai::initTestCase()
 {
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
-    QVERIFY(m_cluster.startWorker({QStringLiteral("--slots"), QStringLiteral("4")}));
+    // A GPU type label on a worker without GPUs (this machine has none): the v1 job's gpuType
+    // K80 matches it in another case.
+    QVERIFY(m_cluster.startWorker({QStringLiteral("--slots"), QStringLiteral("4"),
+                                   QStringLiteral("--gpu-type"), QStringLiteral("k80")}));
     QVERIFY(m_cluster.registerAndLogin(User, QStringLiteral("pat-password")));
 }
 
@@ -185,14 +191,14 @@ void TestE2eOpenPai::v1JobGetsPortsEnvsAndNotes()
     QStringList events;
     for (const QJsonValue &event : done.value(QStringLiteral("events")).toArray())
         events << event.toObject().value(QStringLiteral("message")).toString();
-    for (const char *field : {"image", "authFile", "virtualCluster", "gpuType"}) {
+    for (const char *field : {"image", "authFile", "virtualCluster"}) {
         const QString prefix = QLatin1String(field)
                                + QLatin1String(": accepted, but has no effect here: ");
         QVERIFY2(std::any_of(events.cbegin(), events.cend(),
                              [&](const QString &event) { return event.startsWith(prefix); }),
                  qPrintable(QLatin1String(field) + u'\n' + events.join(u'\n')));
     }
-    QCOMPARE(events.size(), 4);
+    QCOMPARE(events.size(), 3);
 }
 
 void TestE2eOpenPai::v2YamlWithParametersAndCompletion()
@@ -262,6 +268,46 @@ void TestE2eOpenPai::toleratedFailures()
         states << value.toObject().value(QStringLiteral("state")).toString();
     states.sort();
     QCOMPARE(states, (QStringList{QStringLiteral("FAILED"), QStringLiteral("SUCCEEDED")}));
+}
+
+void TestE2eOpenPai::gpuTypeChoosesTheWorker()
+{
+    // Two more GPU-less workers labelled A and B (--gpu-type is a label; this machine has no
+    // GPU), beside the k80 one of initTestCase.
+    for (const QString &type : {QStringLiteral("A"), QStringLiteral("B")}) {
+        const QString name = QStringLiteral("label-") + type.toLower();
+        QVERIFY(m_cluster.startNamedWorker(name, {QStringLiteral("--gpu-type"), type}));
+        QTRY_VERIFY2_WITH_TIMEOUT(m_cluster.workerLog(name).contains(u"enrolled as worker"),
+                                  qPrintable(m_cluster.workerLog(name)), 15000);
+        QVERIFY2(m_cluster.workerLog(name).contains(u", GPU type " + type),
+                 qPrintable(m_cluster.workerLog(name)));
+    }
+
+    // gpuType "b" (OpenPAI matches in any case) runs on the B worker only, though the others
+    // are idle.
+    const QByteArray onB = R"json({"jobName": "pai-gpu-type-b", "image": "ubuntu", "gpuType": "b",
+  "taskRoles": [{"name": "w", "taskNumber": 2, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+    "command": "echo on-b"}]})json";
+    QString output;
+    const QString uuid = submit(QStringLiteral("gpu-type-b.json"), onB, &output);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(output));
+    QVERIFY2(!output.contains(u"gpuType: accepted, but has no effect"), qPrintable(output));
+    const QString state = waitForEnd(uuid);
+    QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QJsonArray tasks = job(uuid).value(QStringLiteral("tasks")).toArray();
+    QCOMPARE(tasks.size(), 2);
+    for (const QJsonValue &task : tasks)
+        QCOMPARE(task.toObject().value(QStringLiteral("worker")).toString(), u"label-b"_s);
+
+    // gpuType C: no registered worker has it, so it is refused at submit, with the way out.
+    const QByteArray onC = R"json({"jobName": "pai-gpu-type-c", "image": "ubuntu", "gpuType": "C",
+  "taskRoles": [{"name": "w", "taskNumber": 1, "cpuNumber": 1, "memoryMB": 256, "gpuNumber": 0,
+    "command": "echo on-c"}]})json";
+    QVERIFY(submit(QStringLiteral("gpu-type-c.json"), onC, &output).isEmpty());
+    QVERIFY2(output.contains(u"needs GPU type C; no registered worker has it (they have A, B and "
+                             "k80)"),
+             qPrintable(output));
+    QVERIFY2(output.contains(u"--allow-unschedulable"), qPrintable(output));
 }
 
 QTEST_GUILESS_MAIN(TestE2eOpenPai)

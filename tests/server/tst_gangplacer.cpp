@@ -7,6 +7,7 @@
 #include <algorithm>
 
 using namespace ddl::server;
+using namespace Qt::StringLiterals;
 
 namespace {
 
@@ -18,6 +19,7 @@ struct Declared
     qint64 memoryMb = 32000;
     int slotCount = 4;
     bool online = true;
+    QString gpuType;
 };
 
 WorkerNode nodeOf(qint64 id, const Declared &declared)
@@ -30,6 +32,7 @@ WorkerNode nodeOf(qint64 id, const Declared &declared)
     node.totalMemoryMb = declared.memoryMb;
     node.totalSlots = declared.slotCount;
     node.online = declared.online;
+    node.gpuType = declared.gpuType;
     return node;
 }
 
@@ -54,6 +57,20 @@ QList<TaskDemand> gang(const QList<TaskDemand> &tasks)
 TaskDemand gpuTask(int gpus, int cpus = 1, qint64 memoryMb = 0)
 {
     return TaskDemand{0, gpus, cpus, memoryMb};
+}
+
+// The tasks of a job whose OpenPAI gpuType is type.
+QList<TaskDemand> ofType(const QString &type, QList<TaskDemand> tasks)
+{
+    for (TaskDemand &task : tasks)
+        task.gpuType = type;
+    return tasks;
+}
+
+// A worker labelled with a GPU type (--gpu-type).
+Declared labelled(const QString &type, int gpus = 2, int slotCount = 4, bool online = true)
+{
+    return Declared{gpus, 8, 32000, slotCount, online, type};
 }
 
 // Everything of a worker that a placement may change.
@@ -196,6 +213,26 @@ void tst_GangPlacer::place_data()
         << QList<Declared>{{4, 8, 32000, 0}, {1}} << gang({gpuTask(1)}) << QList<qint64>{2};
     QTest::newRow("only a worker with no slot would fit")
         << QList<Declared>{{4, 8, 32000, 0}} << gang({gpuTask(0)}) << QList<qint64>{};
+    // OpenPAI's gpuType: only workers of that label, matched in any case.
+    QTest::newRow("gpuType: its worker, not the tighter one of another type")
+        << QList<Declared>{labelled(u"K80"_s, 1), labelled(u"V100"_s, 4)}
+        << ofType(u"V100"_s, gang({gpuTask(1)})) << QList<qint64>{2};
+    QTest::newRow("gpuType matches in any case")
+        << QList<Declared>{labelled(u"K80"_s), labelled(u"Tesla V100"_s)}
+        << ofType(u"tesla v100"_s, gang({gpuTask(1)})) << QList<qint64>{2};
+    QTest::newRow("gpuType mismatch: no worker of that type")
+        << QList<Declared>{labelled(u"K80"_s, 4)} << ofType(u"V100"_s, gang({gpuTask(1)}))
+        << QList<qint64>{};
+    QTest::newRow("gpuType mismatch: an unlabelled worker is none")
+        << QList<Declared>{{4}} << ofType(u"V100"_s, gang({gpuTask(0)})) << QList<qint64>{};
+    QTest::newRow("gpuType binds CPU-only tasks too")
+        << QList<Declared>{labelled(u"A"_s, 0), labelled(u"B"_s, 0)}
+        << ofType(u"B"_s, gang({gpuTask(0), gpuTask(0)})) << QList<qint64>{2, 2};
+    QTest::newRow("gpuType gang waits for slots on its type, others free")
+        << QList<Declared>{labelled(u"A"_s, 0, 1), labelled(u"B"_s, 0, 4)}
+        << ofType(u"A"_s, gang({gpuTask(0), gpuTask(0)})) << QList<qint64>{};
+    QTest::newRow("no gpuType: labelled workers take it")
+        << QList<Declared>{labelled(u"K80"_s)} << gang({gpuTask(1)}) << QList<qint64>{1};
 }
 
 void tst_GangPlacer::place()
@@ -478,6 +515,17 @@ void tst_GangPlacer::explain_data()
     QTest::newRow("all slots busy")
         << QList<Declared>{{4, 8, 32000, 1}} << gang({gpuTask(1)}) << gang({gpuTask(1)})
         << QStringLiteral("needs 1 task slot at once (0 are free)");
+    QTest::newRow("gpuType: no online worker has it")
+        << QList<Declared>{labelled(u"K80"_s), labelled(u"V100"_s, 2, 4, false)}
+        << QList<TaskDemand>{} << ofType(u"V100"_s, gang({gpuTask(1)}))
+        << QStringLiteral("needs GPU type V100; no online worker has it (start a ddl-worker with "
+                          "--gpu-type V100)");
+    // The other type's free slots do not count.
+    QTest::newRow("gpuType: its workers are busy")
+        << QList<Declared>{labelled(u"V100"_s, 2, 1), labelled(u"K80"_s)}
+        << ofType(u"V100"_s, gang({gpuTask(1)})) << ofType(u"v100"_s, gang({gpuTask(1)}))
+        << QStringLiteral("on the workers with GPU type v100, needs 1 task slot at once (0 are "
+                          "free)");
 }
 
 void tst_GangPlacer::explain()
@@ -491,7 +539,8 @@ void tst_GangPlacer::explain()
     if (!earlier.isEmpty())
         QCOMPARE(placer.place(earlier).size(), earlier.size());
     QVERIFY(placer.place(tasks).isEmpty());
-    QCOMPARE(GangPlacer::explain(tasks, placer.summary()), reason);
+    // As the scheduler asks: a gang with a GPU type, about the workers of that type.
+    QCOMPARE(GangPlacer::explain(tasks, placer.summary(GangPlacer::gpuTypeOf(tasks))), reason);
 }
 
 void tst_GangPlacer::neverPlaceable_data()
@@ -524,6 +573,23 @@ void tst_GangPlacer::neverPlaceable_data()
         << QList<Declared>{{2}, {2}} << gang({gpuTask(2), gpuTask(2), gpuTask(2)})
         << QStringLiteral("its 3 tasks do not fit together on the registered workers (2 "
                           "workers), even with nothing else running");
+    QTest::newRow("gpuType no registered worker has")
+        << QList<Declared>{labelled(u"K80"_s), labelled(u"A100"_s), {0}}
+        << ofType(u"V100"_s, gang({gpuTask(1)}))
+        << QStringLiteral("needs GPU type V100; no registered worker has it (they have A100 and "
+                          "K80)");
+    QTest::newRow("gpuType when no worker announces one")
+        << QList<Declared>{{4}} << ofType(u"V100"_s, gang({gpuTask(1)}))
+        << QStringLiteral("needs GPU type V100; no registered worker has it (none announces a GPU "
+                          "type)");
+    QTest::newRow("gpuType in any case, on an offline worker")
+        << QList<Declared>{{0}, labelled(u"v100"_s, 4, 4, false)}
+        << ofType(u"V100"_s, gang({gpuTask(4)})) << QString();
+    QTest::newRow("gpuType: its workers are too small")
+        << QList<Declared>{labelled(u"V100"_s, 2), labelled(u"K80"_s, 8)}
+        << ofType(u"V100"_s, gang({gpuTask(4)}))
+        << QStringLiteral("on the workers with GPU type V100, needs 4 GPUs on one worker; the "
+                          "largest worker has 2 GPUs");
 }
 
 void tst_GangPlacer::neverPlaceable()

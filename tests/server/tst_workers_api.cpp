@@ -25,7 +25,11 @@ void tst_WorkersApi::listsWorkersForUsers()
     QVERIFY(cluster.startServer());
     QVERIFY(cluster.startNamedWorker(QStringLiteral("gpu-box"),
                                      {QStringLiteral("--gpus"), QStringLiteral("0"),
-                                      QStringLiteral("--slots"), QStringLiteral("3")}));
+                                      QStringLiteral("--slots"), QStringLiteral("3"),
+                                      QStringLiteral("--gpu-type"), QStringLiteral("Tesla V100")}));
+    // Without --gpu-type and without GPUs: no label.
+    QVERIFY(cluster.startNamedWorker(QStringLiteral("cpu-box"),
+                                     {QStringLiteral("--gpus"), QStringLiteral("0")}));
     Result<ServerTrust> trust = ServerTrust::fromCaFile(cluster.caCert());
     QVERIFY(trust.ok());
     ApiClient client(QUrl(cluster.serverUrl()), *trust);
@@ -47,14 +51,20 @@ void tst_WorkersApi::listsWorkersForUsers()
             Result<ApiResponse> answer = client.getSync(QStringLiteral("/v1/workers"));
             workers = answer ? answer->json().value(QStringLiteral("workers")).toArray()
                              : QJsonArray();
-            return workers.size() == 1;
+            return workers.size() == 2;
         }(),
         15000);
-    const QJsonObject worker = workers.first().toObject();
+    // Ordered by name.
+    const QJsonObject unlabelled = workers.first().toObject();
+    QCOMPARE(unlabelled.value(QStringLiteral("name")).toString(), QStringLiteral("cpu-box"));
+    QCOMPARE(unlabelled.value(QStringLiteral("gpu_type")), QJsonValue(QStringLiteral("")));
+    const QJsonObject worker = workers.last().toObject();
     QCOMPARE(worker.value(QStringLiteral("name")).toString(), QStringLiteral("gpu-box"));
     QCOMPARE(worker.value(QStringLiteral("state")).toString(), QStringLiteral("ONLINE"));
     QCOMPARE(worker.value(QStringLiteral("slots")).toInt(), 3);
     QCOMPARE(worker.value(QStringLiteral("gpus")).toInt(), 0);
+    // The label jobs name in OpenPAI's gpuType (a GPU-less worker may carry one too).
+    QCOMPARE(worker.value(QStringLiteral("gpu_type")).toString(), QStringLiteral("Tesla V100"));
     QVERIFY(worker.value(QStringLiteral("cpus")).toInt() >= 1);
     QCOMPARE(worker.value(QStringLiteral("running_tasks")).toInt(), 0);
     QVERIFY(worker.value(QStringLiteral("last_seen")).isString());

@@ -1059,7 +1059,7 @@ void tst_JobSpec::openPaiConfigs_data()
     "gpuNumber": 1, "shmMB": 64, "minFailedTaskCount": null,
     "command": "jupyter notebook --port=$PAI_CONTAINER_HOST_jupyter_PORT_LIST",
     "portList": [{"label": "jupyter", "beginAt": 0, "portNumber": 1}]}]})json")
-        << QStringList{QStringLiteral("image"), QStringLiteral("gpuType")};
+        << QStringList{QStringLiteral("image")};
 
     QTest::newRow("v1 horovod with authFile, killAll and a fixed port")
         << QByteArray(R"json({"jobName": "horovod-mpi", "image": "registry.example/horovod:0.16",
@@ -1451,9 +1451,6 @@ void tst_JobSpec::noEffectNotes()
                      u"authFile"_s + noEffect + u"no container registry is contacted"_s,
                      u"virtualCluster"_s + noEffect +
                          u"all workers form one pool; jobs wait in one queue"_s,
-                     u"gpuType"_s + noEffect +
-                         u"workers do not announce GPU types, so any worker with free GPUs runs "
-                         "the tasks"_s,
                      u"extras"_s + noEffect + u"kept with the job for you to read back"_s,
                      u"taskRoles[0].portList[0].beginAt"_s + noEffect +
                          u"ports are booked from the worker's free range; read them from "

@@ -45,6 +45,8 @@ void tst_HostInfo::nvidiaSmi()
     QCOMPARE(gpus.at(1).index, 1);
     QCOMPARE(gpus.at(0).name, u"NVIDIA H100 80GB HBM3"_s);
     QCOMPARE(gpus.at(0).memoryMb, 81559);
+    // The label OpenPAI's gpuType is matched against, unless --gpu-type names another.
+    QCOMPARE(defaultGpuType(HostResources{8, 1000, gpus}), u"NVIDIA H100 80GB HBM3"_s);
 }
 
 void tst_HostInfo::declaredGpus()
@@ -55,6 +57,9 @@ void tst_HostInfo::declaredGpus()
     QVERIFY(resources.cpus >= 1);
     QVERIFY(resources.memoryMb > 0);
     QVERIFY(detectHostResources(0).gpus.isEmpty());
+    // Declared GPUs have no model to announce; a worker without GPUs has no type.
+    QCOMPARE(defaultGpuType(resources), QString());
+    QCOMPARE(defaultGpuType(detectHostResources(0)), QString());
 }
 
 void tst_HostInfo::freePortCanBeBound()

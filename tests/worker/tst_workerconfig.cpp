@@ -24,6 +24,8 @@ private slots:
     void exampleFileParses();
     void cacheSize_data();
     void cacheSize();
+    void gpuType_data();
+    void gpuType();
 
 private:
     static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
@@ -52,6 +54,7 @@ void tst_WorkerConfig::yaml_data()
                                         "name: gpu-box\n"
                                         "python: /opt/py/bin/python3\n"
                                         "gpus: 2\n"
+                                        "gpu_type: Tesla V100\n"
                                         "slots: 4\n")
                           << u"https://ddl.example:8443"_s << u"/var/lib/ddl-worker"_s << 2 << 4
                           << u"/opt/py/bin/python3"_s;
@@ -70,6 +73,10 @@ void tst_WorkerConfig::yaml()
     QTEST(config->gpus, "gpus");
     QTEST(config->slotCount, "slots");
     QTEST(config->python, "python");
+    if (QByteArray(QTest::currentDataTag()) == "full")
+        QCOMPARE(config->gpuType, u"Tesla V100"_s);
+    else
+        QCOMPARE(config->gpuType, QString());
 }
 
 void tst_WorkerConfig::yamlErrors_data()
@@ -226,6 +233,51 @@ void tst_WorkerConfig::cacheSize()
     }
     QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
     QCOMPARE(*parsed, bytes);
+}
+
+void tst_WorkerConfig::gpuType_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("gpuType"); // expected; ignored when an error is expected
+    QTest::addColumn<bool>("valid");
+
+    QTest::newRow("none: the detected model") << QByteArray() << QStringList() << QString() << true;
+    QTest::newRow("flag") << QByteArray() << QStringList{u"--gpu-type"_s, u"V100"_s} << u"V100"_s
+                          << true;
+    QTest::newRow("file") << QByteArray("gpu_type: gtx1080\n") << QStringList() << u"gtx1080"_s
+                          << true;
+    QTest::newRow("flag over file") << QByteArray("gpu_type: gtx1080\n")
+                                    << QStringList{u"--gpu-type"_s, u"K80"_s} << u"K80"_s << true;
+    QTest::newRow("two lines") << QByteArray() << QStringList{u"--gpu-type"_s, u"V100\nK80"_s}
+                               << QString() << false;
+    QTest::newRow("too long") << QByteArray()
+                              << QStringList{u"--gpu-type"_s, QString(101, u'x')} << QString()
+                              << false;
+}
+
+void tst_WorkerConfig::gpuType()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(bool, valid);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(u"worker.yaml"_s);
+    QFile config(file);
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("server: https://h:1\nwork_dir: " + dir.path().toUtf8() + '\n' + yaml);
+    config.close();
+
+    const ddl::Result<WorkerConfig> parsed = parse(QStringList{u"--config"_s, file} + flags);
+    QCOMPARE(parsed.ok(), valid);
+    if (!valid) {
+        QCOMPARE(parsed.error().field, u"gpu_type"_s);
+        QVERIFY2(parsed.error().message.contains(u"printable characters"),
+                 qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->gpuType, "gpuType");
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

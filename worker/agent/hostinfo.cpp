@@ -74,6 +74,9 @@ static QList<GpuInfo> queryNvidiaSmi()
     return parseNvidiaSmiCsv(process.readAllStandardOutput());
 }
 
+// The name of a GPU declared with --gpus, not seen by nvidia-smi: no model to announce.
+static const QString DeclaredGpuName = u"declared"_s;
+
 HostResources detectHostResources(int declaredGpus)
 {
     HostResources resources;
@@ -83,11 +86,18 @@ HostResources detectHostResources(int declaredGpus)
         resources.memoryMb = std::max<qint64>(0, parseMemTotalMb(meminfo.readAll()));
     if (declaredGpus >= 0) {
         for (int i = 0; i < declaredGpus; ++i)
-            resources.gpus.append(GpuInfo{i, u"declared"_s, 0});
+            resources.gpus.append(GpuInfo{i, DeclaredGpuName, 0});
     } else {
         resources.gpus = queryNvidiaSmi();
     }
     return resources;
+}
+
+QString defaultGpuType(const HostResources &resources)
+{
+    if (resources.gpus.isEmpty() || resources.gpus.first().name == DeclaredGpuName)
+        return {};
+    return resources.gpus.first().name;
 }
 
 int defaultSlotCount(const HostResources &resources)

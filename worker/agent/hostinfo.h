@@ -34,6 +34,10 @@ QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv);
 // >= 0, else those nvidia-smi lists (none when it is missing or fails).
 HostResources detectHostResources(int declaredGpus);
 
+// The label a worker announces for OpenPAI's gpuType when the owner sets no --gpu-type: the
+// model of its first GPU as nvidia-smi names it; none without GPUs or with declared ones.
+QString defaultGpuType(const HostResources &resources);
+
 // How many tasks run at once when the owner sets no --slots: one per CPU (and at least one per
 // GPU), so that the server places tasks by their GPUs, CPUs and memory, not by a count.
 int defaultSlotCount(const HostResources &resources);

@@ -155,18 +155,20 @@ Status WorkerAgent::start()
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
+    m_gpuType = m_config.gpuType.isEmpty() ? defaultGpuType(m_resources) : m_config.gpuType;
     QStringList gpuNames;
     for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
         gpuNames << u"%1: %2"_s.arg(gpu.index).arg(gpu.name);
     qCInfo(lcWorkerAgent).noquote()
-        << u"worker %1: %2 CPUs, %3 MiB memory, %4 GPU(s)%5, %6 slot(s), address %7"_s
+        << u"worker %1: %2 CPUs, %3 MiB memory, %4 GPU(s)%5, %6 slot(s), address %7, GPU type %8"_s
                .arg(m_config.name)
                .arg(m_resources.cpus)
                .arg(m_resources.memoryMb)
                .arg(m_resources.gpus.size())
                .arg(gpuNames.isEmpty() ? QString() : u" ["_s + gpuNames.join(u", ") + u']')
                .arg(m_slots)
-               .arg(m_advertiseAddress);
+               .arg(m_advertiseAddress)
+               .arg(m_gpuType.isEmpty() ? u"none"_s : m_gpuType);
     if (m_cpuCores.cores().isEmpty()) {
         qCInfo(lcWorkerAgent).noquote()
             << "tasks are not pinned to CPU cores: no CPU affinity on this system";
@@ -220,7 +222,9 @@ QJsonObject WorkerAgent::resourcesJson() const
     QJsonObject resources{{u"cpus"_s, m_resources.cpus},
                           {u"memory_mb"_s, m_resources.memoryMb},
                           {u"gpus"_s, int(m_resources.gpus.size())},
-                          {u"slots"_s, m_slots}};
+                          {u"slots"_s, m_slots},
+                          // Empty too, so that a label taken off a worker leaves the server.
+                          {u"gpu_type"_s, m_gpuType}};
     // The address peers reach this worker's tasks at (host lists, PAI_CURRENT_CONTAINER_IP);
     // without --advertise-address the server takes the one the worker connects from. Sent with
     // every heartbeat too, as a worker that keeps its enrollment does not enroll again.

@@ -82,6 +82,7 @@ private:
     HostResources m_resources;
     int m_slots = 1;
     QString m_advertiseAddress;
+    QString m_gpuType; // matched by OpenPAI's gpuType
     Sandbox m_sandbox;
     SandboxPolicy m_sandboxPolicy;
     ApiClient *m_client = nullptr;

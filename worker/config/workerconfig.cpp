@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QSysInfo>
 
@@ -89,6 +90,7 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::Python,
                                         configkey::AdvertiseAddress,
                                         configkey::Gpus,
+                                        configkey::GpuType,
                                         configkey::Slots,
                                         configkey::NoSandbox,
                                         configkey::NoNetwork,
@@ -136,6 +138,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return gpus.error();
         config.gpus = *gpus;
     }
+    if (root[configkey::GpuType])
+        config.gpuType = text(configkey::GpuType);
     if (root[configkey::Slots]) {
         const Result<int> count = parseCount(text(configkey::Slots), origin, configkey::Slots);
         if (!count)
@@ -201,6 +205,10 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"host lists; default: the address the server sees the worker connect from)."_s,
          u"address"_s},
         {flagName(configkey::Gpus), u"Declare N GPUs instead of asking nvidia-smi."_s, u"n"_s},
+        {flagName(configkey::GpuType),
+         u"The GPU type jobs ask for with OpenPAI's gpuType (matched in any case; default: the "
+         u"model nvidia-smi reports, none without GPUs)."_s,
+         u"name"_s},
         {flagName(configkey::Slots),
          u"Run at most N tasks at once (default: one per CPU, at least one per GPU; tasks are "
          u"placed by their GPUs, CPUs and memory)."_s,
@@ -257,6 +265,8 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return gpus.error();
         config.gpus = *gpus;
     }
+    if (auto value = flag(configkey::GpuType))
+        config.gpuType = *value;
     if (auto value = flag(configkey::Slots)) {
         const Result<int> count = parseCount(*value, origin, configkey::Slots);
         if (!count)
@@ -315,6 +325,14 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s, configkey::Gpus, u"must be >= 0"_s);
     if (slotCount < 0)
         return configError(u"config"_s, configkey::Slots, u"must be >= 0"_s);
+    // The server refuses other labels: they are shown to users and matched by jobs.
+    static const QRegularExpression printable(
+        QRegularExpression::anchoredPattern(u"[^\\p{C}]{0,100}"_s));
+    if (!printable.match(gpuType).hasMatch()) {
+        return configError(u"config"_s,
+                           configkey::GpuType,
+                           u"must be at most 100 printable characters on one line"_s);
+    }
     if (!sandbox && !network) {
         return Error::make(u"invalid_config"_s,
                            u"--no-network needs the sandbox: it cannot be combined with "

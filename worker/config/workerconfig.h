@@ -20,6 +20,7 @@ inline constexpr char Name[] = "name";
 inline constexpr char Python[] = "python";
 inline constexpr char AdvertiseAddress[] = "advertise_address";
 inline constexpr char Gpus[] = "gpus";
+inline constexpr char GpuType[] = "gpu_type";
 inline constexpr char Slots[] = "slots";
 inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
@@ -38,6 +39,7 @@ struct WorkerConfig
     QString python;           // interpreter of DDL tasks and the base of venvs
     QString advertiseAddress; // PAI_CURRENT_CONTAINER_IP; empty: first non-loopback IPv4
     int gpus = -1;            // -1: detect with nvidia-smi; N >= 0: declare N GPUs
+    QString gpuType;          // matched by a job's gpuType; empty: the detected GPUs' model
     int slotCount = 0;        // tasks at once; 0: defaultSlotCount (one per CPU)
     bool sandbox = true;      // false (--no-sandbox): tasks run unconfined
     bool network = true;      // false (--no-network): sandboxed tasks get no network
