@@ -33,6 +33,7 @@ struct Capacity
     int cpus = 16;
     qint64 memoryMb = 64000;
     int slotCount = 8;
+    QString gpuType; // --gpu-type
 };
 
 // What each task of a one-role job asks for.
@@ -77,6 +78,7 @@ private slots:
     void userLimits();
     void reasonsAreStoredWithPlaceInQueue();
     void noWorkerOnline();
+    void gpuTypeChoosesWorkers();
     void placementsPersistedAndLeasedOnce();
     void leaseRunsADuePass();
     void dequeuedJobIsNotPlaced();
@@ -180,12 +182,13 @@ qint64 tst_Scheduler::addWorker(const QString &name, const Capacity &capacity, b
     Result<QSqlQuery> insert = runSql(
         m_db,
         QStringLiteral("INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                       "gpus, slots, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
-                       "?, ?, ?)"),
+                       "gpus, slots, state, last_seen, created_at, gpu_type) VALUES (?, ?, ?, ?, "
+                       "?, ?, ?, ?, ?, ?, ?, ?)"),
         {name, name, QString(QStringLiteral("addr-") + name), QString(QStringLiteral("hash-") + name),
          capacity.cpus,
          capacity.memoryMb, capacity.gpus, capacity.slotCount,
-         online ? QStringLiteral("ONLINE") : QStringLiteral("OFFLINE"), now, now});
+         online ? QStringLiteral("ONLINE") : QStringLiteral("OFFLINE"), now, now,
+         capacity.gpuType.isNull() ? QStringLiteral("") : capacity.gpuType});
     if (!insert)
         qFatal("%s", qPrintable(insert.error().message));
     WorkerNode node;
@@ -196,6 +199,7 @@ qint64 tst_Scheduler::addWorker(const QString &name, const Capacity &capacity, b
     node.totalMemoryMb = capacity.memoryMb;
     node.totalSlots = capacity.slotCount;
     node.online = online;
+    node.gpuType = capacity.gpuType;
     m_scheduler->workerSeen(node);
     return node.id;
 }
@@ -484,6 +488,43 @@ void tst_Scheduler::noWorkerOnline()
     const qint64 later = submit(user, Ask{1, 1});
     QCOMPARE(*m_scheduler->schedule(), 0);
     QCOMPARE(jobReason(later), QStringLiteral("no worker is online; start a ddl-worker"));
+}
+
+void tst_Scheduler::gpuTypeChoosesWorkers()
+{
+    const qint64 user = addUser(QStringLiteral("a@x"));
+    addWorker(QStringLiteral("k80"), {2, 16, 64000, 1, QStringLiteral("K80")});
+    const qint64 v100 =
+        addWorker(QStringLiteral("v100"), {2, 16, 64000, 1, QStringLiteral("V100")});
+    const auto ofType = [](const QString &type) {
+        return Ask{1, 1, 1, 1000, 0, 0, {}, {{QStringLiteral("gpuType"), type}}};
+    };
+    const qint64 first = submit(user, ofType(QStringLiteral("v100")));
+    const qint64 second = submit(user, ofType(QStringLiteral("V100")));
+    const qint64 missing = submit(user, ofType(QStringLiteral("A100")));
+
+    // The V100 worker, in any case; the K80 worker's free slot is no place for the second.
+    QCOMPARE(*m_scheduler->schedule(), 1);
+    QVERIFY(isPlaced(first));
+    QCOMPARE(value(QStringLiteral("SELECT worker_id FROM tasks WHERE job_id = ?"), {first})
+                 .toLongLong(),
+             v100);
+    const QString busy = QStringLiteral("on the workers with GPU type V100, needs 1 task slot at "
+                                        "once (0 are free)");
+    const QString none = QStringLiteral("needs GPU type A100; no online worker has it (start a "
+                                        "ddl-worker with --gpu-type A100); behind 1 job in the "
+                                        "queue");
+    QCOMPARE(jobReason(second), busy);
+    QCOMPARE(jobReason(missing), none);
+
+    // The types come back from the store after a restart.
+    restart();
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(m_scheduler->placer().workers().value(v100).gpuType, QStringLiteral("V100"));
+    QCOMPARE(*m_scheduler->schedule(), 0);
+    QCOMPARE(jobReason(second), busy);
+    QCOMPARE(jobReason(missing), none);
 }
 
 void tst_Scheduler::placementsPersistedAndLeasedOnce()
