@@ -65,8 +65,8 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
     if (!existing)
         return existing.error();
     if (existing->next())
-        return UploadState{existing->value(0).toString(), sha256, size,
-                           existing->value(1).toLongLong(), false};
+        return finishInterrupted(owner, UploadState{existing->value(0).toString(), sha256, size,
+                                                    existing->value(1).toLongLong(), false});
 
     UploadState upload{QUuid::createUuid().toString(QUuid::Id128), sha256, size, 0, false};
     Result<QSqlQuery> insert = runSql(m_db,
@@ -90,8 +90,27 @@ Result<UploadState> UploadService::state(const QString &owner, const QString &up
         return query.error();
     if (!query->next())
         return uploadNotFound(uploadId);
-    return UploadState{uploadId, query->value(0).toString(), query->value(1).toLongLong(),
-                       query->value(2).toLongLong(), false};
+    return finishInterrupted(owner,
+                             UploadState{uploadId, query->value(0).toString(),
+                                         query->value(1).toLongLong(),
+                                         query->value(2).toLongLong(), false});
+}
+
+// A crash after an upload's last chunk was recorded but before the upload became a blob (moved
+// into place, recorded, forgotten) leaves its row at offset == size, its bytes in the part file
+// or already in place: finish what the crash interrupted, checking the digest from the saved
+// hash state as commitChunk would have.
+Result<UploadState> UploadService::finishInterrupted(const QString &owner, UploadState upload)
+{
+    if (upload.size == 0 || upload.offset != upload.size)
+        return upload;
+    Result<Sha256Stream> hash = hashSoFar(upload.id, upload.offset);
+    if (!hash)
+        return hash.error();
+    if (Status completed = completeUpload(owner, upload, hash->finishHex()); !completed)
+        return completed.error();
+    upload.complete = true;
+    return upload;
 }
 
 Result<UploadState> UploadService::writeChunk(const QString &owner, const QString &uploadId,

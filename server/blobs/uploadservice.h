@@ -67,6 +67,7 @@ public:
     void expireAbandoned();
 
 private:
+    Result<UploadState> finishInterrupted(const QString &owner, UploadState upload);
     Status completeUpload(const QString &owner, const UploadState &upload, const QString &digest);
     Result<Sha256Stream> hashSoFar(const QString &uploadId, qint64 offset);
 

@@ -62,7 +62,9 @@ static Error badField(const QString &field, const QString &what)
 // address, nothing a list separator or shell could misread.
 static bool isValidAddress(const QString &address)
 {
-    static const QRegularExpression pattern(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9.:-]{0,252}$"));
+    // Anchored whole: "^...$" would also take an address that ends in a newline.
+    static const QRegularExpression pattern(
+        QRegularExpression::anchoredPattern(QStringLiteral("[A-Za-z0-9][A-Za-z0-9.:-]{0,252}")));
     return pattern.match(address).hasMatch();
 }
 
@@ -127,7 +129,8 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
                    "gpus, slots, gpu_type, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, "
                    "?, ?, ?, ?, 'ONLINE', ?, ?)"),
                {name,
-                request.value(QStringLiteral("hostname")).toString(),
+                // Never NULL (the column is NOT NULL): a worker that sends none has "".
+                request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
                 address,
                 SecretToken::hashOf(workerToken),
                 request.value(QStringLiteral("cpus")).toInteger(),

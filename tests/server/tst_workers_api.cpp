@@ -9,6 +9,8 @@
 #include <QJsonDocument>
 #include <QTest>
 
+#include <memory>
+
 using namespace ddl;
 
 class tst_WorkersApi : public QObject
@@ -17,6 +19,12 @@ class tst_WorkersApi : public QObject
 
 private slots:
     void listsWorkersForUsers();
+    void enrollRefusesABadAddress_data();
+    void enrollRefusesABadAddress();
+    void cleanupTestCase() { m_cluster.reset(); }
+
+private:
+    std::unique_ptr<ClusterHarness> m_cluster; // one server for all rows of a table
 };
 
 void tst_WorkersApi::listsWorkersForUsers()
@@ -71,6 +79,46 @@ void tst_WorkersApi::listsWorkersForUsers()
     QVERIFY(!worker.contains(QStringLiteral("address")));
     const QByteArray text = QJsonDocument(worker).toJson();
     QVERIFY(!text.contains("token"));
+}
+
+// The address a worker advertises goes into every task's host lists: one line, a host name or an
+// IP address, nothing after it (not even a newline).
+void tst_WorkersApi::enrollRefusesABadAddress_data()
+{
+    QTest::addColumn<QString>("address");
+    QTest::addColumn<bool>("accepted");
+    QTest::newRow("ipv4") << QStringLiteral("10.9.9.9") << true;
+    QTest::newRow("host name") << QStringLiteral("gpu-box.lab") << true;
+    QTest::newRow("trailing newline") << QStringLiteral("10.9.9.9\n") << false;
+    QTest::newRow("second line") << QStringLiteral("10.9.9.9\nPAI=1") << false;
+    QTest::newRow("space") << QStringLiteral("10.9.9.9 x") << false;
+}
+
+void tst_WorkersApi::enrollRefusesABadAddress()
+{
+    QFETCH(QString, address);
+    QFETCH(bool, accepted);
+    if (!m_cluster) {
+        m_cluster = std::make_unique<ClusterHarness>();
+        QVERIFY(m_cluster->startServer());
+    }
+    ClusterHarness *cluster = m_cluster.get();
+    Result<ServerTrust> trust = ServerTrust::fromCaFile(cluster->caCert());
+    QVERIFY(trust.ok());
+    ApiClient client(QUrl(cluster->serverUrl()), *trust);
+    const QJsonObject enroll{{QStringLiteral("enroll_token"), cluster->enrollToken()},
+                             {QStringLiteral("name"), QString::fromLatin1(QTest::currentDataTag())},
+                             {QStringLiteral("hostname"), QStringLiteral("box")},
+                             {QStringLiteral("cpus"), 1},
+                             {QStringLiteral("memory_mb"), 1024},
+                             {QStringLiteral("gpus"), 0},
+                             {QStringLiteral("slots"), 1},
+                             {QStringLiteral("address"), address}};
+    Result<ApiResponse> answer = client.postJsonSync(QStringLiteral("/v1/workers/enroll"), enroll);
+    QVERIFY2(answer.ok() == accepted,
+             qPrintable(answer ? QStringLiteral("accepted") : answer.error().message));
+    if (!accepted)
+        QCOMPARE(answer.error().field, QStringLiteral("address"));
 }
 
 QTEST_MAIN(tst_WorkersApi)
