@@ -12,6 +12,15 @@ using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
 
+// The jobs of one answer of the job list (a page or a refresh).
+static QList<JobRecord> jobsOf(const QJsonObject &answer)
+{
+    QList<JobRecord> jobs;
+    for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
+        jobs.append(JobRecord::fromJson(job.toObject()));
+    return jobs;
+}
+
 JobListModel::JobListModel(QObject *parent)
     : QAbstractTableModel(parent)
 {}
@@ -156,10 +165,7 @@ void JobListModel::fetchMore(const QModelIndex &parent)
                 return;
             }
             const QJsonObject answer = result->json();
-            QList<JobRecord> jobs;
-            for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
-                jobs.append(JobRecord::fromJson(job.toObject()));
-            appendPage(jobs, answer.value("total"_L1).toInteger());
+            appendPage(jobsOf(answer), answer.value("total"_L1).toInteger());
         });
 }
 
@@ -276,10 +282,7 @@ void JobListModel::refresh()
                 return;
             }
             const QJsonObject answer = result->json();
-            QList<JobRecord> jobs;
-            for (const QJsonValue &job : answer.value("jobs"_L1).toArray())
-                jobs.append(JobRecord::fromJson(job.toObject()));
-            mergeRefresh(jobs, answer.value("total"_L1).toInteger());
+            mergeRefresh(jobsOf(answer), answer.value("total"_L1).toInteger());
         });
 }
 
