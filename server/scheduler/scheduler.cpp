@@ -546,6 +546,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
             {QStringLiteral("role"), role},
             {QStringLiteral("role_index"), row.at(4).toInt()},
             {QStringLiteral("command"), roleSpec.value(QStringLiteral("command")).toString()},
+            {QStringLiteral("image"), spec.value(QStringLiteral("image")).toString()},
             {QStringLiteral("gpus"), int(gpus.size())},
             {QStringLiteral("gpu_indices"), gpuIndices},
             {QStringLiteral("cpus"), roleSpec.value(QStringLiteral("cpuNumber")).toInt()},

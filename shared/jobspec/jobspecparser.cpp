@@ -407,6 +407,7 @@ constexpr FieldAlias YamlAliases[] = {
     {"taskRoles[0].cpuNumber", "job_data.cpu_per_worker"},
     {"taskRoles[0].memoryMB", "job_data.memory_mb_per_worker"},
     {"retryCount", "job_data.retry_count"},
+    {"image", "job_data.image"},
 };
 
 SpecParseResult readTaskYaml(const YAML::Node &root, const QString &defaultName)
@@ -467,6 +468,8 @@ SpecParseResult readTaskYaml(const YAML::Node &root, const QString &defaultName)
     worker.memoryMB =
         data.integer(QLatin1String("memory_mb_per_worker"), Presence::Optional).value_or(2048);
     spec.retryCount = data.integer(QLatin1String("retry_count"), Presence::Optional).value_or(0);
+    // The image the tasks run in on workers with a container runtime (docs/images.md).
+    spec.image = data.string(QLatin1String("image"), Presence::Optional).value_or(QString());
     data.reportUnknownFields();
     spec.taskRoles.append(worker);
 

@@ -25,7 +25,7 @@ const char RoleKnown[] = "name, taskNumber, cpuNumber, memoryMB, gpuNumber, comm
                          "portList, minFailedTaskCount, minSucceededTaskCount";
 const char PortKnown[] = "label, beginAt, portNumber";
 const char JobDataKnown[] = "job_name, dataset, worker_required, gpu_per_worker, cpu_per_worker, "
-                            "memory_mb_per_worker, retry_count";
+                            "memory_mb_per_worker, retry_count, image";
 
 // A valid OpenPAI job with one task role; patch() changes it for one table row.
 const char BasePai[] = R"({"jobName": "mnist-1", "image": "pytorch/pytorch:2.0",
@@ -371,9 +371,9 @@ void tst_JobSpec::taskYamlValid_data()
         << QByteArray("# comment\njob_data:\n  job_name: mnist.v2\n  dataset:\n"
                       "    dataset_location: \"/data/mnist\"\n  worker_required: 3\n"
                       "  gpu_per_worker: 2\n  cpu_per_worker: 8\n  memory_mb_per_worker: 100\n"
-                      "  retry_count: 4\n")
+                      "  retry_count: 4\n  image: localhost/ddl-test:1\n")
         << QStringLiteral("ignored")
-        << QByteArray(R"({"kind": "ddl", "jobName": "mnist.v2", "image": "",
+        << QByteArray(R"({"kind": "ddl", "jobName": "mnist.v2", "image": "localhost/ddl-test:1",
             "killAllOnCompletedTaskNumber": 0, "retryCount": 4,
             "taskRoles": [{"name": "worker", "taskNumber": 3, "cpuNumber": 8, "memoryMB": 100,
                            "gpuNumber": 2, "command": ""}]})")

@@ -42,6 +42,7 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     lease.role = object.value(u"role"_s).toString();
     lease.roleIndex = object.value(u"role_index"_s).toInt(0);
     lease.command = object.value(u"command"_s).toString();
+    lease.image = object.value(u"image"_s).toString();
     lease.gpus = object.value(u"gpus"_s).toInt(0);
     for (const QJsonValue &index : object.value(u"gpu_indices"_s).toArray())
         lease.gpuIndices.append(index.toInt(-1));

@@ -21,6 +21,7 @@ struct TaskLease
     QString role;
     int roleIndex = 0;
     QString command; // kind OpenPai: run through /bin/sh -c in the code folder
+    QString image;   // the job's image; empty: none (the task runs in the bubblewrap sandbox)
     int gpus = 0;
     int cpus = 0;
     qint64 memoryMb = 0;

@@ -95,11 +95,28 @@ Status WorkerAgent::prepareSandbox()
     return Ok{};
 }
 
+Status WorkerAgent::prepareContainers()
+{
+    if (m_config.containerRuntime != u"podman")
+        return Ok{};
+    Result<PodmanRuntime> podman =
+        PodmanRuntime::probe(PodmanRuntime::defaultPodmanPath(), m_config.workDir);
+    if (!podman)
+        return podman.error();
+    m_podman = *podman;
+    qCInfo(lcWorkerAgent).noquote()
+        << u"tasks of jobs that name an image run in containers: podman (%1)"_s.arg(
+               m_podman.program());
+    return Ok{};
+}
+
 Status WorkerAgent::start()
 {
     const Status sandboxed = prepareSandbox();
     if (!sandboxed)
         return sandboxed;
+    if (const Status containers = prepareContainers(); !containers)
+        return containers;
     const bool newWorkDir = !QFileInfo::exists(m_config.workDir);
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
@@ -473,6 +490,7 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.workerName = m_config.name;
     services.sandbox = m_sandbox;
     services.sandboxPolicy = m_sandboxPolicy;
+    services.podman = m_podman;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
 

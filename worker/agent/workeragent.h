@@ -5,6 +5,7 @@
 #include "agent/tasklease.h"
 #include "agent/workeridentity.h"
 #include "config/workerconfig.h"
+#include "container/podmanruntime.h"
 #include "core/result.h"
 #include "sandbox/sandbox.h"
 
@@ -74,6 +75,8 @@ private:
     void handleTaskFinished(qint64 taskId, const QString &state);
 
     Status prepareSandbox();
+    // Probes podman when the worker runs containers (--container-runtime podman).
+    Status prepareContainers();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -85,6 +88,7 @@ private:
     QString m_gpuType; // matched by OpenPAI's gpuType
     Sandbox m_sandbox;
     SandboxPolicy m_sandboxPolicy;
+    PodmanRuntime m_podman; // not available: no --container-runtime podman
     ApiClient *m_client = nullptr;
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;

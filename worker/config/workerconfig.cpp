@@ -94,7 +94,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::Slots,
                                         configkey::NoSandbox,
                                         configkey::NoNetwork,
-                                        configkey::CacheSize};
+                                        configkey::CacheSize,
+                                        configkey::ContainerRuntime};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -146,6 +147,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return count.error();
         config.slotCount = *count;
     }
+    if (root[configkey::ContainerRuntime])
+        config.containerRuntime = text(configkey::ContainerRuntime);
     if (root[configkey::CacheSize]) {
         const Result<qint64> size = parseCacheSize(text(configkey::CacheSize), origin);
         if (!size)
@@ -221,6 +224,10 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
         {flagName(configkey::NoSandbox),
          u"Run tasks without the bubblewrap sandbox: they can then read and write everything "
          u"the worker's user can. Only for machines without bubblewrap."_s},
+        {flagName(configkey::ContainerRuntime),
+         u"Run the tasks of jobs that name an image in a container of it: 'podman' (needs "
+         u"podman and runc). Default: none, every task runs in the sandbox whatever its image."_s,
+         u"runtime"_s},
         {flagName(configkey::NoNetwork),
          u"Give sandboxed tasks no network (a network namespace of their own)."_s},
     });
@@ -273,6 +280,8 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return count.error();
         config.slotCount = *count;
     }
+    if (auto value = flag(configkey::ContainerRuntime))
+        config.containerRuntime = *value;
     if (auto value = flag(configkey::CacheSize)) {
         const Result<qint64> size = parseCacheSize(*value, origin);
         if (!size)
@@ -325,6 +334,10 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s, configkey::Gpus, u"must be >= 0"_s);
     if (slotCount < 0)
         return configError(u"config"_s, configkey::Slots, u"must be >= 0"_s);
+    if (!containerRuntime.isEmpty() && containerRuntime != u"podman" && containerRuntime != u"none")
+        return configError(u"config"_s,
+                           configkey::ContainerRuntime,
+                           u"must be podman or none, got '%1'"_s.arg(containerRuntime));
     // The server refuses other labels: they are shown to users and matched by jobs.
     static const QRegularExpression printable(
         QRegularExpression::anchoredPattern(u"[^\\p{C}]{0,100}"_s));

@@ -25,6 +25,7 @@ inline constexpr char Slots[] = "slots";
 inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
 inline constexpr char CacheSize[] = "cache_size";
+inline constexpr char ContainerRuntime[] = "container_runtime";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -45,6 +46,9 @@ struct WorkerConfig
     bool network = true;      // false (--no-network): sandboxed tasks get no network
     qint64 cacheSizeBytes = 0; // limit of WORK_DIR/cache (--cache-size 20G); 0: no limit
     QString configFile;       // the worker.yaml read, if any (hidden from tasks: it holds a token)
+    // "podman": tasks whose job names an image run in a container of it; empty: every task runs
+    // in the sandbox, whatever its image.
+    QString containerRuntime;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task

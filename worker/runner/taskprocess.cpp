@@ -9,6 +9,8 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
+#include <csignal>
+
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
@@ -163,23 +165,95 @@ TaskProcess::~TaskProcess()
         processtree::killTree(m_pid);
         m_process.waitForFinished(2000);
     }
+    if (!m_containerName.isEmpty() && !m_done)
+        m_podman.remove(m_containerName);
+}
+
+bool TaskProcess::setupContainer(const LaunchSpec &spec)
+{
+    const auto fail = [this](const QString &message) {
+        m_done = true;
+        emit finished(-1, message);
+        return false;
+    };
+    // Every folder podman binds must exist; the task's bin folder stays empty (the image's own
+    // python is the task's).
+    for (const QString &dir : {spec.sandboxSpec.scratchDir, spec.paths.binDir}) {
+        if (!dir.isEmpty() && !QDir().mkpath(dir))
+            return fail(u"cannot create the folder %1"_s.arg(dir));
+    }
+    QString program;
+    QStringList arguments;
+    if (spec.kind == TaskLease::Kind::Ddl) {
+        program = u"python3"_s;
+        arguments = {u"-u"_s,
+                     spec.paths.runnerFile,
+                     spec.paths.codeDir,
+                     spec.paths.datasetDir,
+                     spec.paths.outputDir};
+    } else {
+        // bash where the image has it (OpenPAI commands are written for it), else sh.
+        program = u"/bin/sh"_s;
+        arguments = {u"-c"_s,
+                     u"if command -v bash >/dev/null 2>&1; then exec bash -c \"$1\"; "
+                     u"else exec sh -c \"$1\"; fi"_s,
+                     u"sh"_s,
+                     spec.command};
+    }
+    // The environment goes through a file of the task folder, which the task does not see:
+    // podman's command line is readable by every user of the machine.
+    ContainerSpec container;
+    container.image = spec.image;
+    container.name = spec.containerName;
+    container.envFile = spec.paths.taskDir + u"/container.env"_s;
+    container.sandbox = spec.sandboxSpec;
+    container.cpuCores = spec.cpuCores;
+    container.memoryBytes = spec.memoryBytes;
+    QProcessEnvironment environment = spec.environment;
+    if (spec.cpuCores.isEmpty())
+        environment.remove(u"DDL_CPU_CORES"_s);
+    else
+        environment.insert(u"DDL_CPU_CORES"_s, cpuaffinity::format(spec.cpuCores));
+    QByteArray lines;
+    const QStringList keys = environment.keys();
+    for (const QString &key : keys) {
+        const QString value = environment.value(key);
+        if (value.contains(u'\n'))
+            continue; // an env file holds one line per variable
+        lines += key.toUtf8() + '=' + value.toUtf8() + '\n';
+    }
+    QFile envFile(container.envFile);
+    if (!envFile.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        !envFile.setPermissions(QFile::ReadOwner | QFile::WriteOwner) ||
+        envFile.write(lines) != lines.size())
+        return fail(u"cannot write the task's environment to %1"_s.arg(container.envFile));
+    envFile.close();
+
+    m_podman = spec.podman;
+    m_containerName = container.name;
+    m_process.setProgram(m_podman.program());
+    m_process.setArguments(m_podman.runArguments(container, program, arguments));
+    return true;
 }
 
 void TaskProcess::start(const LaunchSpec &spec)
 {
+    if (!spec.image.isEmpty()) {
+        if (spec.kind == TaskLease::Kind::Ddl && !writeRunner(spec.paths.runnerFile))
+            return;
+        m_process.setWorkingDirectory(spec.paths.codeDir);
+        if (!setupContainer(spec))
+            return;
+        m_process.start();
+        m_process.closeWriteChannel();
+        return;
+    }
     QString program;
     QStringList arguments;
     if (spec.kind == TaskLease::Kind::Ddl) {
         const QString runnerPath = spec.paths.runnerFile;
-        QFile runner(runnerPath);
-        const QByteArray script = ddlRunnerScript();
-        if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-            runner.write(script) != script.size()) {
-            m_done = true;
-            emit finished(-1, u"cannot write the Python runner to %1"_s.arg(runnerPath));
+        if (!writeRunner(runnerPath))
             return;
-        }
-        runner.close();
         program = spec.python;
         arguments = {
             u"-u"_s, runnerPath, spec.paths.codeDir, spec.paths.datasetDir, spec.paths.outputDir};
@@ -222,6 +296,19 @@ void TaskProcess::start(const LaunchSpec &spec)
     m_process.closeWriteChannel();
 }
 
+bool TaskProcess::writeRunner(const QString &path)
+{
+    QFile runner(path);
+    const QByteArray script = ddlRunnerScript();
+    if (script.isEmpty() || !runner.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
+        runner.write(script) != script.size()) {
+        m_done = true;
+        emit finished(-1, u"cannot write the Python runner to %1"_s.arg(path));
+        return false;
+    }
+    return true;
+}
+
 void TaskProcess::handleStarted()
 {
     m_pid = m_process.processId();
@@ -233,6 +320,13 @@ void TaskProcess::terminate(int graceMs)
 {
     if (m_process.state() == QProcess::NotRunning || m_pid <= 0)
         return;
+    if (!m_containerName.isEmpty()) {
+        // The container's processes are conmon's children, not podman's: podman kill reaches
+        // them in their PID namespace.
+        m_podman.signal(m_containerName, SIGTERM);
+        m_killTimer.start(graceMs);
+        return;
+    }
     // SIGTERM to bubblewrap itself would end the sandbox at once, without a grace period; the
     // processes inside get it instead. Before bubblewrap has made the sandbox, the plain group
     // signal ends the start.
@@ -246,6 +340,8 @@ void TaskProcess::handleGraceExpired()
     if (m_pid > 0) {
         qCInfo(lcWorkerProcess) << "process group" << m_pid
                                 << "still running after SIGTERM; sending SIGKILL";
+        if (!m_containerName.isEmpty())
+            m_podman.signal(m_containerName, SIGKILL);
         processtree::killTree(m_pid);
     }
 }
@@ -275,12 +371,23 @@ void TaskProcess::handleFinished(int exitCode, QProcess::ExitStatus status)
     // Whatever the first process left behind (daemons, background jobs) ends with it.
     if (m_pid > 0 && processtree::treeAlive(m_pid))
         processtree::killTree(m_pid);
+    if (!m_containerName.isEmpty()) {
+        // --rm removes a container that ended by itself; one whose podman was killed stays.
+        m_podman.remove(m_containerName);
+        if (status == QProcess::NormalExit && exitCode >= 125 && exitCode <= 127) {
+            emit finished(exitCode,
+                          u"exit %1 (podman could not run the container; its message is in the "
+                          u"task's log)"_s.arg(exitCode));
+            return;
+        }
+    }
     if (status == QProcess::CrashExit) {
         emit finished(-1, u"killed by a signal"_s);
         return;
     }
-    // bubblewrap reports a task that a signal ended as 128 + the signal's number.
-    if (m_sandbox.isEnabled() && exitCode > 128 && exitCode < 128 + 65) {
+    // bubblewrap and podman report a task that a signal ended as 128 + the signal's number.
+    if ((m_sandbox.isEnabled() || !m_containerName.isEmpty()) && exitCode > 128 &&
+        exitCode < 128 + 65) {
         emit finished(
             exitCode,
             u"exit %1 (in the sandbox: killed by signal %2)"_s.arg(exitCode).arg(exitCode - 128));

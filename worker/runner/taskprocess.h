@@ -1,6 +1,7 @@
 #pragma once
 
 #include "agent/tasklease.h"
+#include "container/podmanruntime.h"
 #include "logindex.h"
 #include "sandbox/sandbox.h"
 
@@ -43,6 +44,13 @@ struct LaunchSpec
     // The CPU cores the task's first process is pinned to (and with it everything it starts),
     // also given to it as DDL_CPU_CORES ("2,3"); empty: not pinned, and no DDL_CPU_CORES.
     QList<int> cpuCores;
+    // Not empty: the task runs in a container of this image through podman instead of the
+    // sandbox, with the same folders (sandboxSpec) bound at the same paths, python3 and bash of
+    // the image, and the memory limit as the container's.
+    QString image;
+    QString containerName; // PodmanRuntime::containerName of the task
+    PodmanRuntime podman;
+    qint64 memoryBytes = 0;
 };
 
 // How many processes a sandboxed task may add to those the worker's user already runs
@@ -100,7 +108,8 @@ QByteArray ddlRunnerScript();
 // piece says which; between the two, the order is the order in which the worker read them). The
 // process leads its own session so that cancel ends everything it spawned. A sandboxed task's
 // first process is bubblewrap, which dies with the worker and takes the task's whole PID
-// namespace with it.
+// namespace with it. A task in a container is ended through podman (kill, then rm), as its
+// processes are not the worker's children but conmon's.
 class TaskProcess : public QObject
 {
     Q_OBJECT
@@ -129,9 +138,15 @@ private:
     void handleFinished(int exitCode, QProcess::ExitStatus status);
     void handleErrorOccurred(QProcess::ProcessError error);
     void handleGraceExpired();
+    // Sets m_process up to run the task in a container; false (finished() emitted) when it cannot.
+    bool setupContainer(const LaunchSpec &spec);
+    // Writes the DDL runner to path; false (finished() emitted) when it cannot.
+    bool writeRunner(const QString &path);
 
     QProcess m_process;
     Sandbox m_sandbox;
+    PodmanRuntime m_podman;
+    QString m_containerName; // empty: not in a container
     QTimer m_killTimer;
     qint64 m_pid = 0;
     bool m_done = false;

@@ -184,8 +184,19 @@ void TaskRunner::fetchManifestDataset()
         });
 }
 
+bool TaskRunner::runsInContainer() const
+{
+    return !m_lease.image.isEmpty() && m_services.podman.isAvailable();
+}
+
 void TaskRunner::prepareEnvironment()
 {
+    // An image brings its own Python and packages: a venv of the worker's Python would not run
+    // in it.
+    if (runsInContainer()) {
+        launch();
+        return;
+    }
     const QString requirements = m_paths.codeDir + u"/requirements.txt"_s;
     if (!QFileInfo(requirements).isFile()) {
         launch();
@@ -227,16 +238,31 @@ void TaskRunner::launch()
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
     spec.cpuCores = m_cpuCores;
+    if (runsInContainer()) {
+        spec.image = m_lease.image;
+        spec.containerName = PodmanRuntime::containerName(m_lease.taskId);
+        spec.podman = m_services.podman;
+        spec.memoryBytes = m_lease.memoryMb * 1024 * 1024;
+    }
     // pip's last unfinished line (if any) ends before the task's own output begins.
     m_log->flushPartialLines();
     m_process = new TaskProcess(this);
     connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
     connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
     connect(m_process, &TaskProcess::finished, this, &TaskRunner::handleProcessFinished);
-    m_log->appendLine(u"sandbox: "_s + m_services.sandbox.describe(m_services.sandboxPolicy));
+    if (runsInContainer()) {
+        m_log->appendLine(u"container: podman, image %1, %2"_s.arg(
+            m_lease.image,
+            m_services.sandboxPolicy.network ? u"network allowed"_s : u"no network"_s));
+    } else {
+        if (!m_lease.image.isEmpty())
+            m_log->appendLine(u"image %1 not used: this worker runs no containers (ddl-worker "
+                              u"--container-runtime podman)"_s.arg(m_lease.image));
+        m_log->appendLine(u"sandbox: "_s + m_services.sandbox.describe(m_services.sandboxPolicy));
+    }
     if (m_lease.kind == TaskLease::Kind::Ddl)
-        m_log->appendLine(
-            u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(m_python));
+        m_log->appendLine(u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(
+            runsInContainer() ? u"the image's python3"_s : m_python));
     else
         m_log->appendLine(u"running: %1"_s.arg(m_lease.command));
     m_process->start(spec);

@@ -30,6 +30,7 @@ struct TaskServices
     QString workerName;
     Sandbox sandbox; // disabled: --no-sandbox
     SandboxPolicy sandboxPolicy;
+    PodmanRuntime podman; // not available: tasks whose job names an image run in the sandbox
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
 };
@@ -88,6 +89,8 @@ private:
     void fetchDataset();
     void fetchManifestDataset();
     void prepareEnvironment();
+    // True when the task runs in a container of its job's image (the worker has podman).
+    bool runsInContainer() const;
     void launch();
     void handleProcessStarted();
     void handleProcessFinished(int exitCode, const QString &description);

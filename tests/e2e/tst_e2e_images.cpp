@@ -1,0 +1,337 @@
+// Jobs that name an image, run by a real ddl-worker started with --container-runtime podman: a DDL
+// job and an OpenPAI job run inside a tiny image made on this machine with no registry
+// (scripts/make-test-image.sh: ID=ddl-test in its /etc/os-release, python3 at /usr/local/bin),
+// with their code read-only (DDL) and their output uploaded; a cancelled task leaves no container;
+// a job without an image keeps the bubblewrap sandbox on the same worker.
+#include "../support/prerequisite.h"
+#include "clusterharness.h"
+
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
+#include <QThread>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QString User = u"ida"_s;
+// The version follows scripts/make-test-image.sh: a new layout gets a new tag.
+const QString Image = u"localhost/ddl-test:1"_s;
+
+// Runs a program and returns its exit code (-1: did not start or did not finish), with what it
+// wrote in output.
+int run(const QString &program,
+        const QStringList &args,
+        QString *output = nullptr,
+        int timeoutMs = 300000)
+{
+    QProcess process;
+    process.setProcessChannelMode(QProcess::MergedChannels);
+    process.start(program, args);
+    if (!process.waitForStarted(10000))
+        return -1;
+    process.closeWriteChannel();
+    const bool done = process.waitForFinished(timeoutMs);
+    if (output)
+        *output = QString::fromLocal8Bit(process.readAll()).trimmed();
+    if (!done) {
+        process.kill();
+        process.waitForFinished(2000);
+        return -1;
+    }
+    return process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+}
+
+QByteArray readFile(const QString &path)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+QByteArray openPaiJob(const QString &name, const QString &image, const QString &command)
+{
+    const QJsonObject role{{u"name"_s, u"main"_s},
+                           {u"taskNumber"_s, 1},
+                           {u"cpuNumber"_s, 1},
+                           {u"memoryMB"_s, 256},
+                           {u"gpuNumber"_s, 0},
+                           {u"command"_s, command}};
+    QJsonObject job{{u"jobName"_s, name}, {u"taskRoles"_s, QJsonArray{role}}};
+    if (!image.isEmpty())
+        job.insert(u"image"_s, image);
+    return QJsonDocument(job).toJson();
+}
+
+// A DDL task.yaml of one worker, with the dataset folder ../data (made by initTestCase) and the
+// image, when one is given.
+QByteArray taskYaml(const QString &name, const QString &image)
+{
+    QByteArray yaml = "job_data:\n  job_name: " + name.toUtf8() +
+                      "\n  dataset:\n    dataset_location: ../data\n  worker_required: 1\n"
+                      "  cpu_per_worker: 1\n  memory_mb_per_worker: 256\n";
+    if (!image.isEmpty())
+        yaml += "  image: " + image.toUtf8() + '\n';
+    return yaml;
+}
+
+} // namespace
+
+class TestE2eImages : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void ddlJobRunsInTheImage();
+    void openPaiJobRunsInTheImage();
+    void cancelLeavesNoContainer();
+    void jobWithoutImageKeepsTheSandbox();
+
+private:
+    // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
+    QString submit(const QString &repo, CliRun *run, const QString &config = u"job.json"_qs);
+    QJsonObject job(const QString &uuid);
+    QString waitForState(const QString &uuid, const QStringList &states, int timeoutMs = 120000);
+    QString logOf(const QString &uuid);
+    QString download(const QString &uuid, const QString &folder);
+    // The names of the containers of this test's worker, running or not.
+    QStringList workerContainers();
+    QString diagnostics(const QString &uuid);
+
+    ClusterHarness m_cluster;
+    QString m_podman;
+};
+
+void TestE2eImages::initTestCase()
+{
+    m_podman = QStandardPaths::findExecutable(u"podman"_s);
+    // scripts/install-deps.sh installs podman and runc: where it ran (CI), they must be there.
+    DDL_REQUIRE_PREREQUISITE(!m_podman.isEmpty() &&
+                                 !QStandardPaths::findExecutable(u"runc"_s).isEmpty(),
+                             u"podman and runc are not installed (scripts/install-deps.sh installs "
+                             "them): jobs with an image cannot run here"_s);
+    QString said;
+    if (run(m_podman, {u"info"_s}, &said, 60000) != 0)
+        QSKIP(qPrintable(u"podman cannot run here (podman info: %1)"_s.arg(said.right(400))));
+    const QString script =
+        qEnvironmentVariable("DDL_SOURCE_DIR") + u"/scripts/make-test-image.sh"_s;
+    if (run(m_podman, {u"image"_s, u"exists"_s, Image}) != 0) {
+        QVERIFY2(run(u"bash"_s, {script, Image}, &said) == 0, qPrintable(said));
+    }
+    // The kernel or a container around this test may refuse what a container needs (user or
+    // mount namespaces, cgroups): then no job with an image can run here, and that is the
+    // message.
+    if (run(m_podman,
+            {u"--runtime"_s,
+             QStandardPaths::findExecutable(u"runc"_s),
+             u"run"_s,
+             u"--rm"_s,
+             u"--network"_s,
+             u"none"_s,
+             u"--ulimit"_s,
+             u"nofile=1024:1024"_s,
+             u"--ulimit"_s,
+             u"nproc=1024:1024"_s,
+             Image,
+             u"true"_s},
+            &said,
+            60000) != 0)
+        QSKIP(qPrintable(u"podman cannot start a container here: %1"_s.arg(said.right(600))));
+
+    QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
+    QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s}));
+    QVERIFY(m_cluster.registerAndLogin(User, u"ida-password"_s));
+    // The dataset of the DDL jobs, beside their repositories.
+    QVERIFY(QDir().mkpath(m_cluster.path(u"repos/data"_s)));
+    QFile sample(m_cluster.path(u"repos/data/x.csv"_s));
+    QVERIFY(sample.open(QIODevice::WriteOnly));
+    sample.write("1,2\n");
+}
+
+QString TestE2eImages::submit(const QString &repo, CliRun *run, const QString &config)
+{
+    const QString option = config.endsWith(u".json"_s) ? u"--job_config="_s : u"--task_config="_s;
+    const CliRun result = m_cluster.cli(User, {u"submit"_s, option + config}, repo);
+    if (run)
+        *run = result;
+    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
+                                             QRegularExpression::MultilineOption);
+    return uuidLine.match(result.out).captured(1);
+}
+
+QJsonObject TestE2eImages::job(const QString &uuid)
+{
+    const CliRun run =
+        m_cluster.cli(User, {u"progress"_s, u"--job_uuid="_s + uuid, u"--output=json"_s});
+    return QJsonDocument::fromJson(run.out.toUtf8()).object();
+}
+
+QString TestE2eImages::waitForState(const QString &uuid, const QStringList &states, int timeoutMs)
+{
+    QElapsedTimer timer;
+    timer.start();
+    QString state;
+    while (timer.elapsed() < timeoutMs) {
+        state = job(uuid).value(u"state"_s).toString();
+        if (states.contains(state))
+            break;
+        QThread::msleep(300);
+    }
+    return state;
+}
+
+QString TestE2eImages::logOf(const QString &uuid)
+{
+    return m_cluster.cli(User, {u"logs"_s, u"--job_uuid="_s + uuid}).out;
+}
+
+QString TestE2eImages::download(const QString &uuid, const QString &folder)
+{
+    const QString dest = m_cluster.path(folder);
+    const CliRun run =
+        m_cluster.cli(User, {u"download"_s, u"--job_uuid="_s + uuid, u"--dest="_s + dest});
+    if (run.exitCode != 0)
+        qWarning("download failed: %s %s", qUtf8Printable(run.out), qUtf8Printable(run.err));
+    return dest;
+}
+
+QStringList TestE2eImages::workerContainers()
+{
+    QString names;
+    run(m_podman,
+        {u"ps"_s,
+         u"--all"_s,
+         u"--format"_s,
+         u"{{.Names}}"_s,
+         u"--filter"_s,
+         u"label=ddl.workdir="_s + m_cluster.path(u"worker"_s)},
+        &names,
+        60000);
+    return names.split(u'\n', Qt::SkipEmptyParts);
+}
+
+QString TestE2eImages::diagnostics(const QString &uuid)
+{
+    const CliRun progress = m_cluster.cli(User, {u"progress"_s, u"--job_uuid="_s + uuid});
+    return progress.out + progress.err + u"\n--- log ---\n"_s + logOf(uuid).right(3000) +
+           u"\n--- worker ---\n"_s + m_cluster.workerLog().right(3000);
+}
+
+void TestE2eImages::ddlJobRunsInTheImage()
+{
+    const QByteArray mainPy = R"(import json, os, sys
+def main(dataset_dir, model_output_dir):
+    try:
+        open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "written.txt"), "w")
+        code_writable = True
+    except OSError:
+        code_writable = False
+    seen = {"os_release": open("/etc/os-release").read(),
+            "python": sys.executable,
+            "code_writable": code_writable,
+            "home": os.environ.get("HOME"),
+            "task_id": os.environ.get("DDL_TASK_ID")}
+    with open(os.path.join(model_output_dir, "seen.json"), "w") as f:
+        json.dump(seen, f)
+    print("ran in", seen["os_release"].splitlines()[0])
+)";
+    const QString repo = m_cluster.makeRepo(
+        u"ddl-image"_s,
+        {{u"main.py"_s, mainPy}, {u"task.yaml"_s, taskYaml(u"ddl-in-image"_s, Image)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QString log = logOf(uuid);
+    QVERIFY2(log.contains(u"container: podman, image "_s + Image), qPrintable(log));
+    QVERIFY2(log.contains(u"ran in ID=ddl-test"_s), qPrintable(log));
+
+    const QJsonObject seen =
+        QJsonDocument::fromJson(readFile(download(uuid, u"ddl-image-out"_s) + u"/seen.json"_s))
+            .object();
+    QVERIFY2(seen.value(u"os_release"_s).toString().contains(u"ID=ddl-test"_s),
+             qPrintable(seen.value(u"os_release"_s).toString()));
+    // The image's interpreter, not the host's /usr/bin/python3.
+    QCOMPARE(seen.value(u"python"_s).toString(), u"/usr/local/bin/python3"_s);
+    QCOMPARE(seen.value(u"code_writable"_s).toBool(true), false);
+    QVERIFY2(seen.value(u"home"_s).toString().endsWith(u"/scratch"_s),
+             qPrintable(seen.value(u"home"_s).toString()));
+    QVERIFY(!seen.value(u"task_id"_s).toString().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(workerContainers().isEmpty(), 30000);
+}
+
+void TestE2eImages::openPaiJobRunsInTheImage()
+{
+    const QString command =
+        u"grep ^ID= /etc/os-release && command -v python3 && "
+        u"python3 -c 'import os; print(os.environ[\"PAI_TASK_ROLE_NAME\"])' > "
+        u"\"$PAI_OUTPUT_DIR/role.txt\" && touch \"$PAI_CODE_DIR/made-in-code\" && "
+        u"echo \"port=$PAI_CURRENT_CONTAINER_PORT\""_s;
+    const QString repo = m_cluster.makeRepo(
+        u"pai-image"_s, {{u"job.json"_s, openPaiJob(u"pai-in-image"_s, Image, command)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QString log = logOf(uuid);
+    QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
+    QVERIFY2(log.contains(u"/usr/local/bin/python3"_s), qPrintable(log));
+    static const QRegularExpression port(u"port=[1-9][0-9]*"_s);
+    QVERIFY2(port.match(log).hasMatch(), qPrintable(log));
+    const QString dest = download(uuid, u"pai-image-out"_s);
+    QCOMPARE(readFile(dest + u"/role.txt"_s).trimmed(), QByteArray("main"));
+}
+
+void TestE2eImages::cancelLeavesNoContainer()
+{
+    const QString repo = m_cluster.makeRepo(
+        u"pai-cancel"_s,
+        {{u"job.json"_s, openPaiJob(u"pai-cancel"_s, Image, u"echo waiting; sleep 600"_s)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        logOf(uuid).contains(u"waiting"_s), qPrintable(diagnostics(uuid)), 60000);
+    QCOMPARE(workerContainers().size(), 1);
+    const CliRun cancelled = m_cluster.cli(User, {u"cancel"_s, u"--job_uuid="_s + uuid});
+    QVERIFY2(cancelled.exitCode == 0, qPrintable(cancelled.out + cancelled.err));
+    const QString state = waitForState(uuid, {u"STOPPED"_s, u"FAILED"_s, u"SUCCEEDED"_s}, 60000);
+    QVERIFY2(state == "STOPPED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    QTRY_VERIFY_WITH_TIMEOUT(workerContainers().isEmpty(), 30000);
+    // Nothing of the task runs on, in the container or outside it.
+    QString processes;
+    run(u"ps"_s, {u"-eo"_s, u"args"_s}, &processes);
+    QVERIFY2(!processes.contains(u"sleep 600"_s), qPrintable(processes));
+}
+
+void TestE2eImages::jobWithoutImageKeepsTheSandbox()
+{
+    const QString repo = m_cluster.makeRepo(
+        u"no-image"_s,
+        {{u"main.py"_s, "import sys\ndef main(d, o):\n    print('python', sys.executable)\n"},
+         {u"task.yaml"_s, taskYaml(u"ddl-no-image"_s, {})}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QString log = logOf(uuid);
+    QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
+    QVERIFY2(!log.contains(u"container: podman"_s), qPrintable(log));
+    QVERIFY2(!log.contains(u"/usr/local/bin/python3"_s), qPrintable(log));
+}
+
+QTEST_GUILESS_MAIN(TestE2eImages)
+#include "tst_e2e_images.moc"
