@@ -118,8 +118,8 @@ QStringList JobSpec::noEffectNotes() const
     };
     if (kind == Kind::OpenPai && !image.isEmpty())
         note(QStringLiteral("image"),
-             QStringLiteral("tasks run in the worker's sandbox on its own system, not in a "
-                            "container of this image"));
+             QStringLiteral("only workers started with --container-runtime podman run the tasks "
+                            "in a container of this image; others run them in their sandbox"));
     if (!authFile.isEmpty())
         note(QStringLiteral("authFile"), QStringLiteral("no container registry is contacted"));
     if (!virtualCluster.isEmpty())

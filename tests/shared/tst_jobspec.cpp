@@ -1446,8 +1446,8 @@ void tst_JobSpec::noEffectNotes()
     QCOMPARE(
         spec->noEffectNotes(),
         (QStringList{u"image"_s + noEffect +
-                         u"tasks run in the worker's sandbox on its own system, not in a container "
-                         "of this image"_s,
+                         u"only workers started with --container-runtime podman run the tasks in a "
+                         "container of this image; others run them in their sandbox"_s,
                      u"authFile"_s + noEffect + u"no container registry is contacted"_s,
                      u"virtualCluster"_s + noEffect +
                          u"all workers form one pool; jobs wait in one queue"_s,
