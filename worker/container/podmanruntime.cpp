@@ -8,6 +8,7 @@
 
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 
 #include <csignal>
@@ -126,6 +127,20 @@ Result<PodmanRuntime> PodmanRuntime::probe(const QString &podman, const QString 
     return runtime;
 }
 
+Status PodmanRuntime::checkImageReference(const QString &image)
+{
+    // A registry host, a path, a tag and a digest use no other characters; the first one is never
+    // '-', so the reference cannot pass for one of podman's options.
+    static const QRegularExpression reference(
+        QRegularExpression::anchoredPattern(u"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}"_s));
+    if (reference.match(image).hasMatch())
+        return Ok{};
+    return Error::make(u"invalid_image"_s,
+                       u"the job's image '%1' is not an image reference: use letters, digits and "
+                       u". _ / : @ + - only, starting with a letter or digit, as in "
+                       u"docker.io/library/python:3.11"_s.arg(image.left(100)));
+}
+
 QString PodmanRuntime::containerName(qint64 taskId)
 {
     return u"ddl-task-%1"_s.arg(taskId);
@@ -190,7 +205,8 @@ QStringList PodmanRuntime::runArguments(const ContainerSpec &spec,
         args << u"--workdir"_s << box.workingDir;
     if (!spec.envFile.isEmpty())
         args << u"--env-file"_s << spec.envFile;
-    args << spec.image << program << arguments;
+    // "--": nothing after it is taken for an option of podman's.
+    args << u"--"_s << spec.image << program << arguments;
     return args;
 }
 

@@ -41,6 +41,10 @@ public:
     bool isAvailable() const { return !m_program.isEmpty(); }
     QString program() const { return m_program; }
 
+    // Accepts what can name an image ("debian:12", "localhost/x@sha256:..."); refuses anything
+    // podman could take for an option or that no image can be named, saying what is wrong.
+    static Status checkImageReference(const QString &image);
+
     // The container's name of a task: ddl-task-<taskId>.
     static QString containerName(qint64 taskId);
 

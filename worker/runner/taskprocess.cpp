@@ -176,6 +176,8 @@ bool TaskProcess::setupContainer(const LaunchSpec &spec)
         emit finished(-1, message);
         return false;
     };
+    if (const Status image = PodmanRuntime::checkImageReference(spec.image); !image)
+        return fail(image.error().message);
     // Every folder podman binds must exist; the task's bin folder stays empty (the image's own
     // python is the task's).
     for (const QString &dir : {spec.sandboxSpec.scratchDir, spec.paths.binDir}) {
