@@ -54,13 +54,14 @@ QByteArray readFile(const QString &path)
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
 }
 
-QByteArray openPaiJob(const QString &name, const QString &image, const QString &command)
+QByteArray
+openPaiJob(const QString &name, const QString &image, const QString &command, int gpus = 0)
 {
     const QJsonObject role{{u"name"_s, u"main"_s},
                            {u"taskNumber"_s, 1},
                            {u"cpuNumber"_s, 1},
                            {u"memoryMB"_s, 256},
-                           {u"gpuNumber"_s, 0},
+                           {u"gpuNumber"_s, gpus},
                            {u"command"_s, command}};
     QJsonObject job{{u"jobName"_s, name}, {u"taskRoles"_s, QJsonArray{role}}};
     if (!image.isEmpty())
@@ -92,6 +93,7 @@ private slots:
     void openPaiJobRunsInTheImage();
     void cancelLeavesNoContainer();
     void jobWithoutImageKeepsTheSandbox();
+    void gpuTaskKeepsTheSandbox();
 
 private:
     // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
@@ -331,6 +333,30 @@ void TestE2eImages::jobWithoutImageKeepsTheSandbox()
     QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
     QVERIFY2(!log.contains(u"container: podman"_s), qPrintable(log));
     QVERIFY2(!log.contains(u"/usr/local/bin/python3"_s), qPrintable(log));
+}
+
+void TestE2eImages::gpuTaskKeepsTheSandbox()
+{
+    // A worker declaring a GPU (this machine has none): GPUs reach no container yet, so the task
+    // runs in the sandbox, where it would see its devices, and its log says why.
+    QVERIFY(m_cluster.startNamedWorker(
+        u"gpu"_s, {u"--gpus"_s, u"1"_s, u"--container-runtime"_s, u"podman"_s}));
+    // A job no enrolled worker could hold is refused at submit: wait for the second enrollment.
+    QTRY_VERIFY_WITH_TIMEOUT(m_cluster.serverLog().count(u"enrolled from"_s) >= 2, 30000);
+    const QString repo = m_cluster.makeRepo(
+        u"pai-gpu"_s,
+        {{u"job.json"_s, openPaiJob(u"pai-gpu"_s, Image, u"cat /etc/os-release"_s, 1)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QString log = logOf(uuid);
+    QVERIFY2(log.contains(u"image "_s + Image + u" not used: GPUs cannot be given to containers"_s),
+             qPrintable(log));
+    QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
+    QVERIFY2(!log.contains(u"ID=ddl-test"_s), qPrintable(log));
 }
 
 QTEST_GUILESS_MAIN(TestE2eImages)

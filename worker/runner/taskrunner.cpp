@@ -186,7 +186,9 @@ void TaskRunner::fetchManifestDataset()
 
 bool TaskRunner::runsInContainer() const
 {
-    return !m_lease.image.isEmpty() && m_services.podman.isAvailable();
+    // GPUs reach containers only through CDI, which is not built yet: a GPU task keeps the
+    // sandbox, where it sees its devices, rather than running in its image without them.
+    return !m_lease.image.isEmpty() && m_services.podman.isAvailable() && m_lease.gpus == 0;
 }
 
 void TaskRunner::prepareEnvironment()
@@ -255,9 +257,12 @@ void TaskRunner::launch()
             m_lease.image,
             m_services.sandboxPolicy.network ? u"network allowed"_s : u"no network"_s));
     } else {
-        if (!m_lease.image.isEmpty())
+        if (!m_lease.image.isEmpty() && !m_services.podman.isAvailable())
             m_log->appendLine(u"image %1 not used: this worker runs no containers (ddl-worker "
                               u"--container-runtime podman)"_s.arg(m_lease.image));
+        else if (!m_lease.image.isEmpty())
+            m_log->appendLine(u"image %1 not used: GPUs cannot be given to containers yet, so a "
+                              u"task with GPUs runs in the sandbox"_s.arg(m_lease.image));
         m_log->appendLine(u"sandbox: "_s + m_services.sandbox.describe(m_services.sandboxPolicy));
     }
     if (m_lease.kind == TaskLease::Kind::Ddl)

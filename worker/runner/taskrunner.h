@@ -89,7 +89,8 @@ private:
     void fetchDataset();
     void fetchManifestDataset();
     void prepareEnvironment();
-    // True when the task runs in a container of its job's image (the worker has podman).
+    // True when the task runs in a container of its job's image (the worker has podman, the task
+    // no GPUs).
     bool runsInContainer() const;
     void launch();
     void handleProcessStarted();
