@@ -26,6 +26,8 @@ private slots:
     void cacheSize();
     void gpuType_data();
     void gpuType();
+    void containerRuntime_data();
+    void containerRuntime();
 
 private:
     static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
@@ -278,6 +280,50 @@ void tst_WorkerConfig::gpuType()
         return;
     }
     QTEST(parsed->gpuType, "gpuType");
+}
+
+void tst_WorkerConfig::containerRuntime_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("runtime"); // expected; ignored when an error is expected
+    QTest::addColumn<bool>("valid");
+
+    QTest::newRow("none given: no containers")
+        << QByteArray() << QStringList() << QString() << true;
+    QTest::newRow("flag") << QByteArray() << QStringList{u"--container-runtime"_s, u"podman"_s}
+                          << u"podman"_s << true;
+    QTest::newRow("file") << QByteArray("container_runtime: podman\n") << QStringList()
+                          << u"podman"_s << true;
+    QTest::newRow("flag over file")
+        << QByteArray("container_runtime: podman\n")
+        << QStringList{u"--container-runtime"_s, u"none"_s} << u"none"_s << true;
+    QTest::newRow("docker") << QByteArray() << QStringList{u"--container-runtime"_s, u"docker"_s}
+                            << QString() << false;
+}
+
+void tst_WorkerConfig::containerRuntime()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(bool, valid);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString file = dir.filePath(u"worker.yaml"_s);
+    QFile config(file);
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write("server: https://h:1\nwork_dir: " + dir.path().toUtf8() + '\n' + yaml);
+    config.close();
+
+    const ddl::Result<WorkerConfig> parsed = parse(QStringList{u"--config"_s, file} + flags);
+    QCOMPARE(parsed.ok(), valid);
+    if (!valid) {
+        QCOMPARE(parsed.error().field, u"container_runtime"_s);
+        QVERIFY2(parsed.error().message.contains(u"must be podman or none, got 'docker'"),
+                 qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->containerRuntime, "runtime");
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)
