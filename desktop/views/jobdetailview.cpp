@@ -11,6 +11,7 @@
 #include "views/logview.h"
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
+#include "views/stopconfirmation.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -45,6 +46,10 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_reasonLabel->setWordWrap(true);
     m_cancelButton = new QPushButton(tr("Cancel job"), this);
     m_cancelButton->setObjectName(u"cancelButton"_s);
+    // A destructive button never takes the keyboard by default: one Space press must not stop
+    // a job (it asks first in any case).
+    m_cancelButton->setAutoDefault(false);
+    m_cancelButton->setFocusPolicy(Qt::TabFocus);
     m_cloneButton = new QPushButton(tr("Clone into editor"), this);
     m_cloneButton->setObjectName(u"cloneButton"_s);
 
@@ -83,6 +88,9 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(splitter, 1);
+    // Opening a job puts the keyboard on its tasks, not on the first button.
+    setFocusProxy(m_taskTable);
+    setTabOrder(m_taskTable, m_tabs);
 
     connect(m_cancelButton, &QPushButton::clicked, this, &JobDetailView::cancelJob);
     connect(m_cloneButton, &QPushButton::clicked, this, [this] {
@@ -90,7 +98,8 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     });
     connect(m_taskTable, &QTableView::clicked, this, [this](const QModelIndex &index) {
         const qint64 taskId = m_tasks->taskId(index.row());
-        m_logView->showTask(taskId);
+        if (m_logView->shownTask() != taskId)
+            m_logView->selectTask(taskId);
         startMetrics(taskId);
     });
     m_pollTimer.setInterval(PollMs);
@@ -168,12 +177,24 @@ void JobDetailView::startMetrics(qint64 taskId)
         return;
     delete m_collector;
     m_metrics->clear();
+    for (int row = 0; row < m_tasks->rowCount(); ++row) {
+        if (m_tasks->taskId(row) == taskId)
+            m_charts->setTaskLabel(m_tasks->label(row));
+    }
     m_collector = new MetricCollector(m_client, m_uuid, taskId, m_metrics, this);
     m_collector->setProperty("taskId", taskId);
     m_collector->start();
 }
 
 void JobDetailView::cancelJob()
+{
+    if (!m_client)
+        return;
+    const QString name = m_job.value("name"_L1).toString();
+    StopConfirmation::ask(this, {name.isEmpty() ? m_uuid : name}, [this] { stopJob(); });
+}
+
+void JobDetailView::stopJob()
 {
     if (!m_client)
         return;

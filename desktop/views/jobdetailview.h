@@ -44,6 +44,8 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     ArtifactBrowser *artifacts() const { return m_artifacts; }
     StateTimeline *timeline() const { return m_timeline; }
+    // Asks the server for the job now (F5), not at the next poll.
+    void refresh() { poll(); }
 
 signals:
     void jobLoaded(const QJsonObject &job);
@@ -57,7 +59,9 @@ signals:
 private:
     void poll();
     void handleJob(const QJsonObject &job);
+    // Asks, naming the job, then stops it.
     void cancelJob();
+    void stopJob();
     void startMetrics(qint64 taskId);
 
     QPointer<ApiClient> m_client;
