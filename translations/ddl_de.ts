@@ -122,6 +122,45 @@
     </message>
 </context>
 <context>
+    <name>StopConfirmation</name>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform> und %n weiterer</numerusform>
+            <numerusform> und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)?</source>
+        <translation>
+            <numerusform>%n Job anhalten?</numerusform>
+            <numerusform>%n Jobs anhalten?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)? %1</source>
+        <translation>
+            <numerusform>%n Job anhalten? %1</numerusform>
+            <numerusform>%n Jobs anhalten? %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Running tasks are killed and the job ends as Stopped; its outputs so far are kept. This cannot be undone.</source>
+        <translation>Laufende Tasks werden beendet und der Job endet als Angehalten; seine bisherigen Ausgaben bleiben erhalten. Das lässt sich nicht rückgängig machen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop job(s)</source>
+        <translation>
+            <numerusform>Job anhalten</numerusform>
+            <numerusform>Jobs anhalten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>Weiterlaufen lassen</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -762,16 +801,31 @@
         <translation>Öffnen</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>Abbrechen</translation>
-    </message>
-    <message>
         <source>Clone into the editor</source>
         <translation>In den Editor klonen</translation>
     </message>
     <message>
         <source>Copy uuid</source>
         <translation>UUID kopieren</translation>
+    </message>
+    <message>
+        <source>Stop selected jobs</source>
+        <translation>Ausgewählte Jobs anhalten</translation>
+    </message>
+    <message>
+        <source>No jobs yet. Click &quot;New job…&quot; to submit a project, or run &quot;ddlcli submit&quot; in the project&apos;s folder.</source>
+        <translation>Noch keine Jobs. Klicken Sie auf „Neuer Job…“, um ein Projekt abzuschicken, oder führen Sie „ddlcli submit“ im Ordner des Projekts aus.</translation>
+    </message>
+    <message>
+        <source>No job matches the filter.</source>
+        <translation>Kein Job passt zum Filter.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)…</source>
+        <translation>
+            <numerusform>%n Job anhalten…</numerusform>
+            <numerusform>%n Jobs anhalten…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -938,6 +992,22 @@
         <source>Your session has expired. Log in again.</source>
         <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
     </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>&amp;Suchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>&amp;Close job tab</source>
+        <translation>Job-Tab s&amp;chließen</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>
@@ -952,6 +1022,21 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message>
         <source>step</source>
         <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Task: %1</source>
+        <translation>Task: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::NavigationList</name>
+    <message>
+        <source>Open jobs</source>
+        <translation>Offene Jobs</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>

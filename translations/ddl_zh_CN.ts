@@ -121,6 +121,41 @@
     </message>
 </context>
 <context>
+    <name>StopConfirmation</name>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform>，另有 %n 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)?</source>
+        <translation>
+            <numerusform>停止 %n 个作业？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)? %1</source>
+        <translation>
+            <numerusform>停止 %n 个作业？%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Running tasks are killed and the job ends as Stopped; its outputs so far are kept. This cannot be undone.</source>
+        <translation>正在运行的任务将被终止，作业以“已停止”结束；已有的输出会保留。此操作无法撤销。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop job(s)</source>
+        <translation>
+            <numerusform>停止作业</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>继续运行</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -752,16 +787,30 @@
         <translation>打开</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
         <source>Clone into the editor</source>
         <translation>克隆到编辑器</translation>
     </message>
     <message>
         <source>Copy uuid</source>
         <translation>复制 uuid</translation>
+    </message>
+    <message>
+        <source>Stop selected jobs</source>
+        <translation>停止所选作业</translation>
+    </message>
+    <message>
+        <source>No jobs yet. Click &quot;New job…&quot; to submit a project, or run &quot;ddlcli submit&quot; in the project&apos;s folder.</source>
+        <translation>还没有作业。点击“新建作业…”提交项目，或在项目文件夹中运行“ddlcli submit”。</translation>
+    </message>
+    <message>
+        <source>No job matches the filter.</source>
+        <translation>没有符合筛选条件的作业。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)…</source>
+        <translation>
+            <numerusform>停止 %n 个作业…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -928,6 +977,22 @@
         <source>Your session has expired. Log in again.</source>
         <translation>会话已过期，请重新登录。</translation>
     </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Close job tab</source>
+        <translation>关闭作业页(&amp;C)</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>
@@ -942,6 +1007,21 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
     <message>
         <source>step</source>
         <translation>步数</translation>
+    </message>
+    <message>
+        <source>Task: %1</source>
+        <translation>任务：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::NavigationList</name>
+    <message>
+        <source>Open jobs</source>
+        <translation>已打开的作业</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>

@@ -10,6 +10,7 @@
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
 #include "core/session.h"
+#include "editor/jobeditor.h"
 #include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "models/taskmodel.h"
@@ -20,6 +21,7 @@
 #include "views/metricchartsview.h"
 #include "views/navigationlist.h"
 #include "views/traynotifier.h"
+#include "wizard/submitwizard.h"
 
 #include <QComboBox>
 #include <QItemSelectionModel>
@@ -48,6 +50,7 @@ private slots:
     void reopeningAFinishedJobIsNoNews();
     void keyboardReachesTheJobs();
     void navigationKeepsFixedPagesInView();
+    void newJobStartsClean();
     void logoutClearsTheTitle();
 
 private:
@@ -304,6 +307,29 @@ void TestDesktopWorkspace::navigationKeepsFixedPagesInView()
                           .center());
     QTRY_VERIFY(!window.jobView(opened.last()));
     QTRY_COMPARE(navigation->count(), window.workspace()->count() + 1);
+}
+
+void TestDesktopWorkspace::newJobStartsClean()
+{
+    // An OpenPAI job tried in the editor a minute ago...
+    auto *editor = m_window->findChild<JobEditor *>(u"jobEditor"_s);
+    editor->setText(uR"({"jobName": "old-openpai", "image": "python3", "taskRoles": [
+        {"name": "main", "taskNumber": 1, "cpuNumber": 4, "memoryMB": 8192, "gpuNumber": 1,
+         "command": "python3 x.py"}]})"_s);
+    QVERIFY2(editor->spec().has_value(),
+             qPrintable(editor->problems().value(0).field + u": "_s
+                        + editor->problems().value(0).message));
+    QCOMPARE(editor->spec()->kind, ddl::JobSpec::Kind::OpenPai);
+    // ...is not what "New job..." starts from.
+    emit m_window->newJobRequested();
+    auto *wizard = m_window->findChild<SubmitWizard *>();
+    QVERIFY(wizard);
+    QCOMPARE(wizard->spec().kind, ddl::JobSpec::Kind::Ddl);
+    QVERIFY(wizard->spec().jobName != u"old-openpai"_s);
+    QCOMPARE(wizard->spec().taskRoles.value(0).gpuNumber, 0);
+    QVERIFY(wizard->spec().taskRoles.value(0).command.isEmpty());
+    QVERIFY(editor->text().contains(u"old-openpai"_s)); // the editor keeps its text
+    wizard->close();
 }
 
 void TestDesktopWorkspace::logoutClearsTheTitle()
