@@ -361,6 +361,7 @@ JobDetailView *MainWindow::openJob(const QString &uuid)
     m_jobViews.insert(uuid, view);
     m_watcher->watch(uuid);
     const int index = m_workspace->addTab(view, uuid.left(8));
+    m_workspace->setTabToolTip(index, uuid); // jobs of the same name differ by it
     m_workspace->setCurrentIndex(index);
     view->setFocus();
     connect(view, &JobDetailView::titleChanged, this, [this, view](const QString &title) {

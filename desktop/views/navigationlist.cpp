@@ -17,6 +17,8 @@ NavigationList::NavigationList(QTabWidget *workspace, QWidget *parent)
     setContextMenuPolicy(Qt::CustomContextMenu);
     setTextElideMode(Qt::ElideRight);
     setUniformItemSizes(true);
+    setFrameShape(QFrame::NoFrame);
+    setSpacing(2); // rows a pointer hits easily, as the portal's menu
     connect(this, &QListWidget::currentItemChanged, this, [this](QListWidgetItem *item) {
         if (!item)
             return;
@@ -58,7 +60,8 @@ void NavigationList::sync()
         }
         auto *item = new QListWidgetItem(m_workspace->tabText(i), this);
         item->setData(PageRole, QVariant::fromValue(m_workspace->widget(i)));
-        item->setToolTip(m_workspace->tabText(i));
+        item->setToolTip(m_workspace->tabToolTip(i).isEmpty() ? m_workspace->tabText(i)
+                                                               : m_workspace->tabToolTip(i));
     }
     showCurrent(m_workspace->currentIndex());
 }
