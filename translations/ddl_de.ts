@@ -504,6 +504,49 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::FailureSummary</name>
+    <message>
+        <source>Exit code 127: the command was not found. Check the command&apos;s spelling and that the image (or the worker&apos;s Python) has the program.</source>
+        <translation>Exit-Code 127: Der Befehl wurde nicht gefunden. Prüfen Sie die Schreibweise und ob das Image (oder das Python des Workers) das Programm hat.</translation>
+    </message>
+    <message>
+        <source>Exit code 126: the command is not executable. Check its file mode, or run it through its interpreter (python3 script.py).</source>
+        <translation>Exit-Code 126: Der Befehl ist nicht ausführbar. Prüfen Sie die Dateirechte oder starten Sie ihn über seinen Interpreter (python3 script.py).</translation>
+    </message>
+    <message>
+        <source>Exit code 137: the task was killed (SIGKILL), most often for using more memory than it asked for. Ask for more memory (memoryMB), or use less.</source>
+        <translation>Exit-Code 137: Der Task wurde beendet (SIGKILL), meist weil er mehr Speicher brauchte als angefordert. Fordern Sie mehr Speicher an (memoryMB) oder brauchen Sie weniger.</translation>
+    </message>
+    <message>
+        <source>Exit code 143: the task was terminated (SIGTERM): stopped, or over its time.</source>
+        <translation>Exit-Code 143: Der Task wurde beendet (SIGTERM): angehalten oder über seiner Zeit.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s last error lines are below; the whole log is in Logs (Stream: stderr).</source>
+        <translation>Unten stehen die letzten Fehlerzeilen des Tasks; das ganze Log ist unter Logs (Stream: stderr).</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>Versuch %1 von %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The job failed&lt;/b&gt; (%1). %2</source>
+        <translation>&lt;b&gt;Der Job ist fehlgeschlagen&lt;/b&gt; (%1). %2</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed with exit code %2&lt;/b&gt; on worker %3 (%4).</source>
+        <translation>&lt;b&gt;Task %1 ist mit Exit-Code %2 fehlgeschlagen&lt;/b&gt; auf Worker %3 (%4).</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed&lt;/b&gt; on worker %2 (%3).</source>
+        <translation>&lt;b&gt;Task %1 ist fehlgeschlagen&lt;/b&gt; auf Worker %2 (%3).</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::FolderField</name>
     <message>
         <source>Drop a folder here or browse</source>
@@ -593,6 +636,10 @@
     <message>
         <source>attempt %1 of %2</source>
         <translation>Versuch %1 von %2</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>Konfiguration</translation>
     </message>
 </context>
 <context>

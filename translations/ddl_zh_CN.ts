@@ -492,6 +492,49 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::FailureSummary</name>
+    <message>
+        <source>Exit code 127: the command was not found. Check the command&apos;s spelling and that the image (or the worker&apos;s Python) has the program.</source>
+        <translation>退出码 127：找不到命令。请检查命令拼写，以及镜像（或工作节点的 Python）中是否有该程序。</translation>
+    </message>
+    <message>
+        <source>Exit code 126: the command is not executable. Check its file mode, or run it through its interpreter (python3 script.py).</source>
+        <translation>退出码 126：命令不可执行。请检查文件权限，或通过解释器运行（python3 script.py）。</translation>
+    </message>
+    <message>
+        <source>Exit code 137: the task was killed (SIGKILL), most often for using more memory than it asked for. Ask for more memory (memoryMB), or use less.</source>
+        <translation>退出码 137：任务被终止（SIGKILL），通常是因为使用的内存超过了申请量。请申请更多内存（memoryMB）或减少用量。</translation>
+    </message>
+    <message>
+        <source>Exit code 143: the task was terminated (SIGTERM): stopped, or over its time.</source>
+        <translation>退出码 143：任务被终止（SIGTERM）：已停止或超时。</translation>
+    </message>
+    <message>
+        <source>The task&apos;s last error lines are below; the whole log is in Logs (Stream: stderr).</source>
+        <translation>下面是任务最后的错误输出；完整日志见“日志”（流：stderr）。</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>第 %1 次尝试，共 %2 次</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The job failed&lt;/b&gt; (%1). %2</source>
+        <translation>&lt;b&gt;作业失败&lt;/b&gt;（%1）。%2</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed with exit code %2&lt;/b&gt; on worker %3 (%4).</source>
+        <translation>&lt;b&gt;任务 %1 失败，退出码 %2&lt;/b&gt;，工作节点 %3（%4）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed&lt;/b&gt; on worker %2 (%3).</source>
+        <translation>&lt;b&gt;任务 %1 失败&lt;/b&gt;，工作节点 %2（%3）。</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::FolderField</name>
     <message>
         <source>Drop a folder here or browse</source>
@@ -580,6 +623,10 @@
     <message>
         <source>attempt %1 of %2</source>
         <translation>第 %1 次尝试，共 %2 次</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
     </message>
 </context>
 <context>

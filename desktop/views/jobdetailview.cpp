@@ -8,6 +8,7 @@
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
 #include "views/artifactbrowser.h"
+#include "views/failuresummary.h"
 #include "views/logview.h"
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
@@ -15,9 +16,12 @@
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QFontDatabase>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -69,6 +73,13 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_tabs->addTab(m_charts, tr("Metrics"));
     m_artifacts = new ArtifactBrowser(client, uuid, this);
     m_tabs->addTab(m_artifacts, tr("Artifacts"));
+    // The job as submitted (the spec the server keeps), to read or copy.
+    m_config = new QPlainTextEdit(this);
+    m_config->setObjectName(u"jobConfig"_s);
+    m_config->setReadOnly(true);
+    m_config->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_config, tr("Config"));
+    m_failure = new FailureSummary(client, uuid, this);
 
     auto *header = new QHBoxLayout;
     auto *headerText = new QVBoxLayout;
@@ -77,6 +88,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     headerText->addWidget(m_timelineLabel);
     headerText->addWidget(m_timeline);
     headerText->addWidget(m_reasonLabel);
+    headerText->addWidget(m_failure);
     header->addLayout(headerText, 1);
     header->addWidget(m_cloneButton, 0, Qt::AlignTop);
     header->addWidget(m_cancelButton, 0, Qt::AlignTop);
@@ -156,6 +168,10 @@ void JobDetailView::handleJob(const QJsonObject &job)
     m_timeline->setJob(job);
     m_reasonLabel->setText(record.state == u"WAITING"_s ? record.reason : QString());
     m_cancelButton->setEnabled(!record.isFinal());
+    m_failure->setJob(job);
+    const QJsonObject spec = job.value("spec"_L1).toObject();
+    if (m_config->toPlainText().isEmpty() && !spec.isEmpty())
+        m_config->setPlainText(QString::fromUtf8(QJsonDocument(spec).toJson()));
     m_tasks->setTasks(job.value("tasks"_L1).toArray());
     if (!m_collector && m_tasks->rowCount() > 0)
         startMetrics(m_tasks->taskId(0));

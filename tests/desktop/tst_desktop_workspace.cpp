@@ -14,6 +14,7 @@
 #include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "models/taskmodel.h"
+#include "views/failuresummary.h"
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
 #include "views/logview.h"
@@ -28,6 +29,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -50,6 +52,7 @@ private slots:
     void reopeningAFinishedJobIsNoNews();
     void keyboardReachesTheJobs();
     void navigationKeepsFixedPagesInView();
+    void failedJobSaysWhatHappened();
     void newJobStartsClean();
     void logoutClearsTheTitle();
 
@@ -307,6 +310,40 @@ void TestDesktopWorkspace::navigationKeepsFixedPagesInView()
                           .center());
     QTRY_VERIFY(!window.jobView(opened.last()));
     QTRY_COMPARE(navigation->count(), window.workspace()->count() + 1);
+}
+
+void TestDesktopWorkspace::failedJobSaysWhatHappened()
+{
+    const QString uuid = submitCommandJob(
+        *m_window, u"fails-loudly"_s,
+        u"echo fine; for i in $(seq 1 30); do echo noise $i >&2; done; "
+        "echo 'ValueError: bad learning rate' >&2; exit 3"_s);
+    QVERIFY(!uuid.isEmpty());
+    JobDetailView *view = m_window->openJob(uuid);
+    QTRY_COMPARE_WITH_TIMEOUT(view->state(), u"FAILED"_s, 20000);
+    FailureSummary *failure = view->failure();
+    QVERIFY(failure->isVisible());
+    QVERIFY2(failure->headline().contains(u"exit code 3"_s)
+                 && failure->headline().contains(u"main #0"_s)
+                 && failure->headline().contains(u"attempt 1 of 1"_s),
+             qPrintable(failure->headline()));
+    // The last error lines, whole, from the end of stderr (not stdout).
+    QTRY_VERIFY_WITH_TIMEOUT(failure->errorLines().endsWith(u"ValueError: bad learning rate"_s),
+                             10000);
+    QVERIFY(!failure->errorLines().contains(u"fine"_s));
+    QCOMPARE(failure->errorLines().count(u'\n') + 1, FailureSummary::TailLines);
+    // The job as submitted is there to read.
+    auto *config = view->findChild<QPlainTextEdit *>(u"jobConfig"_s);
+    QVERIFY(config->toPlainText().contains(u"fails-loudly"_s));
+
+    // A command that is not there: the advice says so.
+    const QString missing = submitCommandJob(*m_window, u"no-such-tool"_s, u"no-such-tool"_s);
+    JobDetailView *second = m_window->openJob(missing);
+    QTRY_COMPARE_WITH_TIMEOUT(second->state(), u"FAILED"_s, 20000);
+    QVERIFY2(second->failure()->advice().contains(u"not found"_s),
+             qPrintable(second->failure()->headline() + second->failure()->advice()));
+    // A job that did not fail says nothing of the kind.
+    QVERIFY(!m_window->openJob(m_stopped)->failure()->isVisible());
 }
 
 void TestDesktopWorkspace::newJobStartsClean()
