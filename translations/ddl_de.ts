@@ -1057,6 +1057,13 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::MessageBar</name>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished">Schließen</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::MetricChartsView</name>
     <message>
         <source>No metrics yet. Print lines such as

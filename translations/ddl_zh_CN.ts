@@ -1042,6 +1042,13 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::MessageBar</name>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished">关闭</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::MetricChartsView</name>
     <message>
         <source>No metrics yet. Print lines such as

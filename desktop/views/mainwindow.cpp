@@ -13,6 +13,7 @@
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
 #include "views/logview.h"
+#include "views/messagebar.h"
 #include "views/navigationlist.h"
 #include "views/stopconfirmation.h"
 #include "views/traynotifier.h"
@@ -27,6 +28,7 @@
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 using namespace Qt::Literals::StringLiterals;
 
@@ -65,7 +67,15 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
     createJobListView();
     m_stack->addWidget(m_connectPage);
     m_stack->addWidget(m_workspaceArea);
-    setCentralWidget(m_stack);
+    // Errors over everything, whole; the stack below.
+    auto *central = new QWidget(this);
+    m_messages = new MessageBar(central);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_messages);
+    centralLayout->addWidget(m_stack, 1);
+    setCentralWidget(central);
     m_watcher = new JobWatcher(m_jobModel, this);
     m_notifier = new TrayNotifier(statusBar(), this);
     createMenus();
@@ -81,7 +91,7 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
         if (ErrorText::isAuthError(error))
             m_session->handleAuthError();
         else
-            statusBar()->showMessage(ErrorText::describe(error), 10000);
+            m_messages->showError(ErrorText::describe(error));
     });
     connect(m_workspace, &QTabWidget::tabCloseRequested, this, &MainWindow::closeJobTab);
     connect(m_watcher, &JobWatcher::jobEnded, this,
@@ -373,7 +383,7 @@ JobDetailView *MainWindow::openJob(const QString &uuid)
     });
     connect(view, &JobDetailView::cloneRequested, this, &MainWindow::cloneRequested);
     connect(view, &JobDetailView::failed, this, [this](const QString &message) {
-        statusBar()->showMessage(message, 10000);
+        m_messages->showError(message);
     });
     connect(view, &JobDetailView::stateChanged, m_jobModel, &JobListModel::refresh);
     connect(view, &JobDetailView::authFailed, m_session, &Session::handleAuthError);
@@ -401,8 +411,7 @@ void MainWindow::cancelJobs(const QStringList &uuids, const QStringList &names)
                          this,
                          [this](const Result<ApiResponse> &result) {
                              if (!result)
-                                 statusBar()->showMessage(ErrorText::describe(result.error()),
-                                                          10000);
+                                 m_messages->showError(ErrorText::describe(result.error()));
                              m_jobModel->refresh();
                          });
         }
@@ -413,7 +422,7 @@ void MainWindow::cloneJob(const QString &uuid)
 {
     whenFinished(m_session->client()->job(uuid), this, [this](const Result<ApiResponse> &result) {
         if (!result) {
-            statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
+            m_messages->showError(ErrorText::describe(result.error()));
             return;
         }
         emit cloneRequested(result->json().value("spec"_L1).toObject());

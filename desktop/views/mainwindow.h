@@ -21,6 +21,7 @@ class JobDetailView;
 class JobListModel;
 class JobListView;
 class JobWatcher;
+class MessageBar;
 class NavigationList;
 class Session;
 class SubmitWizard;
@@ -42,6 +43,7 @@ public:
     JobListView *jobListView() const { return m_jobListView; }
     QTabWidget *workspace() const { return m_workspace; }
     NavigationList *navigation() const { return m_navigation; }
+    MessageBar *messages() const { return m_messages; }
     TrayNotifier *notifier() const { return m_notifier; }
     JobWatcher *watcher() const { return m_watcher; }
     bool isLoggedIn() const;
@@ -98,6 +100,7 @@ private:
     QSplitter *m_workspaceArea;
     QTabWidget *m_workspace;
     NavigationList *m_navigation;
+    MessageBar *m_messages;
     JobListModel *m_jobModel;
     JobListView *m_jobListView;
     JobWatcher *m_watcher;

@@ -212,7 +212,7 @@ void TestDesktopTranslations::liveSwitch()
     {
         QString entry; // the language's name in the menu
         QString file, view, language, jobs, editor, workers, datasets, connect, refresh, allStates, name,
-            submitted, uploadFolder, wizardTitle, projectTitle, projectLabel;
+            submitted, uploadFolder, wizardTitle, projectTitle, projectLabel, wednesday;
     };
     const QList<Expected> steps{
         {u"简体中文"_s,
@@ -231,7 +231,8 @@ void TestDesktopTranslations::liveSwitch()
          u"上传文件夹…"_s,
          u"提交作业"_s,
          u"项目"_s,
-         u"项目文件夹："_s},
+         u"项目文件夹："_s,
+         u"星期三"_s},
         {u"Deutsch"_s,
          u"&Datei"_s,
          u"&Ansicht"_s,
@@ -248,7 +249,8 @@ void TestDesktopTranslations::liveSwitch()
          u"Ordner hochladen…"_s,
          u"Job absenden"_s,
          u"Projekt"_s,
-         u"Projektordner:"_s},
+         u"Projektordner:"_s,
+         u"Mittwoch"_s},
         {u"English"_s,
          u"&File"_s,
          u"&View"_s,
@@ -265,7 +267,8 @@ void TestDesktopTranslations::liveSwitch()
          u"Upload folder…"_s,
          u"Submit a job"_s,
          u"Project"_s,
-         u"Project folder:"_s},
+         u"Project folder:"_s,
+         u"Wednesday"_s},
     };
     // An open submit wizard (it may be uploading) is kept, and retranslates itself, with the
     // folder typed in it; so does the datasets screen (also uploading, maybe).
@@ -280,6 +283,8 @@ void TestDesktopTranslations::liveSwitch()
         QVERIFY2(chooseLanguage(window, step.entry), qPrintable(step.entry));
         const VisibleTexts texts = visibleTexts(window);
         QCOMPARE(texts.menus, (QStringList{step.file, step.view, step.language}));
+        // Dates in the language too (the job list, the timeline, the datasets format with it).
+        QCOMPARE(QLocale().toString(QDate(2026, 11, 25), u"dddd"_s), step.wednesday);
         QCOMPARE(texts.tabs, (QStringList{step.jobs, step.editor, step.workers, step.datasets}));
         QCOMPARE(texts.connectButton, step.connect);
         QCOMPARE(texts.refreshButton, step.refresh);

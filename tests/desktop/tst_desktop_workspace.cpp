@@ -18,6 +18,7 @@
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
 #include "views/logview.h"
+#include "views/messagebar.h"
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
 #include "views/navigationlist.h"
@@ -36,6 +37,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 using namespace ddl::desktop;
 using namespace Qt::Literals::StringLiterals;
@@ -54,6 +56,7 @@ private slots:
     void navigationKeepsFixedPagesInView();
     void failedJobSaysWhatHappened();
     void newJobStartsClean();
+    void errorsAreShownWhole();
     void logoutClearsTheTitle();
 
 private:
@@ -367,6 +370,23 @@ void TestDesktopWorkspace::newJobStartsClean()
     QVERIFY(wizard->spec().taskRoles.value(0).command.isEmpty());
     QVERIFY(editor->text().contains(u"old-openpai"_s)); // the editor keeps its text
     wizard->close();
+}
+
+void TestDesktopWorkspace::errorsAreShownWhole()
+{
+    // A job that is not there (or not this user's): the server's answer, whole, over the pages.
+    const QString nobody = u"00000000-0000-4000-8000-000000000000"_s;
+    JobDetailView *view = m_window->openJob(nobody);
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->messages()->text().isEmpty(), 10000);
+    QVERIFY2(m_window->messages()->text().contains(u"no job "_s + nobody),
+             qPrintable(m_window->messages()->text()));
+    auto *label = m_window->messages()->findChild<QLabel *>(u"messageText"_s);
+    QVERIFY(label->wordWrap()); // a long message wraps, it is not cut
+    QTest::mouseClick(m_window->messages()->findChild<QToolButton *>(u"messageClose"_s),
+                      Qt::LeftButton);
+    QVERIFY(m_window->messages()->text().isEmpty());
+    m_window->workspace()->removeTab(m_window->workspace()->indexOf(view));
+    view->deleteLater();
 }
 
 void TestDesktopWorkspace::logoutClearsTheTitle()
