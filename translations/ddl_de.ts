@@ -1060,7 +1060,7 @@
     <name>ddl::desktop::MessageBar</name>
     <message>
         <source>Close</source>
-        <translation type="unfinished">Schließen</translation>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>

@@ -1045,7 +1045,7 @@
     <name>ddl::desktop::MessageBar</name>
     <message>
         <source>Close</source>
-        <translation type="unfinished">关闭</translation>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>
