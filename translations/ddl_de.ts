@@ -122,6 +122,45 @@
     </message>
 </context>
 <context>
+    <name>StopConfirmation</name>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform> und %n weiterer</numerusform>
+            <numerusform> und %n weitere</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)?</source>
+        <translation>
+            <numerusform>%n Job anhalten?</numerusform>
+            <numerusform>%n Jobs anhalten?</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)? %1</source>
+        <translation>
+            <numerusform>%n Job anhalten? %1</numerusform>
+            <numerusform>%n Jobs anhalten? %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Running tasks are killed and the job ends as Stopped; its outputs so far are kept. This cannot be undone.</source>
+        <translation>Laufende Tasks werden beendet und der Job endet als Angehalten; seine bisherigen Ausgaben bleiben erhalten. Das lässt sich nicht rückgängig machen.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop job(s)</source>
+        <translation>
+            <numerusform>Job anhalten</numerusform>
+            <numerusform>Jobs anhalten</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>Weiterlaufen lassen</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -465,6 +504,49 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::FailureSummary</name>
+    <message>
+        <source>Exit code 127: the command was not found. Check the command&apos;s spelling and that the image (or the worker&apos;s Python) has the program.</source>
+        <translation>Exit-Code 127: Der Befehl wurde nicht gefunden. Prüfen Sie die Schreibweise und ob das Image (oder das Python des Workers) das Programm hat.</translation>
+    </message>
+    <message>
+        <source>Exit code 126: the command is not executable. Check its file mode, or run it through its interpreter (python3 script.py).</source>
+        <translation>Exit-Code 126: Der Befehl ist nicht ausführbar. Prüfen Sie die Dateirechte oder starten Sie ihn über seinen Interpreter (python3 script.py).</translation>
+    </message>
+    <message>
+        <source>Exit code 137: the task was killed (SIGKILL), most often for using more memory than it asked for. Ask for more memory (memoryMB), or use less.</source>
+        <translation>Exit-Code 137: Der Task wurde beendet (SIGKILL), meist weil er mehr Speicher brauchte als angefordert. Fordern Sie mehr Speicher an (memoryMB) oder brauchen Sie weniger.</translation>
+    </message>
+    <message>
+        <source>Exit code 143: the task was terminated (SIGTERM): stopped, or over its time.</source>
+        <translation>Exit-Code 143: Der Task wurde beendet (SIGTERM): angehalten oder über seiner Zeit.</translation>
+    </message>
+    <message>
+        <source>The task&apos;s last error lines are below; the whole log is in Logs (Stream: stderr).</source>
+        <translation>Unten stehen die letzten Fehlerzeilen des Tasks; das ganze Log ist unter Logs (Stream: stderr).</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>Versuch %1 von %2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The job failed&lt;/b&gt; (%1). %2</source>
+        <translation>&lt;b&gt;Der Job ist fehlgeschlagen&lt;/b&gt; (%1). %2</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed with exit code %2&lt;/b&gt; on worker %3 (%4).</source>
+        <translation>&lt;b&gt;Task %1 ist mit Exit-Code %2 fehlgeschlagen&lt;/b&gt; auf Worker %3 (%4).</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed&lt;/b&gt; on worker %2 (%3).</source>
+        <translation>&lt;b&gt;Task %1 ist fehlgeschlagen&lt;/b&gt; auf Worker %2 (%3).</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::FolderField</name>
     <message>
         <source>Drop a folder here or browse</source>
@@ -554,6 +636,10 @@
     <message>
         <source>attempt %1 of %2</source>
         <translation>Versuch %1 von %2</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>Konfiguration</translation>
     </message>
 </context>
 <context>
@@ -762,16 +848,31 @@
         <translation>Öffnen</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>Abbrechen</translation>
-    </message>
-    <message>
         <source>Clone into the editor</source>
         <translation>In den Editor klonen</translation>
     </message>
     <message>
         <source>Copy uuid</source>
         <translation>UUID kopieren</translation>
+    </message>
+    <message>
+        <source>Stop selected jobs</source>
+        <translation>Ausgewählte Jobs anhalten</translation>
+    </message>
+    <message>
+        <source>No jobs yet. Click &quot;New job…&quot; to submit a project, or run &quot;ddlcli submit&quot; in the project&apos;s folder.</source>
+        <translation>Noch keine Jobs. Klicken Sie auf „Neuer Job…“, um ein Projekt abzuschicken, oder führen Sie „ddlcli submit“ im Ordner des Projekts aus.</translation>
+    </message>
+    <message>
+        <source>No job matches the filter.</source>
+        <translation>Kein Job passt zum Filter.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)…</source>
+        <translation>
+            <numerusform>%n Job anhalten…</numerusform>
+            <numerusform>%n Jobs anhalten…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -938,6 +1039,29 @@
         <source>Your session has expired. Log in again.</source>
         <translation>Ihre Sitzung ist abgelaufen. Melden Sie sich erneut an.</translation>
     </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>&amp;Ansicht</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>&amp;Suchen…</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>&amp;Close job tab</source>
+        <translation>Job-Tab s&amp;chließen</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MessageBar</name>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>
@@ -952,6 +1076,21 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message>
         <source>step</source>
         <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Task: %1</source>
+        <translation>Task: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::NavigationList</name>
+    <message>
+        <source>Open jobs</source>
+        <translation>Offene Jobs</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
     </message>
 </context>
 <context>

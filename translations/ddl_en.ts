@@ -2,6 +2,29 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
+    <name>StopConfirmation</name>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform> and %n more</numerusform><numerusform> and %n more</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)?</source>
+        <translation>
+            <numerusform>Stop %n job?</numerusform><numerusform>Stop %n jobs?</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)? %1</source>
+        <translation>
+            <numerusform>Stop %n job? %1</numerusform><numerusform>Stop %n jobs? %1</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop job(s)</source>
+        <translation>
+            <numerusform>Stop job</numerusform><numerusform>Stop jobs</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message numerus="yes">
         <source>%n file(s)</source>
@@ -70,6 +93,11 @@
         <source>%n job(s)</source>
         <translation>
             <numerusform>%n job</numerusform><numerusform>%n jobs</numerusform></translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)…</source>
+        <translation>
+            <numerusform>Stop %n job…</numerusform><numerusform>Stop %n jobs…</numerusform></translation>
     </message>
 </context>
 <context>

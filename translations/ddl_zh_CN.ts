@@ -121,6 +121,41 @@
     </message>
 </context>
 <context>
+    <name>StopConfirmation</name>
+    <message numerus="yes">
+        <source> and %n more</source>
+        <translation>
+            <numerusform>，另有 %n 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)?</source>
+        <translation>
+            <numerusform>停止 %n 个作业？</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)? %1</source>
+        <translation>
+            <numerusform>停止 %n 个作业？%1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Running tasks are killed and the job ends as Stopped; its outputs so far are kept. This cannot be undone.</source>
+        <translation>正在运行的任务将被终止，作业以“已停止”结束；已有的输出会保留。此操作无法撤销。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop job(s)</source>
+        <translation>
+            <numerusform>停止作业</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Keep running</source>
+        <translation>继续运行</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::ArtifactBrowser</name>
     <message>
         <source>Select a file to preview it.</source>
@@ -457,6 +492,49 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::FailureSummary</name>
+    <message>
+        <source>Exit code 127: the command was not found. Check the command&apos;s spelling and that the image (or the worker&apos;s Python) has the program.</source>
+        <translation>退出码 127：找不到命令。请检查命令拼写，以及镜像（或工作节点的 Python）中是否有该程序。</translation>
+    </message>
+    <message>
+        <source>Exit code 126: the command is not executable. Check its file mode, or run it through its interpreter (python3 script.py).</source>
+        <translation>退出码 126：命令不可执行。请检查文件权限，或通过解释器运行（python3 script.py）。</translation>
+    </message>
+    <message>
+        <source>Exit code 137: the task was killed (SIGKILL), most often for using more memory than it asked for. Ask for more memory (memoryMB), or use less.</source>
+        <translation>退出码 137：任务被终止（SIGKILL），通常是因为使用的内存超过了申请量。请申请更多内存（memoryMB）或减少用量。</translation>
+    </message>
+    <message>
+        <source>Exit code 143: the task was terminated (SIGTERM): stopped, or over its time.</source>
+        <translation>退出码 143：任务被终止（SIGTERM）：已停止或超时。</translation>
+    </message>
+    <message>
+        <source>The task&apos;s last error lines are below; the whole log is in Logs (Stream: stderr).</source>
+        <translation>下面是任务最后的错误输出；完整日志见“日志”（流：stderr）。</translation>
+    </message>
+    <message>
+        <source>attempt %1 of %2</source>
+        <translation>第 %1 次尝试，共 %2 次</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The job failed&lt;/b&gt; (%1). %2</source>
+        <translation>&lt;b&gt;作业失败&lt;/b&gt;（%1）。%2</translation>
+    </message>
+    <message>
+        <source>%1 #%2</source>
+        <translation>%1 #%2</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed with exit code %2&lt;/b&gt; on worker %3 (%4).</source>
+        <translation>&lt;b&gt;任务 %1 失败，退出码 %2&lt;/b&gt;，工作节点 %3（%4）。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Task %1 failed&lt;/b&gt; on worker %2 (%3).</source>
+        <translation>&lt;b&gt;任务 %1 失败&lt;/b&gt;，工作节点 %2（%3）。</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::FolderField</name>
     <message>
         <source>Drop a folder here or browse</source>
@@ -545,6 +623,10 @@
     <message>
         <source>attempt %1 of %2</source>
         <translation>第 %1 次尝试，共 %2 次</translation>
+    </message>
+    <message>
+        <source>Config</source>
+        <translation>配置</translation>
     </message>
 </context>
 <context>
@@ -752,16 +834,30 @@
         <translation>打开</translation>
     </message>
     <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
-    </message>
-    <message>
         <source>Clone into the editor</source>
         <translation>克隆到编辑器</translation>
     </message>
     <message>
         <source>Copy uuid</source>
         <translation>复制 uuid</translation>
+    </message>
+    <message>
+        <source>Stop selected jobs</source>
+        <translation>停止所选作业</translation>
+    </message>
+    <message>
+        <source>No jobs yet. Click &quot;New job…&quot; to submit a project, or run &quot;ddlcli submit&quot; in the project&apos;s folder.</source>
+        <translation>还没有作业。点击“新建作业…”提交项目，或在项目文件夹中运行“ddlcli submit”。</translation>
+    </message>
+    <message>
+        <source>No job matches the filter.</source>
+        <translation>没有符合筛选条件的作业。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Stop %n job(s)…</source>
+        <translation>
+            <numerusform>停止 %n 个作业…</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -928,6 +1024,29 @@
         <source>Your session has expired. Log in again.</source>
         <translation>会话已过期，请重新登录。</translation>
     </message>
+    <message>
+        <source>&amp;View</source>
+        <translation>视图(&amp;V)</translation>
+    </message>
+    <message>
+        <source>&amp;Find…</source>
+        <translation>查找(&amp;F)…</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>刷新(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Close job tab</source>
+        <translation>关闭作业页(&amp;C)</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::MessageBar</name>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::MetricChartsView</name>
@@ -942,6 +1061,21 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
     <message>
         <source>step</source>
         <translation>步数</translation>
+    </message>
+    <message>
+        <source>Task: %1</source>
+        <translation>任务：%1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::NavigationList</name>
+    <message>
+        <source>Open jobs</source>
+        <translation>已打开的作业</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
     </message>
 </context>
 <context>

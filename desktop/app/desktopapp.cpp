@@ -28,6 +28,8 @@ bool DesktopApp::installTranslation(QApplication &app, const QString &language)
     }
     installed.clear();
     const QLocale locale = language.isEmpty() ? QLocale::system() : QLocale(language);
+    // Dates, numbers and sizes follow the language chosen, not only the texts.
+    QLocale::setDefault(locale);
     auto *translator = new QTranslator(&app);
     if (!translator->load(locale, u"ddl"_s, u"_"_s, u":/i18n"_s)) {
         delete translator;

@@ -1,6 +1,8 @@
 #include "workspacebuilder.h"
 
 #include "editor/jobeditor.h"
+#include "editor/jobtemplates.h"
+#include "jobspec/jobspecparser.h"
 #include "core/session.h"
 #include "views/datasetsview.h"
 #include "views/mainwindow.h"
@@ -59,12 +61,13 @@ void WorkspaceBuilder::addTabs(MainWindow &window)
     QObject::connect(editor, &JobEditor::fileDone, &window, [&window](const QString &message) {
         window.statusBar()->showMessage(message, 8000);
     });
-    // New job: the editor's job when it is valid, else the DDL training template.
-    QObject::connect(&window, &MainWindow::newJobRequested, editor, [&window, editor] {
-        if (!editor->spec())
-            editor->loadTemplate(u"ddl-training"_s);
-        if (editor->spec())
-            window.openSubmitWizard(*editor->spec());
+    // New job starts clean, from the DDL training template: what was left in the editor (an
+    // OpenPAI job tried a minute ago) is the editor's, submitted from there.
+    QObject::connect(&window, &MainWindow::newJobRequested, editor, [&window] {
+        const QJsonObject clean =
+            QJsonDocument::fromJson(JobTemplates::text(u"ddl-training"_s).toUtf8()).object();
+        if (Result<JobSpec> spec = JobSpecParser::parseWire(clean))
+            window.openSubmitWizard(*spec);
     });
     QObject::connect(&window, &MainWindow::cloneRequested, editor,
                      [&window, editor](const QJsonObject &spec) {

@@ -24,16 +24,27 @@ void JobWatcher::watch(const QString &uuid)
         check(row, row);
 }
 
+void JobWatcher::watchSubmitted(const QString &uuid)
+{
+    m_seenRunning.insert(uuid);
+    watch(uuid);
+}
+
 void JobWatcher::check(int first, int last)
 {
     if (m_watched.isEmpty())
         return;
     for (int row = first; row <= last; ++row) {
         const JobRecord *job = m_model->record(row);
-        if (!job || !job->isFinal() || !m_watched.contains(job->uuid))
+        if (!job || !m_watched.contains(job->uuid))
             continue;
+        if (!job->isFinal()) {
+            m_seenRunning.insert(job->uuid);
+            continue;
+        }
         m_watched.remove(job->uuid);
-        emit jobEnded(job->uuid, job->name, job->state);
+        if (m_seenRunning.remove(job->uuid))
+            emit jobEnded(job->uuid, job->name, job->state);
     }
 }
 

@@ -9,7 +9,8 @@ namespace ddl::desktop {
 class JobListModel;
 
 // Watches the jobs a person submitted or opened, through the job list's background refresh,
-// and says when one ends (for the tray notification).
+// and says when one ends (for the tray notification) — only an end it saw happen: a job first
+// seen finished (opening a job that ended last week) is no news.
 class JobWatcher : public QObject
 {
     Q_OBJECT
@@ -17,6 +18,8 @@ public:
     explicit JobWatcher(JobListModel *model, QObject *parent = nullptr);
 
     void watch(const QString &uuid);
+    // A job this person just submitted: its end is news even if no refresh saw it running.
+    void watchSubmitted(const QString &uuid);
     bool isWatching(const QString &uuid) const { return m_watched.contains(uuid); }
 
 signals:
@@ -27,6 +30,7 @@ private:
 
     JobListModel *m_model;
     QSet<QString> m_watched;
+    QSet<QString> m_seenRunning; // watched jobs seen waiting or running since watch()
 };
 
 } // namespace ddl::desktop

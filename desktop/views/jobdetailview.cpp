@@ -8,15 +8,20 @@
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
 #include "views/artifactbrowser.h"
+#include "views/failuresummary.h"
 #include "views/logview.h"
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
+#include "views/stopconfirmation.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QFontDatabase>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTabWidget>
@@ -45,6 +50,10 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_reasonLabel->setWordWrap(true);
     m_cancelButton = new QPushButton(tr("Cancel job"), this);
     m_cancelButton->setObjectName(u"cancelButton"_s);
+    // A destructive button never takes the keyboard by default: one Space press must not stop
+    // a job (it asks first in any case).
+    m_cancelButton->setAutoDefault(false);
+    m_cancelButton->setFocusPolicy(Qt::TabFocus);
     m_cloneButton = new QPushButton(tr("Clone into editor"), this);
     m_cloneButton->setObjectName(u"cloneButton"_s);
 
@@ -64,6 +73,13 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_tabs->addTab(m_charts, tr("Metrics"));
     m_artifacts = new ArtifactBrowser(client, uuid, this);
     m_tabs->addTab(m_artifacts, tr("Artifacts"));
+    // The job as submitted (the spec the server keeps), to read or copy.
+    m_config = new QPlainTextEdit(this);
+    m_config->setObjectName(u"jobConfig"_s);
+    m_config->setReadOnly(true);
+    m_config->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    m_tabs->addTab(m_config, tr("Config"));
+    m_failure = new FailureSummary(client, uuid, this);
 
     auto *header = new QHBoxLayout;
     auto *headerText = new QVBoxLayout;
@@ -72,6 +88,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     headerText->addWidget(m_timelineLabel);
     headerText->addWidget(m_timeline);
     headerText->addWidget(m_reasonLabel);
+    headerText->addWidget(m_failure);
     header->addLayout(headerText, 1);
     header->addWidget(m_cloneButton, 0, Qt::AlignTop);
     header->addWidget(m_cancelButton, 0, Qt::AlignTop);
@@ -83,6 +100,9 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(header);
     layout->addWidget(splitter, 1);
+    // Opening a job puts the keyboard on its tasks, not on the first button.
+    setFocusProxy(m_taskTable);
+    setTabOrder(m_taskTable, m_tabs);
 
     connect(m_cancelButton, &QPushButton::clicked, this, &JobDetailView::cancelJob);
     connect(m_cloneButton, &QPushButton::clicked, this, [this] {
@@ -90,7 +110,8 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     });
     connect(m_taskTable, &QTableView::clicked, this, [this](const QModelIndex &index) {
         const qint64 taskId = m_tasks->taskId(index.row());
-        m_logView->showTask(taskId);
+        if (m_logView->shownTask() != taskId)
+            m_logView->selectTask(taskId);
         startMetrics(taskId);
     });
     m_pollTimer.setInterval(PollMs);
@@ -147,6 +168,10 @@ void JobDetailView::handleJob(const QJsonObject &job)
     m_timeline->setJob(job);
     m_reasonLabel->setText(record.state == u"WAITING"_s ? record.reason : QString());
     m_cancelButton->setEnabled(!record.isFinal());
+    m_failure->setJob(job);
+    const QJsonObject spec = job.value("spec"_L1).toObject();
+    if (m_config->toPlainText().isEmpty() && !spec.isEmpty())
+        m_config->setPlainText(QString::fromUtf8(QJsonDocument(spec).toJson()));
     m_tasks->setTasks(job.value("tasks"_L1).toArray());
     if (!m_collector && m_tasks->rowCount() > 0)
         startMetrics(m_tasks->taskId(0));
@@ -168,12 +193,24 @@ void JobDetailView::startMetrics(qint64 taskId)
         return;
     delete m_collector;
     m_metrics->clear();
+    for (int row = 0; row < m_tasks->rowCount(); ++row) {
+        if (m_tasks->taskId(row) == taskId)
+            m_charts->setTaskLabel(m_tasks->label(row));
+    }
     m_collector = new MetricCollector(m_client, m_uuid, taskId, m_metrics, this);
     m_collector->setProperty("taskId", taskId);
     m_collector->start();
 }
 
 void JobDetailView::cancelJob()
+{
+    if (!m_client)
+        return;
+    const QString name = m_job.value("name"_L1).toString();
+    StopConfirmation::ask(this, {name.isEmpty() ? m_uuid : name}, [this] { stopJob(); });
+}
+
+void JobDetailView::stopJob()
 {
     if (!m_client)
         return;

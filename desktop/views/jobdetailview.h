@@ -6,6 +6,7 @@
 #include <QWidget>
 
 class QLabel;
+class QPlainTextEdit;
 class QPushButton;
 class QTabWidget;
 class QTableView;
@@ -17,6 +18,7 @@ class ApiClient;
 namespace ddl::desktop {
 
 class ArtifactBrowser;
+class FailureSummary;
 class LogView;
 class MetricChartsView;
 class MetricCollector;
@@ -44,6 +46,9 @@ public:
     QTabWidget *tabs() const { return m_tabs; }
     ArtifactBrowser *artifacts() const { return m_artifacts; }
     StateTimeline *timeline() const { return m_timeline; }
+    FailureSummary *failure() const { return m_failure; }
+    // Asks the server for the job now (F5), not at the next poll.
+    void refresh() { poll(); }
 
 signals:
     void jobLoaded(const QJsonObject &job);
@@ -57,7 +62,9 @@ signals:
 private:
     void poll();
     void handleJob(const QJsonObject &job);
+    // Asks, naming the job, then stops it.
     void cancelJob();
+    void stopJob();
     void startMetrics(qint64 taskId);
 
     QPointer<ApiClient> m_client;
@@ -77,6 +84,8 @@ private:
     MetricStore *m_metrics;
     MetricChartsView *m_charts;
     ArtifactBrowser *m_artifacts;
+    QPlainTextEdit *m_config;
+    FailureSummary *m_failure;
     MetricCollector *m_collector = nullptr;
     QTimer m_pollTimer;
     bool m_polling = false;

@@ -49,7 +49,7 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(-1, Qt::AscendingOrder); // the server's order: newest first
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
     m_table->setAlternatingRowColors(true);
     m_table->verticalHeader()->hide();
@@ -62,6 +62,12 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_table->setColumnWidth(JobListModel::StateColumn, 110);
     m_table->setColumnWidth(JobListModel::SubmittedColumn, 150);
 
+    m_emptyHint = new QLabel(this);
+    m_emptyHint->setObjectName(u"emptyHint"_s);
+    m_emptyHint->setWordWrap(true);
+    m_emptyHint->setAlignment(Qt::AlignCenter);
+    m_emptyHint->hide();
+
     auto *bar = new QHBoxLayout;
     bar->addWidget(m_stateCombo);
     bar->addWidget(m_searchEdit, 1);
@@ -70,15 +76,24 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     bar->addWidget(newJob);
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_emptyHint);
     layout->addWidget(m_table);
+
+    // Enter opens the current job (activated: Enter, or the platform's click to open).
+    auto *stop = new QAction(tr("Stop selected jobs"), m_table);
+    stop->setShortcut(QKeySequence::Delete);
+    stop->setShortcutContext(Qt::WidgetShortcut);
+    connect(stop, &QAction::triggered, this, &JobListView::cancelSelected);
+    m_table->addAction(stop);
 
     connect(m_stateCombo, &QComboBox::currentIndexChanged, this, [this] {
         m_model->setStateFilter(m_stateCombo->currentData().toString());
     });
     connect(m_searchEdit, &QLineEdit::textChanged, m_proxy, &JobFilterProxy::setText);
+    connect(m_searchEdit, &QLineEdit::textChanged, this, &JobListView::updateCount);
     connect(refresh, &QPushButton::clicked, m_model, &JobListModel::refresh);
     connect(newJob, &QPushButton::clicked, this, &JobListView::newJobRequested);
-    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex &index) {
+    connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
         emit openRequested(index.data(JobListModel::UuidRole).toString());
     });
     connect(m_table, &QTableView::customContextMenuRequested, this,
@@ -142,12 +157,52 @@ void JobListView::takeStateFrom(const JobListView &old)
     updateCount();
 }
 
+void JobListView::focusSearch()
+{
+    m_searchEdit->setFocus(Qt::ShortcutFocusReason);
+    m_searchEdit->selectAll();
+}
+
 void JobListView::updateCount()
 {
     if (m_model->total() < 0)
         m_countLabel->clear();
     else
         m_countLabel->setText(tr("%n job(s)", nullptr, int(m_model->total())));
+    // An empty list says why, and what to do.
+    const bool filtered = !m_searchEdit->text().isEmpty() || !m_model->stateFilter().isEmpty();
+    if (m_model->total() == 0 && !filtered)
+        m_emptyHint->setText(tr("No jobs yet. Click \"New job…\" to submit a project, or run "
+                                "\"ddlcli submit\" in the project's folder."));
+    else if (m_model->total() >= 0 && m_proxy->rowCount() == 0 && filtered)
+        m_emptyHint->setText(tr("No job matches the filter."));
+    else
+        m_emptyHint->clear();
+    m_emptyHint->setVisible(!m_emptyHint->text().isEmpty());
+}
+
+QList<QPair<QString, QString>> JobListView::stoppableSelection() const
+{
+    QList<QPair<QString, QString>> jobs;
+    const QModelIndexList rows = m_table->selectionModel()->selectedRows(JobListModel::NameColumn);
+    for (const QModelIndex &row : rows) {
+        const QString state = row.data(JobListModel::StateRole).toString();
+        if (state == u"WAITING"_s || state == u"RUNNING"_s)
+            jobs.append({row.data(JobListModel::UuidRole).toString(), row.data().toString()});
+    }
+    return jobs;
+}
+
+void JobListView::cancelSelected()
+{
+    QStringList uuids;
+    QStringList names;
+    for (const auto &[uuid, name] : stoppableSelection()) {
+        uuids << uuid;
+        names << name;
+    }
+    if (!uuids.isEmpty())
+        emit cancelRequested(uuids, names);
 }
 
 void JobListView::showContextMenu(const QPoint &position)
@@ -156,13 +211,16 @@ void JobListView::showContextMenu(const QPoint &position)
     if (!index.isValid())
         return;
     const QString uuid = index.data(JobListModel::UuidRole).toString();
-    const QString state = index.data(JobListModel::StateRole).toString();
+    // The menu acts on the selection when the click is in it, else on the clicked job alone.
+    if (!m_table->selectionModel()->isRowSelected(index.row(), index.parent()))
+        m_table->setCurrentIndex(index);
+    const qsizetype stoppable = stoppableSelection().size();
     QMenu menu(this);
     menu.addAction(tr("Open"), this, [this, uuid] { emit openRequested(uuid); });
-    QAction *cancel = menu.addAction(tr("Cancel"), this, [this, uuid] {
-        emit cancelRequested(uuid);
-    });
-    cancel->setEnabled(state == u"WAITING"_s || state == u"RUNNING"_s);
+    const int shown = int(std::max<qsizetype>(1, stoppable));
+    QAction *cancel = menu.addAction(tr("Stop %n job(s)…", nullptr, shown), this,
+                                     &JobListView::cancelSelected);
+    cancel->setEnabled(stoppable > 0);
     menu.addAction(tr("Clone into the editor"), this, [this, uuid] { emit cloneRequested(uuid); });
     menu.addAction(tr("Copy uuid"), this, [uuid] { QApplication::clipboard()->setText(uuid); });
     menu.exec(m_table->viewport()->mapToGlobal(position));

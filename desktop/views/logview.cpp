@@ -148,6 +148,26 @@ void LogView::handleTasksChanged()
         showTask(m_taskCombo->currentData().toLongLong());
 }
 
+void LogView::selectTask(qint64 taskId)
+{
+    const int index = m_taskCombo->findData(taskId);
+    if (index >= 0 && index != m_taskCombo->currentIndex())
+        m_taskCombo->setCurrentIndex(index); // shows it, through currentIndexChanged
+    else
+        showTask(taskId);
+}
+
+qint64 LogView::shownTask() const
+{
+    return m_taskCombo->currentData().toLongLong();
+}
+
+void LogView::focusSearch()
+{
+    m_searchEdit->setFocus(Qt::ShortcutFocusReason);
+    m_searchEdit->selectAll();
+}
+
 void LogView::showTask(qint64 taskId)
 {
     showLog(taskId, stream());

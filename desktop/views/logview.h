@@ -40,6 +40,10 @@ public:
     LogWindowLoader *loader() const { return m_loader; }
     LogSearcher *searcher() const { return m_searcher; }
     void showTask(qint64 taskId);
+    // Shows taskId's log and names it in the task picker.
+    void selectTask(qint64 taskId);
+    qint64 shownTask() const;
+    void focusSearch();
     void setStream(LogStream stream);
     LogStream stream() const;
     // Searches the whole log for the search box's text, after (or before) the current match.

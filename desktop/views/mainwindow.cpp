@@ -12,16 +12,23 @@
 #include "views/connectpage.h"
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
+#include "views/logview.h"
+#include "views/messagebar.h"
+#include "views/navigationlist.h"
+#include "views/stopconfirmation.h"
 #include "views/traynotifier.h"
+#include "views/workspacetabs.h"
 #include "wizard/submitwizard.h"
 
 #include <QActionGroup>
 #include <QApplication>
 #include <QMenuBar>
+#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QVBoxLayout>
 
 using namespace Qt::Literals::StringLiterals;
 
@@ -40,15 +47,35 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
     resize(1100, 720);
     m_stack = new QStackedWidget(this);
     m_connectPage = new ConnectPage(*m_session, settings, m_stack);
-    m_workspace = new QTabWidget(m_stack);
+    // The pages on the right, and on the left the list of them that stands in for a tab bar:
+    // fixed pages stay in view however many jobs are open.
+    m_workspaceArea = new QSplitter(Qt::Horizontal, m_stack);
+    auto *workspace = new WorkspaceTabs(m_workspaceArea);
+    m_workspace = workspace;
     m_workspace->setObjectName(u"workspace"_s);
     m_workspace->setDocumentMode(true);
     m_workspace->setTabsClosable(true);
+    m_workspace->tabBar()->hide();
+    m_navigation = new NavigationList(m_workspace, m_workspaceArea);
+    m_workspaceArea->addWidget(m_navigation);
+    m_workspaceArea->addWidget(m_workspace);
+    m_workspaceArea->setStretchFactor(1, 1);
+    m_workspaceArea->setSizes({180, 920});
+    connect(workspace, &WorkspaceTabs::pagesChanged, m_navigation, &NavigationList::scheduleSync);
+    connect(m_navigation, &NavigationList::closeRequested, this, &MainWindow::closeJobTab);
     m_jobModel = new JobListModel(this);
     createJobListView();
     m_stack->addWidget(m_connectPage);
-    m_stack->addWidget(m_workspace);
-    setCentralWidget(m_stack);
+    m_stack->addWidget(m_workspaceArea);
+    // Errors over everything, whole; the stack below.
+    auto *central = new QWidget(this);
+    m_messages = new MessageBar(central);
+    auto *centralLayout = new QVBoxLayout(central);
+    centralLayout->setContentsMargins(0, 0, 0, 0);
+    centralLayout->setSpacing(0);
+    centralLayout->addWidget(m_messages);
+    centralLayout->addWidget(m_stack, 1);
+    setCentralWidget(central);
     m_watcher = new JobWatcher(m_jobModel, this);
     m_notifier = new TrayNotifier(statusBar(), this);
     createMenus();
@@ -64,15 +91,9 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
         if (ErrorText::isAuthError(error))
             m_session->handleAuthError();
         else
-            statusBar()->showMessage(ErrorText::describe(error), 10000);
+            m_messages->showError(ErrorText::describe(error));
     });
-    connect(m_workspace, &QTabWidget::tabCloseRequested, this, [this](int index) {
-        QWidget *page = m_workspace->widget(index);
-        if (qobject_cast<JobDetailView *>(page)) {
-            m_workspace->removeTab(index);
-            page->deleteLater();
-        }
-    });
+    connect(m_workspace, &QTabWidget::tabCloseRequested, this, &MainWindow::closeJobTab);
     connect(m_watcher, &JobWatcher::jobEnded, this,
             [this](const QString &, const QString &name, const QString &state) {
                 m_notifier->notify(tr("Job %1 ended").arg(name),
@@ -90,7 +111,7 @@ void MainWindow::createJobListView()
     // The fixed tabs cannot be closed; job tabs can.
     m_workspace->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
     connect(m_jobListView, &JobListView::openRequested, this, &MainWindow::openJob);
-    connect(m_jobListView, &JobListView::cancelRequested, this, &MainWindow::cancelJob);
+    connect(m_jobListView, &JobListView::cancelRequested, this, &MainWindow::cancelJobs);
     connect(m_jobListView, &JobListView::cloneRequested, this, &MainWindow::cloneJob);
     connect(m_jobListView, &JobListView::newJobRequested, this, &MainWindow::newJobRequested);
 }
@@ -114,6 +135,13 @@ void MainWindow::createMenus()
     file->addSeparator();
     file->addAction(tr("Log &out"), this, [this] { m_session->logout(); });
     file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    view->addAction(tr("&Find…"), QKeySequence::Find, this, &MainWindow::focusSearch);
+    view->addAction(tr("&Refresh"), QKeySequence::Refresh, this, &MainWindow::refreshCurrent);
+    view->addAction(tr("&Close job tab"), QKeySequence::Close, this, [this] {
+        closeJobTab(m_workspace->currentIndex());
+    });
 
     QMenu *language = menuBar()->addMenu(tr("&Language"));
     auto *group = new QActionGroup(language);
@@ -193,7 +221,8 @@ void MainWindow::rebuildViews()
     // asked for it belongs to the old menu bar), and no one should find the old page meanwhile.
     delete m_connectPage;
     m_connectPage = connectPage;
-    m_stack->setCurrentWidget(connectShown ? static_cast<QWidget *>(m_connectPage) : m_workspace);
+    m_stack->setCurrentWidget(connectShown ? static_cast<QWidget *>(m_connectPage)
+                                           : m_workspaceArea);
 
     // The workspace: every tab out, the fixed ones built again, the jobs opened again.
     QWidget *current = m_workspace->currentWidget();
@@ -281,7 +310,7 @@ void MainWindow::handleLoggedIn(const QString &email)
     updateWindowTitle();
     m_jobModel->setClient(m_session->client());
     m_jobListView->setRefreshInterval(JobListRefreshMs);
-    m_stack->setCurrentWidget(m_workspace);
+    m_stack->setCurrentWidget(m_workspaceArea);
     statusBar()->showMessage(tr("Logged in as %1").arg(email), 5000);
 }
 
@@ -295,6 +324,33 @@ void MainWindow::handleLoggedOut()
     }
     m_jobViews.clear();
     m_stack->setCurrentWidget(m_connectPage);
+    updateWindowTitle(); // no one's name on a window nobody is logged in to
+}
+
+void MainWindow::closeJobTab(int index)
+{
+    QWidget *page = m_workspace->widget(index);
+    if (qobject_cast<JobDetailView *>(page)) {
+        m_workspace->removeTab(index);
+        page->deleteLater();
+    }
+}
+
+void MainWindow::focusSearch()
+{
+    QWidget *page = m_workspace->currentWidget();
+    if (page == m_jobListView)
+        m_jobListView->focusSearch();
+    else if (auto *job = qobject_cast<JobDetailView *>(page))
+        job->logView()->focusSearch();
+}
+
+void MainWindow::refreshCurrent()
+{
+    if (auto *job = qobject_cast<JobDetailView *>(m_workspace->currentWidget()))
+        job->refresh();
+    else
+        m_jobModel->refresh();
 }
 
 JobDetailView *MainWindow::jobView(const QString &uuid) const
@@ -308,21 +364,26 @@ JobDetailView *MainWindow::openJob(const QString &uuid)
         return nullptr;
     if (JobDetailView *existing = m_jobViews.value(uuid)) {
         m_workspace->setCurrentWidget(existing);
+        existing->setFocus();
         return existing;
     }
     auto *view = new JobDetailView(m_session->client(), uuid, m_workspace);
     m_jobViews.insert(uuid, view);
     m_watcher->watch(uuid);
     const int index = m_workspace->addTab(view, uuid.left(8));
+    m_workspace->setTabToolTip(index, uuid); // jobs of the same name differ by it
     m_workspace->setCurrentIndex(index);
+    view->setFocus();
     connect(view, &JobDetailView::titleChanged, this, [this, view](const QString &title) {
         const int at = m_workspace->indexOf(view);
-        if (at >= 0)
+        if (at >= 0 && m_workspace->tabText(at) != title) {
             m_workspace->setTabText(at, title);
+            m_navigation->scheduleSync();
+        }
     });
     connect(view, &JobDetailView::cloneRequested, this, &MainWindow::cloneRequested);
     connect(view, &JobDetailView::failed, this, [this](const QString &message) {
-        statusBar()->showMessage(message, 10000);
+        m_messages->showError(message);
     });
     connect(view, &JobDetailView::stateChanged, m_jobModel, &JobListModel::refresh);
     connect(view, &JobDetailView::authFailed, m_session, &Session::handleAuthError);
@@ -334,7 +395,7 @@ SubmitWizard *MainWindow::openSubmitWizard(const JobSpec &spec)
     auto *wizard = new SubmitWizard(m_session->client(), spec, this);
     wizard->setAttribute(Qt::WA_DeleteOnClose);
     connect(wizard, &SubmitWizard::jobSubmitted, this, [this](const QString &uuid) {
-        m_watcher->watch(uuid);
+        m_watcher->watchSubmitted(uuid);
         m_jobModel->refresh();
         openJob(uuid);
     });
@@ -342,21 +403,26 @@ SubmitWizard *MainWindow::openSubmitWizard(const JobSpec &spec)
     return wizard;
 }
 
-void MainWindow::cancelJob(const QString &uuid)
+void MainWindow::cancelJobs(const QStringList &uuids, const QStringList &names)
 {
-    whenFinished(
-        m_session->client()->cancelJob(uuid), this, [this](const Result<ApiResponse> &result) {
-            if (!result)
-                statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
-            m_jobModel->refresh();
-        });
+    StopConfirmation::ask(this, names, [this, uuids] {
+        for (const QString &uuid : uuids) {
+            whenFinished(m_session->client()->cancelJob(uuid),
+                         this,
+                         [this](const Result<ApiResponse> &result) {
+                             if (!result)
+                                 m_messages->showError(ErrorText::describe(result.error()));
+                             m_jobModel->refresh();
+                         });
+        }
+    });
 }
 
 void MainWindow::cloneJob(const QString &uuid)
 {
     whenFinished(m_session->client()->job(uuid), this, [this](const Result<ApiResponse> &result) {
         if (!result) {
-            statusBar()->showMessage(ErrorText::describe(result.error()), 10000);
+            m_messages->showError(ErrorText::describe(result.error()));
             return;
         }
         emit cloneRequested(result->json().value("spec"_L1).toObject());

@@ -9,6 +9,7 @@
 
 #include "jobspec/jobspec.h"
 
+class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 
@@ -20,13 +21,15 @@ class JobDetailView;
 class JobListModel;
 class JobListView;
 class JobWatcher;
+class MessageBar;
+class NavigationList;
 class Session;
 class SubmitWizard;
 class TokenStore;
 class TrayNotifier;
 
-// The application window: the connect page until a user is logged in, then the workspace of
-// tabs (jobs, editor, workers, datasets, and one tab per opened job).
+// The application window: the connect page until a user is logged in, then the workspace: the
+// pages (jobs, editor, workers, datasets, and one per opened job) with a navigation list.
 class MainWindow : public QMainWindow
 {
     Q_OBJECT
@@ -39,6 +42,8 @@ public:
     JobListModel *jobModel() const { return m_jobModel; }
     JobListView *jobListView() const { return m_jobListView; }
     QTabWidget *workspace() const { return m_workspace; }
+    NavigationList *navigation() const { return m_navigation; }
+    MessageBar *messages() const { return m_messages; }
     TrayNotifier *notifier() const { return m_notifier; }
     JobWatcher *watcher() const { return m_watcher; }
     bool isLoggedIn() const;
@@ -76,7 +81,12 @@ protected:
 private:
     void handleLoggedIn(const QString &email);
     void handleLoggedOut();
-    void cancelJob(const QString &uuid);
+    // Asks once, naming them, then stops the jobs.
+    void cancelJobs(const QStringList &uuids, const QStringList &names);
+    // Closes the page at index if it is a job's (the fixed pages stay).
+    void closeJobTab(int index);
+    void focusSearch();
+    void refreshCurrent();
     void cloneJob(const QString &uuid);
     void createMenus();
     void createJobListView();
@@ -87,7 +97,10 @@ private:
     Session *m_session;
     QStackedWidget *m_stack;
     ConnectPage *m_connectPage;
+    QSplitter *m_workspaceArea;
     QTabWidget *m_workspace;
+    NavigationList *m_navigation;
+    MessageBar *m_messages;
     JobListModel *m_jobModel;
     JobListView *m_jobListView;
     JobWatcher *m_watcher;

@@ -7,6 +7,7 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineSeries>
+#include <QVBoxLayout>
 #include <QValueAxis>
 
 using namespace Qt::Literals::StringLiterals;
@@ -15,13 +16,29 @@ namespace ddl::desktop {
 
 MetricChartsView::MetricChartsView(QWidget *parent)
     : QWidget(parent)
-    , m_grid(new QGridLayout(this))
+    , m_grid(new QGridLayout)
 {
+    // Which task's metrics these are, over the charts (a job's tasks each have their own).
+    m_taskLabel = new QLabel(this);
+    m_taskLabel->setObjectName(u"metricsTask"_s);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(m_taskLabel);
+    layout->addLayout(m_grid, 1);
     m_emptyLabel = new QLabel(tr("No metrics yet. Print lines such as\n"
                                  "DDL_METRIC {\"step\": 10, \"loss\": 0.25}\n"
                                  "from your training code to see them here."), this);
     m_emptyLabel->setAlignment(Qt::AlignCenter);
     m_grid->addWidget(m_emptyLabel, 0, 0);
+}
+
+void MetricChartsView::setTaskLabel(const QString &label)
+{
+    m_taskLabel->setText(tr("Task: %1").arg(label));
+}
+
+QString MetricChartsView::taskLabel() const
+{
+    return m_taskLabel->text();
 }
 
 void MetricChartsView::setStore(MetricStore *store)

@@ -22,6 +22,9 @@ public:
     explicit MetricChartsView(QWidget *parent = nullptr);
 
     void setStore(MetricStore *store);
+    // Names the task whose metrics are shown.
+    void setTaskLabel(const QString &label);
+    QString taskLabel() const;
     int chartCount() const { return int(m_charts.size()); }
     int pointCount(const QString &name) const;
 
@@ -39,6 +42,7 @@ private:
     MetricStore *m_store = nullptr;
     QGridLayout *m_grid;
     QLabel *m_emptyLabel;
+    QLabel *m_taskLabel;
     QHash<QString, Chart> m_charts;
 };
 

@@ -1,6 +1,8 @@
 #include "desktoptestsupport.h"
 
 #include "api/apiclient.h"
+#include "core/session.h"
+#include "jobs/jobsubmission.h"
 #include "jobspec/jobspecparser.h"
 #include "views/mainwindow.h"
 #include "wizard/folderfield.h"
@@ -77,6 +79,29 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
     if (!waitFor([&window] { return window.isLoggedIn(); }, 15000))
         return u"not logged in after registering; status: "_s + status->text();
     return {};
+}
+
+QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
+                         const QString &command, int tasks)
+{
+    ddl::JobSpec spec;
+    spec.kind = ddl::JobSpec::Kind::OpenPai;
+    spec.jobName = name;
+    spec.image = QStringLiteral("python3");
+    ddl::TaskRole role;
+    role.name = QStringLiteral("main");
+    role.taskNumber = tasks;
+    role.memoryMB = 256;
+    role.command = command;
+    spec.taskRoles = {role};
+    ddl::desktop::SubmissionRequest request;
+    request.spec = spec;
+    ddl::desktop::JobSubmission submission(window.session()->client(), request);
+    submission.start();
+    if (!QTest::qWaitFor(
+            [&] { return submission.stage() == ddl::desktop::JobSubmission::Stage::Done; }, 20000))
+        return {};
+    return submission.jobUuid();
 }
 
 QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &repo,

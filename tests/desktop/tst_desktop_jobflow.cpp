@@ -41,6 +41,7 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -83,22 +84,8 @@ private:
 // An OpenPAI job of one python3 task running command, submitted and opened in a job tab.
 JobDetailView *TestDesktopJobFlow::submitCommandJob(const QString &name, const QString &command)
 {
-    ddl::JobSpec spec;
-    spec.kind = ddl::JobSpec::Kind::OpenPai;
-    spec.jobName = name;
-    spec.image = u"python3"_s;
-    ddl::TaskRole role;
-    role.name = u"main"_s;
-    role.memoryMB = 256;
-    role.command = command;
-    spec.taskRoles = {role};
-    SubmissionRequest request;
-    request.spec = spec;
-    JobSubmission submission(m_window->session()->client(), request);
-    submission.start();
-    if (!QTest::qWaitFor([&] { return submission.stage() == JobSubmission::Stage::Done; }, 20000))
-        return nullptr;
-    return m_window->openJob(submission.jobUuid());
+    const QString uuid = ::submitCommandJob(*m_window, name, command);
+    return uuid.isEmpty() ? nullptr : m_window->openJob(uuid);
 }
 
 void TestDesktopJobFlow::initTestCase()
@@ -346,6 +333,9 @@ void TestDesktopJobFlow::cancelAndClone()
     auto *cancel = detail->findChild<QPushButton *>(u"cancelButton"_s);
     QVERIFY(cancel->isEnabled());
     QTest::mouseClick(cancel, Qt::LeftButton);
+    auto *confirmation = detail->findChild<QMessageBox *>(u"stopConfirmation"_s);
+    QVERIFY(confirmation);
+    QTest::mouseClick(confirmation->findChild<QPushButton *>(u"stopButton"_s), Qt::LeftButton);
     QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"STOPPED"_s, 15000);
     QVERIFY(!cancel->isEnabled());
 

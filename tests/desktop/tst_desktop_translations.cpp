@@ -176,9 +176,9 @@ static VisibleTexts visibleTexts(MainWindow &window)
 static bool chooseLanguage(MainWindow &window, const QString &menuEntry)
 {
     const QList<QAction *> menus = window.menuBar()->actions();
-    if (menus.size() < 2 || !menus.at(1)->menu())
+    if (menus.isEmpty() || !menus.last()->menu()) // Language is the last menu
         return false;
-    for (QAction *action : menus.at(1)->menu()->actions()) {
+    for (QAction *action : menus.last()->menu()->actions()) {
         if (action->text() == menuEntry) {
             action->trigger();
             return true;
@@ -211,12 +211,13 @@ void TestDesktopTranslations::liveSwitch()
     struct Expected
     {
         QString entry; // the language's name in the menu
-        QString file, language, jobs, editor, workers, datasets, connect, refresh, allStates, name,
-            submitted, uploadFolder, wizardTitle, projectTitle, projectLabel;
+        QString file, view, language, jobs, editor, workers, datasets, connect, refresh, allStates, name,
+            submitted, uploadFolder, wizardTitle, projectTitle, projectLabel, wednesday;
     };
     const QList<Expected> steps{
         {u"简体中文"_s,
          u"文件(&F)"_s,
+         u"视图(&V)"_s,
          u"语言(&L)"_s,
          u"作业"_s,
          u"编辑器"_s,
@@ -230,9 +231,11 @@ void TestDesktopTranslations::liveSwitch()
          u"上传文件夹…"_s,
          u"提交作业"_s,
          u"项目"_s,
-         u"项目文件夹："_s},
+         u"项目文件夹："_s,
+         u"星期三"_s},
         {u"Deutsch"_s,
          u"&Datei"_s,
+         u"&Ansicht"_s,
          u"&Sprache"_s,
          u"Jobs"_s,
          u"Editor"_s,
@@ -246,9 +249,11 @@ void TestDesktopTranslations::liveSwitch()
          u"Ordner hochladen…"_s,
          u"Job absenden"_s,
          u"Projekt"_s,
-         u"Projektordner:"_s},
+         u"Projektordner:"_s,
+         u"Mittwoch"_s},
         {u"English"_s,
          u"&File"_s,
+         u"&View"_s,
          u"&Language"_s,
          u"Jobs"_s,
          u"Editor"_s,
@@ -262,7 +267,8 @@ void TestDesktopTranslations::liveSwitch()
          u"Upload folder…"_s,
          u"Submit a job"_s,
          u"Project"_s,
-         u"Project folder:"_s},
+         u"Project folder:"_s,
+         u"Wednesday"_s},
     };
     // An open submit wizard (it may be uploading) is kept, and retranslates itself, with the
     // folder typed in it; so does the datasets screen (also uploading, maybe).
@@ -276,7 +282,9 @@ void TestDesktopTranslations::liveSwitch()
     for (const Expected &step : steps) {
         QVERIFY2(chooseLanguage(window, step.entry), qPrintable(step.entry));
         const VisibleTexts texts = visibleTexts(window);
-        QCOMPARE(texts.menus, (QStringList{step.file, step.language}));
+        QCOMPARE(texts.menus, (QStringList{step.file, step.view, step.language}));
+        // Dates in the language too (the job list, the timeline, the datasets format with it).
+        QCOMPARE(QLocale().toString(QDate(2026, 11, 25), u"dddd"_s), step.wednesday);
         QCOMPARE(texts.tabs, (QStringList{step.jobs, step.editor, step.workers, step.datasets}));
         QCOMPARE(texts.connectButton, step.connect);
         QCOMPARE(texts.refreshButton, step.refresh);
