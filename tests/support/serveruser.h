@@ -25,10 +25,11 @@ public:
     ddl::Result<QString> submit(const QJsonObject &spec,
                                 const QString &packageSha256,
                                 const QString &datasetSha256 = {});
-    // dataset: {"manifest": sha256} or {"name": n} (docs/api.md). Returns the job's uuid.
+    // dataset: {"manifest": sha256}, {"name": n} or {"sha256": s} (docs/api.md), or null.
+    // Returns the job's uuid.
     ddl::Result<QString> submitWithDataset(const QJsonObject &spec,
                                            const QString &packageSha256,
-                                           const QJsonObject &dataset);
+                                           const QJsonValue &dataset);
     // Uploads each file of folder and then its manifest (DatasetManifest::scan) as blobs, as
     // ddlcli does; returns the manifest's digest.
     ddl::Result<QString> uploadDataset(const QString &folder);
@@ -49,6 +50,9 @@ private:
     std::unique_ptr<ddl::ApiClient> m_client;
     QString m_scratchDir;
 };
+
+// SUCCEEDED, FAILED or STOPPED: a job in that state changes no more.
+bool isFinalJobState(const QString &state);
 
 // A wire spec (resources/jobspec.schema.json) of one task role "worker". kind "ddl" runs main.py
 // of the package; kind "openpai" runs command.

@@ -56,20 +56,16 @@ ddl::Result<QString> ServerUser::submit(const QJsonObject &spec,
                                         const QString &packageSha256,
                                         const QString &datasetSha256)
 {
-    const QJsonObject body{
-        {u"spec"_s, spec},
-        {u"package"_s, QJsonObject{{u"sha256"_s, packageSha256}, {u"commit"_s, u"0123abcd"_s}}},
-        {u"dataset"_s,
-         datasetSha256.isEmpty() ? QJsonValue() : QJsonObject{{u"sha256"_s, datasetSha256}}}};
-    ddl::Result<ddl::ApiResponse> submitted = m_client->postJsonSync(u"/v1/jobs"_s, body);
-    if (!submitted)
-        return submitted.error();
-    return submitted->json().value(u"uuid"_s).toString();
+    return submitWithDataset(spec,
+                             packageSha256,
+                             datasetSha256.isEmpty()
+                                 ? QJsonValue()
+                                 : QJsonValue(QJsonObject{{u"sha256"_s, datasetSha256}}));
 }
 
 ddl::Result<QString> ServerUser::submitWithDataset(const QJsonObject &spec,
                                                    const QString &packageSha256,
-                                                   const QJsonObject &dataset)
+                                                   const QJsonValue &dataset)
 {
     const QJsonObject body{
         {u"spec"_s, spec},
@@ -164,6 +160,11 @@ QByteArray ServerUser::artifact(const QString &uuid, const QString &path)
     ddl::Result<ddl::ApiResponse> answer =
         m_client->getSync(u"/v1/jobs/%1/artifacts/file"_s.arg(uuid), query);
     return answer ? answer->body : QByteArray();
+}
+
+bool isFinalJobState(const QString &state)
+{
+    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
 }
 
 QJsonObject jobSpec(
