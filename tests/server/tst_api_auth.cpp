@@ -77,12 +77,9 @@ void tst_ApiAuth::loginHashesWhileOtherRequestsAreServed()
         connect(logins.back().get(), &QNetworkReply::requestSent, this, [&sent] { ++sent; });
         connect(logins.back().get(), &QNetworkReply::finished, this, [&answered] { ++answered; });
     }
-    const PollResult allSent = pollUntil([&] { return sent == Logins || answered > 0; },
-                                         15000,
-                                         QStringLiteral("the logins to be sent"),
-                                         1);
+    const PollResult allSent = pollUntil(
+        [&] { return sent == Logins; }, 15000, QStringLiteral("the logins to be sent"), 1);
     QVERIFY2(allSent, qPrintable(allSent.message));
-    QCOMPARE(answered, 0);
 
     std::unique_ptr<QNetworkReply> version(
         otherNetwork.get(request(QStringLiteral("/v1/version"))));
