@@ -56,16 +56,20 @@ ddl::Result<QString> ServerUser::submit(const QJsonObject &spec,
                                         const QString &packageSha256,
                                         const QString &datasetSha256)
 {
-    return submitWithDataset(spec,
-                             packageSha256,
-                             datasetSha256.isEmpty()
-                                 ? QJsonValue()
-                                 : QJsonValue(QJsonObject{{u"sha256"_s, datasetSha256}}));
+    const QJsonObject body{
+        {u"spec"_s, spec},
+        {u"package"_s, QJsonObject{{u"sha256"_s, packageSha256}, {u"commit"_s, u"0123abcd"_s}}},
+        {u"dataset"_s,
+         datasetSha256.isEmpty() ? QJsonValue() : QJsonObject{{u"sha256"_s, datasetSha256}}}};
+    ddl::Result<ddl::ApiResponse> submitted = m_client->postJsonSync(u"/v1/jobs"_s, body);
+    if (!submitted)
+        return submitted.error();
+    return submitted->json().value(u"uuid"_s).toString();
 }
 
 ddl::Result<QString> ServerUser::submitWithDataset(const QJsonObject &spec,
                                                    const QString &packageSha256,
-                                                   const QJsonValue &dataset)
+                                                   const QJsonObject &dataset)
 {
     const QJsonObject body{
         {u"spec"_s, spec},

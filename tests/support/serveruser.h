@@ -25,11 +25,10 @@ public:
     ddl::Result<QString> submit(const QJsonObject &spec,
                                 const QString &packageSha256,
                                 const QString &datasetSha256 = {});
-    // dataset: {"manifest": sha256}, {"name": n} or {"sha256": s} (docs/api.md), or null.
-    // Returns the job's uuid.
+    // dataset: {"manifest": sha256} or {"name": n} (docs/api.md). Returns the job's uuid.
     ddl::Result<QString> submitWithDataset(const QJsonObject &spec,
                                            const QString &packageSha256,
-                                           const QJsonValue &dataset);
+                                           const QJsonObject &dataset);
     // Uploads each file of folder and then its manifest (DatasetManifest::scan) as blobs, as
     // ddlcli does; returns the manifest's digest.
     ddl::Result<QString> uploadDataset(const QString &folder);
