@@ -5,24 +5,21 @@
 #include "configstore.h"
 #include "console.h"
 #include "credentialstore.h"
+#include "serverprocess.h"
 
 #include <QBuffer>
 #include <QCryptographicHash>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QRegularExpression>
 #include <QSqlDatabase>
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QSslCertificate>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QThread>
 
 #include <memory>
 
@@ -43,12 +40,6 @@ static QString tokenHash(const QString &token)
 {
     return QString::fromLatin1(
         QCryptographicHash::hash(token.toUtf8(), QCryptographicHash::Sha256).toHex());
-}
-
-static QString readFile(const QString &path)
-{
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 class TestCliSession : public QObject
@@ -82,11 +73,10 @@ private:
     qint64 accessExpiresInStore(const QString &accessToken) const;
     bool refreshTokenInStore(const QString &refreshToken) const;
     int endedSessions() const;
-    QString serverLog() const { return readFile(m_root.filePath(u"server.log"_s)); }
 
     QTemporaryDir m_root;
     QString m_dataDir;
-    std::unique_ptr<QProcess> m_server;
+    std::unique_ptr<ServerProcess> m_server;
     QString m_url;
     QString m_fingerprint;
     QString m_caFile;
@@ -100,21 +90,10 @@ void TestCliSession::initTestCase()
     QVERIFY(m_root.isValid());
     m_dataDir = m_root.filePath(u"server"_s);
 
-    m_server = std::make_unique<QProcess>();
-    m_server->setProcessChannelMode(QProcess::MergedChannels);
-    m_server->setStandardOutputFile(m_root.filePath(u"server.log"_s));
-    m_server->start(QDir(qEnvironmentVariable("DDL_BIN_DIR")).filePath(u"ddl-server"_s),
-                    {u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:0"_s});
-    QVERIFY2(m_server->waitForStarted(5000), qPrintable(m_server->errorString()));
-    static const QRegularExpression listening(u"listening on (https://127\\.0\\.0\\.1:\\d+)"_s);
-    QElapsedTimer timer;
-    timer.start();
-    while (m_url.isEmpty() && timer.elapsed() < 15000 && m_server->state() == QProcess::Running) {
-        m_url = listening.match(serverLog()).captured(1);
-        if (m_url.isEmpty())
-            QThread::msleep(20);
-    }
-    QVERIFY2(!m_url.isEmpty(), qPrintable(u"ddl-server did not start:\n"_s + serverLog()));
+    m_server = std::make_unique<ServerProcess>(m_dataDir);
+    const QString failure = m_server->start(0, {});
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    m_url = m_server->url().toString();
 
     // The self-signed certificate the server made for itself, as the user would fetch it.
     m_caFile = QDir(m_dataDir).filePath(u"tls/server.crt"_s);
@@ -152,12 +131,7 @@ void TestCliSession::cleanupTestCase()
         QSqlDatabase::database(StoreConnection, false).close();
         QSqlDatabase::removeDatabase(StoreConnection);
     }
-    if (m_server && m_server->state() != QProcess::NotRunning) {
-        m_server->terminate();
-        if (!m_server->waitForFinished(5000))
-            m_server->kill();
-        m_server->waitForFinished(2000);
-    }
+    m_server.reset();
 }
 
 void TestCliSession::init()

@@ -1,9 +1,7 @@
 #include "crashworkload.h"
 
-#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
-#include <QProcessEnvironment>
 #include <QRegularExpression>
 #include <QTest>
 
@@ -30,12 +28,7 @@ void SubmissionStream::kick()
     if (m_process)
         m_process.release()->deleteLater();
     m_process = std::make_unique<QProcess>();
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(u"DDL_SERVER"_s, m_cluster.serverUrl());
-    env.insert(u"DDL_CA_CERT"_s, m_cluster.caCert());
-    env.insert(u"XDG_CONFIG_HOME"_s, m_cluster.path(u"users/"_s + m_user));
-    env.insert(u"HOME"_s, m_cluster.path(u"users/"_s + m_user));
-    m_process->setProcessEnvironment(env);
+    m_process->setProcessEnvironment(m_cluster.cliEnvironment(m_user));
     m_process->setWorkingDirectory(m_repo);
     QObject::connect(m_process.get(), &QProcess::finished, [this] { handleFinished(); });
     m_process->start(ClusterHarness::binary(u"ddlcli"_s), {u"submit"_s, option + config});
@@ -43,11 +36,9 @@ void SubmissionStream::kick()
 
 void SubmissionStream::handleFinished()
 {
-    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
-                                             QRegularExpression::MultilineOption);
     const QString out = QString::fromUtf8(m_process->readAllStandardOutput());
     const QString err = QString::fromUtf8(m_process->readAllStandardError());
-    const QString uuid = uuidLine.match(out).captured(1);
+    const QString uuid = jobUuidOf(out);
     const bool accepted = m_process->exitStatus() == QProcess::NormalExit
                           && m_process->exitCode() == 0 && !uuid.isEmpty();
     if (accepted) {
@@ -58,19 +49,6 @@ void SubmissionStream::handleFinished()
     }
     if (onFinished)
         onFinished(accepted);
-}
-
-bool pollUntil(const std::function<bool()> &done, int timeoutMs, int stepMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (true) {
-        if (done())
-            return true;
-        if (timer.elapsed() >= timeoutMs)
-            return false;
-        QTest::qWait(stepMs);
-    }
 }
 
 QList<QJsonObject> listJobs(ClusterHarness &cluster, const QString &user)
@@ -85,16 +63,4 @@ QList<QJsonObject> listJobs(ClusterHarness &cluster, const QString &user)
          QJsonDocument::fromJson(run.out.toUtf8()).object().value(u"jobs"_s).toArray())
         jobs << job.toObject();
     return jobs;
-}
-
-QJsonObject jobDetail(ClusterHarness &cluster, const QString &user, const QString &uuid)
-{
-    const CliRun run = cluster.cli(user, {u"progress"_s, u"--job_uuid="_s + uuid,
-                                          u"--output=json"_s});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-bool isFinalState(const QString &state)
-{
-    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
 }

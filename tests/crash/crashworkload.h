@@ -1,6 +1,7 @@
 #pragma once
 
 #include "clusterharness.h"
+#include "polluntil.h"
 
 #include <QJsonObject>
 #include <QMap>
@@ -53,11 +54,6 @@ private:
     QString m_lastFailure;
 };
 
-// Polls until done() or the time is up; returns done()'s last answer. Runs the event loop.
-bool pollUntil(const std::function<bool()> &done, int timeoutMs, int stepMs = 200);
-
 // The jobs of user as `ddlcli list --output=json` shows them (newest first), or an empty list
 // with a warning.
 QList<QJsonObject> listJobs(ClusterHarness &cluster, const QString &user);
-QJsonObject jobDetail(ClusterHarness &cluster, const QString &user, const QString &uuid);
-bool isFinalState(const QString &state);

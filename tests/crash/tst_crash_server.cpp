@@ -16,7 +16,6 @@
 #include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
-#include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -24,7 +23,6 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QTest>
-#include <QTimer>
 #include <QUrl>
 #include <QUuid>
 
@@ -141,15 +139,7 @@ qint64 tst_CrashServer::msUntilAnswer(ClusterHarness &cluster, int timeoutMs)
     const quint16 port = quint16(QUrl(cluster.serverUrl()).port());
     while (timer.elapsed() < timeoutMs) {
         HttpsClient client(port, ca);
-        QEventLoop loop;
-        int status = 0;
-        client.send("GET", "/v1/version", {}, {}, [&](const HttpsClient::Answer &answer) {
-            status = answer.status;
-            loop.quit();
-        });
-        QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
-        loop.exec();
-        if (status == 200)
+        if (client.call("GET", "/v1/version", {}, {}, "application/json", timeoutMs).status == 200)
             return timer.elapsed();
         QTest::qWait(50);
     }
@@ -224,13 +214,17 @@ void tst_CrashServer::killedServerLosesNothing()
         ddl.kick();
         if (kill % 4 == 3) {
             // Aim at an upload in flight: wait for one that has bytes but is not complete.
-            pollUntil([&] {
-                for (const UploadRow &row : uploads(cluster)) {
-                    if (row.offset > 0 && row.offset < row.size)
-                        return true;
-                }
-                return false;
-            }, 8000, 30);
+            pollUntil(
+                [&] {
+                    for (const UploadRow &row : uploads(cluster)) {
+                        if (row.offset > 0 && row.offset < row.size)
+                            return true;
+                    }
+                    return false;
+                },
+                8000,
+                {},
+                30);
         } else {
             QTest::qWait(400 + int(random.bounded(2100)));
         }
@@ -300,12 +294,16 @@ void tst_CrashServer::killedServerLosesNothing()
                  qPrintable(u"job %1 (%2) got its 201 and is gone"_s.arg(it.key(), it.value())));
 
     // Every job ends, and ends well: its tasks reattached after a restart or were retried.
-    const bool allFinal = pollUntil([&] {
-        jobs = listJobs(cluster, user);
-        return std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
-            return isFinalState(job.value(u"state"_s).toString());
-        });
-    }, 120000, 500);
+    const PollResult allFinal = pollUntil(
+        [&] {
+            jobs = listJobs(cluster, user);
+            return std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
+                return isFinalJobState(job.value(u"state"_s).toString());
+            });
+        },
+        120000,
+        {},
+        500);
     int retried = 0;
     for (const QJsonObject &job : jobs) {
         const QString uuid = job.value(u"uuid"_s).toString();
@@ -313,7 +311,7 @@ void tst_CrashServer::killedServerLosesNothing()
         if (job.value(u"attempt"_s).toInt() > 1) {
             ++retried;
             // Why: what the failed attempts' tasks say.
-            for (const QJsonValue &task : jobDetail(cluster, user, uuid).value(u"tasks"_s).toArray()) {
+            for (const QJsonValue &task : cluster.job(user, uuid).value(u"tasks"_s).toArray()) {
                 if (task.toObject().value(u"state"_s).toString() != u"SUCCEEDED"_s)
                     qInfo("retried %s: attempt %d: %s", qUtf8Printable(job.value(u"name"_s).toString()),
                           task.toObject().value(u"attempt"_s).toInt(),
@@ -322,8 +320,10 @@ void tst_CrashServer::killedServerLosesNothing()
         }
         QVERIFY2(state == u"SUCCEEDED"_s,
                  qPrintable(u"job %1 is %2 (all final: %3):\n%4\n--- worker ---\n%5"_s.arg(
-                     job.value(u"name"_s).toString(), state, allFinal ? u"yes"_s : u"no"_s,
-                     QString::fromUtf8(QJsonDocument(jobDetail(cluster, user, uuid)).toJson()),
+                     job.value(u"name"_s).toString(),
+                     state,
+                     allFinal ? u"yes"_s : u"no"_s,
+                     QString::fromUtf8(QJsonDocument(cluster.job(user, uuid)).toJson()),
                      cluster.workerLog(u"w1"_s).right(3000))));
     }
     qInfo("%lld jobs, all SUCCEEDED; %d needed a retry", qint64(jobs.size()), retried);

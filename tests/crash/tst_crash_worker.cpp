@@ -88,22 +88,30 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
     // No retries: a task lost with its worker fails the job after its one attempt.
     const QString soloConfig = writeJob(cluster, u"solo"_s, u"sleep 60; echo "_s + marker, 0);
     const CliRun solo = cluster.cli(user, {u"submit"_s, u"--job_config="_s + soloConfig}, repo);
-    // submit prints job_type: after the job_uuid: line, as the seed does.
-    const QString soloUuid = solo.out.section(u"job_uuid: "_s, 1).section(u'\n', 0, 0).trimmed();
+    const QString soloUuid = jobUuidOf(solo.out);
     QVERIFY2(!soloUuid.isEmpty(), qPrintable(solo.out + solo.err));
-    QVERIFY(pollUntil([&] {
-        const QJsonArray tasks = jobDetail(cluster, user, soloUuid).value(u"tasks"_s).toArray();
-        return !tasks.isEmpty() && processesWith(marker) > 0;
-    }, 30000, 250));
+    QVERIFY(pollUntil(
+        [&] {
+            const QJsonArray tasks = cluster.job(user, soloUuid).value(u"tasks"_s).toArray();
+            return !tasks.isEmpty() && processesWith(marker) > 0;
+        },
+        30000,
+        {},
+        250));
     QVERIFY(cluster.killNamedWorker(u"w1"_s));
-    QVERIFY2(pollUntil([&] { return processesWith(marker) == 0; }, 5000, 100),
+    QVERIFY2(pollUntil([&] { return processesWith(marker) == 0; }, 5000, {}, 100),
              "the task of a SIGKILLed worker kept running");
     QVERIFY(cluster.startNamedWorker(u"w1"_s, workerArgs));
     QJsonObject soloJob;
-    QVERIFY2(pollUntil([&] {
-        soloJob = jobDetail(cluster, user, soloUuid);
-        return isFinalState(soloJob.value(u"state"_s).toString());
-    }, 30000, 250), qPrintable(QString::fromUtf8(QJsonDocument(soloJob).toJson())));
+    QVERIFY2(pollUntil(
+                 [&] {
+                     soloJob = cluster.job(user, soloUuid);
+                     return isFinalJobState(soloJob.value(u"state"_s).toString());
+                 },
+                 30000,
+                 {},
+                 250),
+             qPrintable(QString::fromUtf8(QJsonDocument(soloJob).toJson())));
     const QJsonArray soloTasks = soloJob.value(u"tasks"_s).toArray();
     QCOMPARE(soloJob.value(u"state"_s).toString(), u"FAILED"_s);
     QCOMPARE(soloJob.value(u"attempt"_s).toInt(), 1);
@@ -124,7 +132,7 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
         QTest::qWait(1000 + int(random.bounded(2000)));
         QVERIFY(cluster.killNamedWorker(u"w1"_s));
         orphanChecks += processesWith(marker) > 0 ? 1 : 0;
-        QVERIFY2(pollUntil([&] { return processesWith(marker) == 0; }, 5000, 100),
+        QVERIFY2(pollUntil([&] { return processesWith(marker) == 0; }, 5000, {}, 100),
                  qPrintable(u"tasks of the worker killed %1 times kept running"_s.arg(kill + 1)));
         QVERIFY(cluster.startNamedWorker(u"w1"_s, workerArgs));
     }
@@ -138,12 +146,17 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
     QVERIFY2(stream.uncertain().isEmpty(), qPrintable(stream.lastFailure()));
 
     QList<QJsonObject> jobs;
-    const bool allFinal = pollUntil([&] {
-        jobs = listJobs(cluster, user);
-        return !jobs.isEmpty() && std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
-            return isFinalState(job.value(u"state"_s).toString());
-        });
-    }, 90000, 500);
+    const PollResult allFinal = pollUntil(
+        [&] {
+            jobs = listJobs(cluster, user);
+            return !jobs.isEmpty() &&
+                   std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
+                       return isFinalJobState(job.value(u"state"_s).toString());
+                   });
+        },
+        90000,
+        {},
+        500);
     int retried = 0;
     for (const QJsonObject &job : std::as_const(jobs)) {
         const QString name = job.value(u"name"_s).toString();
@@ -154,8 +167,8 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
         QVERIFY2(state == u"SUCCEEDED"_s,
                  qPrintable(u"job %1 is %2 (all final: %3):\n%4\n--- worker ---\n%5"_s.arg(
                      name, state, allFinal ? u"yes"_s : u"no"_s,
-                     QString::fromUtf8(QJsonDocument(jobDetail(
-                         cluster, user, job.value(u"uuid"_s).toString())).toJson()),
+                     QString::fromUtf8(QJsonDocument(
+                         cluster.job(user, job.value(u"uuid"_s).toString())).toJson()),
                      cluster.workerLog(u"w1"_s).right(3000))));
     }
     QCOMPARE(jobs.size(), stream.accepted().size() + 1);

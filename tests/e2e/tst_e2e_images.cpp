@@ -3,7 +3,7 @@
 // (scripts/make-test-image.sh: ID=ddl-test in its /etc/os-release, python3 at /usr/local/bin),
 // with their code read-only (DDL) and their output uploaded; a cancelled task leaves no container;
 // a job without an image keeps the bubblewrap sandbox on the same worker.
-#include "../support/prerequisite.h"
+#include "prerequisite.h"
 #include "clusterharness.h"
 
 #include <QDir>
@@ -14,7 +14,6 @@
 #include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTest>
-#include <QThread>
 
 using namespace Qt::StringLiterals;
 
@@ -98,8 +97,6 @@ private slots:
 private:
     // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
     QString submit(const QString &repo, CliRun *run, const QString &config = u"job.json"_qs);
-    QJsonObject job(const QString &uuid);
-    QString waitForState(const QString &uuid, const QStringList &states, int timeoutMs = 120000);
     QString logOf(const QString &uuid);
     QString download(const QString &uuid, const QString &folder);
     // The names of the containers of this test's worker, running or not.
@@ -162,30 +159,7 @@ QString TestE2eImages::submit(const QString &repo, CliRun *run, const QString &c
     const CliRun result = m_cluster.cli(User, {u"submit"_s, option + config}, repo);
     if (run)
         *run = result;
-    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
-                                             QRegularExpression::MultilineOption);
-    return uuidLine.match(result.out).captured(1);
-}
-
-QJsonObject TestE2eImages::job(const QString &uuid)
-{
-    const CliRun run =
-        m_cluster.cli(User, {u"progress"_s, u"--job_uuid="_s + uuid, u"--output=json"_s});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-QString TestE2eImages::waitForState(const QString &uuid, const QStringList &states, int timeoutMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < timeoutMs) {
-        state = job(uuid).value(u"state"_s).toString();
-        if (states.contains(state))
-            break;
-        QThread::msleep(300);
-    }
-    return state;
+    return jobUuidOf(result.out);
 }
 
 QString TestE2eImages::logOf(const QString &uuid)
@@ -250,7 +224,7 @@ def main(dataset_dir, model_output_dir):
     CliRun submitted;
     const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
-    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     const QString log = logOf(uuid);
     QVERIFY2(log.contains(u"container: podman, image "_s + Image), qPrintable(log));
@@ -283,7 +257,7 @@ void TestE2eImages::openPaiJobRunsInTheImage()
     CliRun submitted;
     const QString uuid = submit(repo, &submitted);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
-    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     const QString log = logOf(uuid);
     QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
@@ -308,7 +282,7 @@ void TestE2eImages::cancelLeavesNoContainer()
     QCOMPARE(workerContainers().size(), 1);
     const CliRun cancelled = m_cluster.cli(User, {u"cancel"_s, u"--job_uuid="_s + uuid});
     QVERIFY2(cancelled.exitCode == 0, qPrintable(cancelled.out + cancelled.err));
-    const QString state = waitForState(uuid, {u"STOPPED"_s, u"FAILED"_s, u"SUCCEEDED"_s}, 60000);
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 60000);
     QVERIFY2(state == "STOPPED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     QTRY_VERIFY_WITH_TIMEOUT(workerContainers().isEmpty(), 30000);
     // Nothing of the task runs on, in the container or outside it.
@@ -327,7 +301,7 @@ void TestE2eImages::jobWithoutImageKeepsTheSandbox()
     CliRun submitted;
     const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
-    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     const QString log = logOf(uuid);
     QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
@@ -350,7 +324,7 @@ void TestE2eImages::gpuTaskKeepsTheSandbox()
     CliRun submitted;
     const QString uuid = submit(repo, &submitted);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
-    const QString state = waitForState(uuid, {u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s});
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     const QString log = logOf(uuid);
     QVERIFY2(log.contains(u"image "_s + Image + u" not used: GPUs cannot be given to containers"_s),

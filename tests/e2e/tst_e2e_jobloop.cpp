@@ -29,7 +29,6 @@ private slots:
 private:
     QString submit(const QString &user, const QString &repo, CliRun *run = nullptr);
     // Polls `ddlcli progress` until the job ends; returns its final state.
-    QString waitForEnd(const QString &user, const QString &uuid, int timeoutMs = 90000);
     QString statusOf(const QString &user, const QString &uuid);
     void commitFile(const QString &repo, const QString &name, const QByteArray &content);
 
@@ -52,9 +51,7 @@ QString TestE2eJobLoop::submit(const QString &user, const QString &repo, CliRun 
                                         repo);
     if (run)
         *run = result;
-    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
-                                             QRegularExpression::MultilineOption);
-    return uuidLine.match(result.out).captured(1);
+    return jobUuidOf(result.out);
 }
 
 QString TestE2eJobLoop::statusOf(const QString &user, const QString &uuid)
@@ -64,21 +61,6 @@ QString TestE2eJobLoop::statusOf(const QString &user, const QString &uuid)
     static const QRegularExpression statusLine(QStringLiteral("^status: (\\S+)$"),
                                                QRegularExpression::MultilineOption);
     return statusLine.match(run.out).captured(1);
-}
-
-QString TestE2eJobLoop::waitForEnd(const QString &user, const QString &uuid, int timeoutMs)
-{
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < timeoutMs) {
-        state = statusOf(user, uuid);
-        if (state == QLatin1String("SUCCEEDED") || state == QLatin1String("FAILED")
-            || state == QLatin1String("STOPPED"))
-            return state;
-        QThread::msleep(300);
-    }
-    return state;
 }
 
 void TestE2eJobLoop::commitFile(const QString &repo, const QString &name, const QByteArray &content)
@@ -99,7 +81,7 @@ void TestE2eJobLoop::exampleTrainsAndModelDownloads()
     m_jobUuid = submit(QStringLiteral("alice"), repo, &run);
     QVERIFY2(!m_jobUuid.isEmpty(), qPrintable(run.out + run.err));
 
-    const QString state = waitForEnd(QStringLiteral("alice"), m_jobUuid);
+    const QString state = m_cluster.waitForJobEnd(QStringLiteral("alice"), m_jobUuid);
     QVERIFY2(state == QLatin1String("SUCCEEDED"),
              qPrintable(state + u'\n' + m_cluster.workerLog().right(3000)));
 
@@ -184,7 +166,7 @@ void TestE2eJobLoop::failingMainEndsFailedWithTraceback()
                "    load(dataset_dir)\n");
     const QString uuid = submit(QStringLiteral("alice"), repo);
     QVERIFY(!uuid.isEmpty());
-    QCOMPARE(waitForEnd(QStringLiteral("alice"), uuid), QStringLiteral("FAILED"));
+    QCOMPARE(m_cluster.waitForJobEnd(QStringLiteral("alice"), uuid), QStringLiteral("FAILED"));
     const CliRun logs = m_cluster.cli(QStringLiteral("alice"),
                                       {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid});
     QCOMPARE(logs.exitCode, 0);
@@ -262,11 +244,9 @@ void TestE2eJobLoop::openPaiJobWithoutCodeRuns()
     const CliRun run = m_cluster.cli(QStringLiteral("alice"),
                                      {QStringLiteral("submit"), QStringLiteral("--job_config=job.json")},
                                      folder);
-    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
-                                             QRegularExpression::MultilineOption);
-    const QString uuid = uuidLine.match(run.out).captured(1);
+    const QString uuid = jobUuidOf(run.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(run.out + run.err));
-    QCOMPARE(waitForEnd(QStringLiteral("alice"), uuid), QStringLiteral("SUCCEEDED"));
+    QCOMPARE(m_cluster.waitForJobEnd(QStringLiteral("alice"), uuid), QStringLiteral("SUCCEEDED"));
     const CliRun logs = m_cluster.cli(QStringLiteral("alice"),
                                       {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid});
     QVERIFY2(logs.out.contains(QLatin1String("ran without code in main")), qPrintable(logs.out));

@@ -17,6 +17,8 @@
 
 using namespace Qt::StringLiterals;
 
+static const QString User = QStringLiteral("pat");
+
 class TestE2eOpenPai : public QObject
 {
     Q_OBJECT
@@ -32,16 +34,13 @@ private:
     // Submits the config (written to a file of this name in a folder that is no git repository)
     // and returns the job's uuid, or an empty string.
     QString submit(const QString &fileName, const QByteArray &config, QString *output = nullptr);
-    QJsonObject job(const QString &uuid);
-    QString waitForEnd(const QString &uuid);
+    QJsonObject job(const QString &uuid) { return m_cluster.job(User, uuid); }
     // The last log lines of the task of this role and index.
     QString logOf(const QJsonObject &job, const QString &role, int index);
     QString diagnostics(const QString &uuid);
 
     ClusterHarness m_cluster;
 };
-
-static const QString User = QStringLiteral("pat");
 
 void TestE2eOpenPai::initTestCase()
 {
@@ -66,35 +65,10 @@ QString TestE2eOpenPai::submit(const QString &fileName, const QByteArray &config
                                      folder);
     if (output)
         *output = run.out + run.err;
-    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
-                                             QRegularExpression::MultilineOption);
-    const QString uuid = uuidLine.match(run.out).captured(1);
+    const QString uuid = jobUuidOf(run.out);
     if (uuid.isEmpty())
         qWarning().noquote() << run.out << run.err;
     return uuid;
-}
-
-QJsonObject TestE2eOpenPai::job(const QString &uuid)
-{
-    const CliRun run = m_cluster.cli(User, {QStringLiteral("progress"),
-                                            QStringLiteral("--job_uuid=") + uuid,
-                                            QStringLiteral("--output=json")});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-QString TestE2eOpenPai::waitForEnd(const QString &uuid)
-{
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < 120000) {
-        state = job(uuid).value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("SUCCEEDED") || state == QLatin1String("FAILED")
-            || state == QLatin1String("STOPPED"))
-            break;
-        QThread::msleep(300);
-    }
-    return state;
 }
 
 QString TestE2eOpenPai::logOf(const QJsonObject &job, const QString &role, int index)
@@ -156,7 +130,7 @@ void TestE2eOpenPai::v1JobGetsPortsEnvsAndNotes()
     QVERIFY2(output.contains(QLatin1String("note: authFile: accepted, but has no effect here")),
              qPrintable(output));
 
-    const QString state = waitForEnd(uuid);
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
     const QJsonObject done = job(uuid);
 
@@ -231,7 +205,7 @@ defaults:
     const QString uuid = submit(QStringLiteral("job.yaml"), config, &output);
     QVERIFY2(!uuid.isEmpty(), qPrintable(output));
 
-    const QString state = waitForEnd(uuid);
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
     const QJsonObject done = job(uuid);
     QCOMPARE(done.value(QStringLiteral("name")).toString(), QStringLiteral("pai-v2-e2e"));
@@ -261,7 +235,7 @@ void TestE2eOpenPai::toleratedFailures()
     "command": "test \"$PAI_TASK_ROLE_INDEX\" = 0"}]})json";
     const QString uuid = submit(QStringLiteral("tolerant.json"), config);
     QVERIFY(!uuid.isEmpty());
-    const QString state = waitForEnd(uuid);
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
     QStringList states;
     for (const QJsonValue &value : job(uuid).value(QStringLiteral("tasks")).toArray())
@@ -292,7 +266,7 @@ void TestE2eOpenPai::gpuTypeChoosesTheWorker()
     const QString uuid = submit(QStringLiteral("gpu-type-b.json"), onB, &output);
     QVERIFY2(!uuid.isEmpty(), qPrintable(output));
     QVERIFY2(!output.contains(u"gpuType: accepted, but has no effect"), qPrintable(output));
-    const QString state = waitForEnd(uuid);
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
     QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
     const QJsonArray tasks = job(uuid).value(QStringLiteral("tasks")).toArray();
     QCOMPARE(tasks.size(), 2);

@@ -14,6 +14,8 @@
 #include <QTest>
 #include <QThread>
 
+static const QString User = QStringLiteral("carol");
+
 class TestE2ePsWorker : public QObject
 {
     Q_OBJECT
@@ -23,13 +25,11 @@ private slots:
     void parameterServerJobTrainsAcrossTwoWorkers();
 
 private:
-    QJsonObject job(const QString &uuid);
+    QJsonObject job(const QString &uuid) { return m_cluster.job(User, uuid); }
     QString diagnostics(const QString &uuid);
 
     ClusterHarness m_cluster;
 };
-
-static const QString User = QStringLiteral("carol");
 
 void TestE2ePsWorker::initTestCase()
 {
@@ -47,14 +47,6 @@ void TestE2ePsWorker::initTestCase()
                                            environment));
     }
     QVERIFY(m_cluster.registerAndLogin(User, QStringLiteral("carol-password")));
-}
-
-QJsonObject TestE2ePsWorker::job(const QString &uuid)
-{
-    const CliRun run = m_cluster.cli(User, {QStringLiteral("progress"),
-                                            QStringLiteral("--job_uuid=") + uuid,
-                                            QStringLiteral("--output=json")});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
 }
 
 QString TestE2ePsWorker::diagnostics(const QString &uuid)
@@ -77,21 +69,10 @@ void TestE2ePsWorker::parameterServerJobTrainsAcrossTwoWorkers()
     const CliRun submit = m_cluster.cli(User, {QStringLiteral("submit"),
                                                QStringLiteral("--job_config=job.json")},
                                         repo);
-    static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
-                                             QRegularExpression::MultilineOption);
-    const QString uuid = uuidLine.match(submit.out).captured(1);
+    const QString uuid = jobUuidOf(submit.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submit.out + submit.err));
 
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < 150000) {
-        state = job(uuid).value(QStringLiteral("state")).toString();
-        if (state == QLatin1String("SUCCEEDED") || state == QLatin1String("FAILED")
-            || state == QLatin1String("STOPPED"))
-            break;
-        QThread::msleep(300);
-    }
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 150000);
     QVERIFY2(state == QLatin1String("SUCCEEDED"), qPrintable(state + u'\n' + diagnostics(uuid)));
 
     // One ps and two workers, all exited 0; three tasks on two 2-slot workers use both.

@@ -4,6 +4,7 @@
 // Workers declare GPUs with --gpus (there is no real GPU here): tests that need them say so in
 // their name (..._declaredGpus).
 #include "clusterharness.h"
+#include "polluntil.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -18,51 +19,6 @@
 using namespace Qt::Literals::StringLiterals;
 
 namespace {
-
-// One task role of an OpenPAI job.
-struct Role
-{
-    QString name;
-    int tasks = 1;
-    int gpus = 0;
-    QString command;
-};
-
-QByteArray openPaiJob(const QString &name, const QList<Role> &roles, int retryCount = 0)
-{
-    QJsonArray taskRoles;
-    for (const Role &role : roles) {
-        taskRoles.append(QJsonObject{{u"name"_s, role.name},
-                                     {u"taskNumber"_s, role.tasks},
-                                     {u"cpuNumber"_s, 1},
-                                     {u"memoryMB"_s, 256},
-                                     {u"gpuNumber"_s, role.gpus},
-                                     {u"command"_s, role.command}});
-    }
-    QJsonObject job{{u"jobName"_s, name}, {u"image"_s, u"ubuntu"_s}, {u"taskRoles"_s, taskRoles}};
-    if (retryCount > 0)
-        job.insert(u"retryCount"_s, retryCount);
-    return QJsonDocument(job).toJson();
-}
-
-// Polls until done() or the time is up; returns done()'s last answer.
-bool poll(const std::function<bool()> &done, int timeoutMs, int stepMs = 200)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (true) {
-        if (done())
-            return true;
-        if (timer.elapsed() >= timeoutMs)
-            return false;
-        QThread::msleep(stepMs);
-    }
-}
-
-bool isFinal(const QString &state)
-{
-    return state == "SUCCEEDED"_L1 || state == "FAILED"_L1 || state == "STOPPED"_L1;
-}
 
 QList<QJsonObject> tasksOf(const QJsonObject &job, int attempt = 0)
 {
@@ -113,9 +69,6 @@ private:
                    const QString &repo,
                    const QString &jobFile,
                    const QStringList &extraArgs = {});
-    QJsonObject job(ClusterHarness &cluster, const QString &user, const QString &uuid);
-    QString waitForEnd(ClusterHarness &cluster, const QString &user, const QString &uuid,
-                       int timeoutMs);
     // The job's reason once the scheduler has given one (it may take a pass or two).
     QString waitForReason(ClusterHarness &cluster, const QString &user, const QString &uuid,
                           const QString &needle, int timeoutMs = 8000);
@@ -135,11 +88,11 @@ bool TestE2eScheduling::startCluster(ClusterHarness &cluster, const QStringList 
             return false;
     }
     static const QRegularExpression enrolled(u"enrolled from"_s);
-    const bool all = poll([&] { return cluster.serverLog().count(enrolled) >= workers.size(); },
-                          15000, 100);
+    const PollResult all = pollUntil(
+        [&] { return cluster.serverLog().count(enrolled) >= workers.size(); }, 15000, {}, 100);
     if (!all)
         qWarning("not every worker enrolled: %s", qUtf8Printable(cluster.serverLog()));
-    return all;
+    return bool(all);
 }
 
 QString TestE2eScheduling::submit(ClusterHarness &cluster,
@@ -150,32 +103,11 @@ QString TestE2eScheduling::submit(ClusterHarness &cluster,
 {
     const CliRun run =
         cluster.cli(user, QStringList{u"submit"_s, u"--job_config="_s + jobFile} + extraArgs, repo);
-    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
-                                             QRegularExpression::MultilineOption);
-    const QString uuid = uuidLine.match(run.out).captured(1);
+    const QString uuid = jobUuidOf(run.out);
     if (uuid.isEmpty())
         qWarning("submit of %s failed: %s %s", qUtf8Printable(jobFile), qUtf8Printable(run.out),
                  qUtf8Printable(run.err));
     return uuid;
-}
-
-QJsonObject TestE2eScheduling::job(ClusterHarness &cluster, const QString &user,
-                                   const QString &uuid)
-{
-    const CliRun run = cluster.cli(user, {u"progress"_s, u"--job_uuid="_s + uuid,
-                                          u"--output=json"_s});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-QString TestE2eScheduling::waitForEnd(ClusterHarness &cluster, const QString &user,
-                                      const QString &uuid, int timeoutMs)
-{
-    QString state;
-    poll([&] {
-        state = job(cluster, user, uuid).value(u"state"_s).toString();
-        return isFinal(state);
-    }, timeoutMs, 250);
-    return state;
 }
 
 QString TestE2eScheduling::waitForReason(ClusterHarness &cluster, const QString &user,
@@ -183,18 +115,22 @@ QString TestE2eScheduling::waitForReason(ClusterHarness &cluster, const QString 
                                          int timeoutMs)
 {
     QString reason;
-    poll([&] {
-        const QJsonObject current = job(cluster, user, uuid);
-        reason = current.value(u"reason"_s).toString();
-        return current.value(u"state"_s).toString() == "WAITING"_L1 && reason.contains(needle);
-    }, timeoutMs, 200);
+    pollUntil(
+        [&] {
+            const QJsonObject current = cluster.job(user, uuid);
+            reason = current.value(u"reason"_s).toString();
+            return current.value(u"state"_s).toString() == "WAITING"_L1 && reason.contains(needle);
+        },
+        timeoutMs,
+        {},
+        200);
     return reason;
 }
 
 QString TestE2eScheduling::diagnostics(ClusterHarness &cluster, const QString &user,
                                        const QString &uuid, const QStringList &workers)
 {
-    QString text = QString::fromUtf8(QJsonDocument(job(cluster, user, uuid)).toJson());
+    QString text = QString::fromUtf8(QJsonDocument(cluster.job(user, uuid)).toJson());
     for (const QString &worker : workers)
         text += u"\n--- "_s + worker + u" ---\n"_s + cluster.workerLog(worker).right(2000);
     return text + u"\n--- server ---\n"_s + cluster.serverLog().right(3000);
@@ -210,34 +146,39 @@ void TestE2eScheduling::threeWorkersOneKilledMidTask()
                           {names[2], {u"--slots"_s, u"1"_s}}}));
     const QString user = u"alice"_s;
     QVERIFY(cluster.registerAndLogin(user, u"alice-password"_s));
-    const QString repo = cluster.makeRepo(
-        u"retry"_s,
-        {{u"job.json"_s, openPaiJob(u"survives-a-lost-worker"_s,
-                                    {{u"main"_s, 1, 0, u"sleep 8; echo finished"_s}}, 1)}});
+    const QString repo =
+        cluster.makeRepo(u"retry"_s,
+                         {{u"job.json"_s,
+                           openPaiJob(u"survives-a-lost-worker"_s,
+                                      {{u"main"_s, 1, 0, u"sleep 8; echo finished"_s}},
+                                      {{u"retryCount"_s, 1}})}});
     QVERIFY(!repo.isEmpty());
     const QString uuid = submit(cluster, user, repo, u"job.json"_s);
     QVERIFY(!uuid.isEmpty());
 
     // Once its process runs, the worker holding the task is killed without a word to the server.
     QString victim;
-    QVERIFY2(poll([&] {
-        const QJsonObject current = job(cluster, user, uuid);
-        const QList<QJsonObject> tasks = tasksOf(current, 1);
-        if (current.value(u"state"_s).toString() != "RUNNING"_L1 || tasks.size() != 1
-            || tasks[0].value(u"state"_s).toString() != "RUNNING"_L1)
-            return false;
-        victim = tasks[0].value(u"worker"_s).toString();
-        return !victim.isEmpty();
-    }, 20000), qPrintable(diagnostics(cluster, user, uuid, names)));
+    QVERIFY2(pollUntil(
+                 [&] {
+                     const QJsonObject current = cluster.job(user, uuid);
+                     const QList<QJsonObject> tasks = tasksOf(current, 1);
+                     if (current.value(u"state"_s).toString() != "RUNNING"_L1 ||
+                         tasks.size() != 1 || tasks[0].value(u"state"_s).toString() != "RUNNING"_L1)
+                         return false;
+                     victim = tasks[0].value(u"worker"_s).toString();
+                     return !victim.isEmpty();
+                 },
+                 20000),
+             qPrintable(diagnostics(cluster, user, uuid, names)));
     QVERIFY2(names.contains(victim), qPrintable(victim));
     QVERIFY(cluster.killNamedWorker(victim));
     qInfo("killed %s, which ran the task", qUtf8Printable(victim));
 
-    const QString state = waitForEnd(cluster, user, uuid, 60000);
+    const QString state = cluster.waitForJobEnd(user, uuid, 60000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(cluster, user, uuid, names)));
 
     // Both attempts are kept, each with its worker.
-    const QJsonObject finished = job(cluster, user, uuid);
+    const QJsonObject finished = cluster.job(user, uuid);
     const QString shown = QString::fromUtf8(QJsonDocument(finished).toJson());
     QCOMPARE(finished.value(u"attempt"_s).toInt(), 2);
     const QList<QJsonObject> first = tasksOf(finished, 1);
@@ -278,9 +219,11 @@ void TestE2eScheduling::gangIsNeverPartlyPlaced_declaredGpus()
 
     const QString hold = submit(cluster, user, repo, u"hold.json"_s);
     QVERIFY(!hold.isEmpty());
-    QVERIFY2(poll([&] {
-        return job(cluster, user, hold).value(u"state"_s).toString() == "RUNNING"_L1;
-    }, 20000), qPrintable(diagnostics(cluster, user, hold, names)));
+    QVERIFY2(
+        pollUntil(
+            [&] { return cluster.job(user, hold).value(u"state"_s).toString() == "RUNNING"_L1; },
+            20000),
+        qPrintable(diagnostics(cluster, user, hold, names)));
 
     // 3 GPUs are free, but not 2 on each of two workers: the gang waits whole.
     const QString gang = submit(cluster, user, repo, u"gang.json"_s);
@@ -290,7 +233,7 @@ void TestE2eScheduling::gangIsNeverPartlyPlaced_declaredGpus()
     QString reason;
     int polls = 0;
     while (watched.elapsed() < 4000) {
-        const QJsonObject current = job(cluster, user, gang);
+        const QJsonObject current = cluster.job(user, gang);
         const QList<QJsonObject> tasks = tasksOf(current);
         const QString shown = QString::fromUtf8(QJsonDocument(current).toJson());
         QCOMPARE(current.value(u"state"_s).toString(), u"WAITING"_s);
@@ -311,20 +254,25 @@ void TestE2eScheduling::gangIsNeverPartlyPlaced_declaredGpus()
     QVERIFY2(cancel.exitCode == 0, qPrintable(cancel.out + cancel.err));
     bool sawPartial = false;
     QString state;
-    QVERIFY2(poll([&] {
-        const QJsonObject current = job(cluster, user, gang);
-        const QList<QJsonObject> tasks = tasksOf(current);
-        const int waiting = countInState(tasks, u"WAITING"_s);
-        if (waiting != 0 && waiting != tasks.size())
-            sawPartial = true;
-        state = current.value(u"state"_s).toString();
-        return isFinal(state);
-    }, 30000, 150), qPrintable(diagnostics(cluster, user, gang, names)));
+    QVERIFY2(pollUntil(
+                 [&] {
+                     const QJsonObject current = cluster.job(user, gang);
+                     const QList<QJsonObject> tasks = tasksOf(current);
+                     const int waiting = countInState(tasks, u"WAITING"_s);
+                     if (waiting != 0 && waiting != tasks.size())
+                         sawPartial = true;
+                     state = current.value(u"state"_s).toString();
+                     return isFinalJobState(state);
+                 },
+                 30000,
+                 {},
+                 150),
+             qPrintable(diagnostics(cluster, user, gang, names)));
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(diagnostics(cluster, user, gang, names)));
     QVERIFY(!sawPartial);
-    QCOMPARE(job(cluster, user, hold).value(u"state"_s).toString(), u"STOPPED"_s);
+    QCOMPARE(cluster.job(user, hold).value(u"state"_s).toString(), u"STOPPED"_s);
 
-    const QJsonObject finished = job(cluster, user, gang);
+    const QJsonObject finished = cluster.job(user, gang);
     const QString shown = QString::fromUtf8(QJsonDocument(finished).toJson());
     const QList<QJsonObject> tasks = tasksOf(finished);
     QVERIFY2(tasks.size() == 2, qPrintable(shown));
@@ -369,14 +317,17 @@ void TestE2eScheduling::cancelStopsEveryTaskWithinFiveSeconds()
     const QString uuid = submit(cluster, user, repo, u"job.json"_s);
     QVERIFY(!uuid.isEmpty());
 
-    QVERIFY2(poll([&] {
-        const QJsonObject current = job(cluster, user, uuid);
-        return current.value(u"state"_s).toString() == "RUNNING"_L1
-               && countInState(tasksOf(current), u"RUNNING"_s) == 3
-               && processesMatching(sleeper) >= 3;
-    }, 30000), qPrintable(diagnostics(cluster, user, uuid, names)));
+    QVERIFY2(pollUntil(
+                 [&] {
+                     const QJsonObject current = cluster.job(user, uuid);
+                     return current.value(u"state"_s).toString() == "RUNNING"_L1 &&
+                            countInState(tasksOf(current), u"RUNNING"_s) == 3 &&
+                            processesMatching(sleeper) >= 3;
+                 },
+                 30000),
+             qPrintable(diagnostics(cluster, user, uuid, names)));
     QSet<QString> workers;
-    for (const QJsonObject &task : tasksOf(job(cluster, user, uuid)))
+    for (const QJsonObject &task : tasksOf(cluster.job(user, uuid)))
         workers.insert(task.value(u"worker"_s).toString());
     QCOMPARE(workers, (QSet<QString>(names.begin(), names.end())));
 
@@ -385,18 +336,24 @@ void TestE2eScheduling::cancelStopsEveryTaskWithinFiveSeconds()
     const CliRun cancel = cluster.cli(user, {u"cancel"_s, u"--job_uuid="_s + uuid});
     QVERIFY2(cancel.exitCode == 0, qPrintable(cancel.out + cancel.err));
     QJsonObject stopped;
-    const bool allStopped = poll([&] {
-        stopped = job(cluster, user, uuid);
-        return countInState(tasksOf(stopped), u"STOPPED"_s) == 3;
-    }, 5000, 100);
+    const PollResult allStopped = pollUntil(
+        [&] {
+            stopped = cluster.job(user, uuid);
+            return countInState(tasksOf(stopped), u"STOPPED"_s) == 3;
+        },
+        5000,
+        {},
+        100);
     const qint64 tookMs = sinceCancel.elapsed();
     QVERIFY2(allStopped && tookMs <= 5000,
              qPrintable(u"after %1 ms:\n"_s.arg(tookMs)
                         + diagnostics(cluster, user, uuid, names)));
     QCOMPARE(stopped.value(u"state"_s).toString(), u"STOPPED"_s);
     qInfo("every task STOPPED %lld ms after cancel", tookMs);
-    const bool noneLeft = poll([&] { return processesMatching(sleeper) == 0; },
-                               int(std::max<qint64>(0, 5000 - sinceCancel.elapsed())), 100);
+    const PollResult noneLeft = pollUntil([&] { return processesMatching(sleeper) == 0; },
+                                          int(std::max<qint64>(0, 5000 - sinceCancel.elapsed())),
+                                          {},
+                                          100);
     QVERIFY2(noneLeft, qPrintable(u"%1 processes of \"%2\" remain %3 ms after cancel"_s
                                       .arg(processesMatching(sleeper))
                                       .arg(sleeper)
@@ -431,26 +388,28 @@ void TestE2eScheduling::perUserLimits()
     // Running jobs: the second waits for the first although the worker has free slots.
     const QString first = submit(cluster, dave, repo, u"first.json"_s);
     QVERIFY(!first.isEmpty());
-    QVERIFY2(poll([&] {
-        return job(cluster, dave, first).value(u"state"_s).toString() == "RUNNING"_L1;
-    }, 20000), qPrintable(diagnostics(cluster, dave, first, names)));
+    QVERIFY2(
+        pollUntil(
+            [&] { return cluster.job(dave, first).value(u"state"_s).toString() == "RUNNING"_L1; },
+            20000),
+        qPrintable(diagnostics(cluster, dave, first, names)));
     const QString second = submit(cluster, dave, repo, u"second.json"_s);
     QVERIFY(!second.isEmpty());
     const QString jobsReason =
         waitForReason(cluster, dave, second, u"user limit of 1 running job reached"_s);
     QVERIFY2(jobsReason.contains(u"user limit of 1 running job reached"_s),
              qPrintable(jobsReason + u'\n' + diagnostics(cluster, dave, second, names)));
-    QCOMPARE(job(cluster, dave, first).value(u"state"_s).toString(), u"RUNNING"_s);
+    QCOMPARE(cluster.job(dave, first).value(u"state"_s).toString(), u"RUNNING"_s);
     const CliRun text = cluster.cli(dave, {u"progress"_s, u"--job_uuid="_s + second});
     QVERIFY2(text.out.contains(u"reason: user limit of 1 running job reached"_s),
              qPrintable(text.out + text.err));
 
-    QCOMPARE(waitForEnd(cluster, dave, first, 20000), u"SUCCEEDED"_s);
-    QCOMPARE(waitForEnd(cluster, dave, second, 20000), u"SUCCEEDED"_s);
+    QCOMPARE(cluster.waitForJobEnd(dave, first, 20000), u"SUCCEEDED"_s);
+    QCOMPARE(cluster.waitForJobEnd(dave, second, 20000), u"SUCCEEDED"_s);
     const QDateTime firstEnded = QDateTime::fromString(
-        job(cluster, dave, first).value(u"finished_at"_s).toString(), Qt::ISODateWithMs);
+        cluster.job(dave, first).value(u"finished_at"_s).toString(), Qt::ISODateWithMs);
     const QDateTime secondStarted = QDateTime::fromString(
-        job(cluster, dave, second).value(u"started_at"_s).toString(), Qt::ISODateWithMs);
+        cluster.job(dave, second).value(u"started_at"_s).toString(), Qt::ISODateWithMs);
     QVERIFY(firstEnded.isValid() && secondStarted.isValid());
     QVERIFY2(secondStarted >= firstEnded,
              qPrintable(firstEnded.toString(Qt::ISODateWithMs) + u" > "_s
@@ -462,10 +421,10 @@ void TestE2eScheduling::perUserLimits()
     const QString gpuReason = waitForReason(cluster, erin, gpus, u"user limit of 1 GPUs reached"_s);
     QVERIFY2(gpuReason.contains(u"user limit of 1 GPUs reached"_s),
              qPrintable(gpuReason + u'\n' + diagnostics(cluster, erin, gpus, names)));
-    QCOMPARE(countInState(tasksOf(job(cluster, erin, gpus)), u"WAITING"_s), 1);
+    QCOMPARE(countInState(tasksOf(cluster.job(erin, gpus)), u"WAITING"_s), 1);
     const CliRun lifted = cluster.setUserLimits(u"erin@example.org"_s, {u"--max-gpus"_s, u"-1"_s});
     QVERIFY2(lifted.exitCode == 0, qPrintable(lifted.out + lifted.err));
-    const QString gpusState = waitForEnd(cluster, erin, gpus, 20000);
+    const QString gpusState = cluster.waitForJobEnd(erin, gpus, 20000);
     QVERIFY2(gpusState == "SUCCEEDED"_L1,
              qPrintable(gpusState + u'\n' + diagnostics(cluster, erin, gpus, names)));
 }
@@ -500,9 +459,11 @@ void TestE2eScheduling::pendingReasons()
     // The only slot is busy: later jobs wait behind the ones that wait before them.
     const QString hold = submit(cluster, user, repo, u"hold.json"_s);
     QVERIFY(!hold.isEmpty());
-    QVERIFY2(poll([&] {
-        return job(cluster, user, hold).value(u"state"_s).toString() == "RUNNING"_L1;
-    }, 20000), qPrintable(diagnostics(cluster, user, hold, names)));
+    QVERIFY2(
+        pollUntil(
+            [&] { return cluster.job(user, hold).value(u"state"_s).toString() == "RUNNING"_L1; },
+            20000),
+        qPrintable(diagnostics(cluster, user, hold, names)));
     const QString later = submit(cluster, user, repo, u"later.json"_s);
     QVERIFY(!later.isEmpty());
     const QString laterReason = waitForReason(cluster, user, later, u"behind"_s);
@@ -525,9 +486,9 @@ void TestE2eScheduling::pendingReasons()
     // When the slot frees, both run; the 4-GPU job still cannot and still says why.
     const CliRun cancel = cluster.cli(user, {u"cancel"_s, u"--job_uuid="_s + hold});
     QVERIFY2(cancel.exitCode == 0, qPrintable(cancel.out + cancel.err));
-    QCOMPARE(waitForEnd(cluster, user, later, 20000), u"SUCCEEDED"_s);
-    QCOMPARE(waitForEnd(cluster, user, last, 20000), u"SUCCEEDED"_s);
-    const QJsonObject stillBig = job(cluster, user, big);
+    QCOMPARE(cluster.waitForJobEnd(user, later, 20000), u"SUCCEEDED"_s);
+    QCOMPARE(cluster.waitForJobEnd(user, last, 20000), u"SUCCEEDED"_s);
+    const QJsonObject stillBig = cluster.job(user, big);
     QCOMPARE(stillBig.value(u"state"_s).toString(), u"WAITING"_s);
     QVERIFY2(stillBig.value(u"reason"_s).toString().startsWith(expected),
              qPrintable(stillBig.value(u"reason"_s).toString()));

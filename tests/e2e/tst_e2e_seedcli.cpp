@@ -38,7 +38,6 @@ private slots:
     void folderOutsideAnyRepository();
 
 private:
-    QString waitForEnd(const QString &uuid, int timeoutMs = 90000);
     // Files the server holds as blobs or partial uploads.
     int serverFileCount() const;
     int jobCount();
@@ -59,23 +58,6 @@ void TestE2eSeedCli::initTestCase()
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
     QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s}));
     QVERIFY(m_cluster.registerAndLogin(User, u"seed-password"_s));
-}
-
-QString TestE2eSeedCli::waitForEnd(const QString &uuid, int timeoutMs)
-{
-    static const QRegularExpression statusLine(u"^status: (\\S+)$"_s,
-                                               QRegularExpression::MultilineOption);
-    QElapsedTimer timer;
-    timer.start();
-    QString state;
-    while (timer.elapsed() < timeoutMs) {
-        const CliRun run = m_cluster.cli(User, {u"progress"_s, u"--job_uuid="_s + uuid});
-        state = statusLine.match(run.out).captured(1);
-        if (state == "SUCCEEDED"_L1 || state == "FAILED"_L1 || state == "STOPPED"_L1)
-            return state;
-        QThread::msleep(300);
-    }
-    return state;
 }
 
 int TestE2eSeedCli::serverFileCount() const
@@ -158,9 +140,7 @@ void TestE2eSeedCli::subfolderProjectWithTaskYamlElsewhere()
     const CliRun submit =
         m_cluster.cli(User, {u"submit"_s, u"--task_config="_s + taskYaml}, project);
     QVERIFY2(submit.exitCode == 0, qPrintable(submit.out + submit.err));
-    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
-                                             QRegularExpression::MultilineOption);
-    const QString uuid = uuidLine.match(submit.out).captured(1);
+    const QString uuid = jobUuidOf(submit.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submit.out));
     // The seed's lines, in the seed's order.
     const QString expectedEnd = u"Status: 201\njob_uuid: "_s + uuid + u"\njob_type: ddl\n"_s;
@@ -169,7 +149,7 @@ void TestE2eSeedCli::subfolderProjectWithTaskYamlElsewhere()
         qPrintable(submit.out));
     QVERIFY2(submit.out.endsWith(expectedEnd), qPrintable(submit.out));
 
-    QCOMPARE(waitForEnd(uuid), u"SUCCEEDED"_s);
+    QCOMPARE(m_cluster.waitForJobEnd(User, uuid), u"SUCCEEDED"_s);
     // What refusedBeforeAnyUpload counts sees what a submit uploads.
     QVERIFY(serverFileCount() >= 2); // the package and the dataset's file
 

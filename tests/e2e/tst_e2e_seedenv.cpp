@@ -2,6 +2,7 @@
 // GPU-less ddl-worker (default slots) on loopback, started with a secret in its environment and
 // --advertise-address; ddlcli submitting DDL and OpenPAI jobs from real git repositories.
 #include "clusterharness.h"
+#include "polluntil.h"
 
 #include <QDir>
 #include <QFile>
@@ -19,44 +20,6 @@ namespace {
 
 constexpr char OwnerSecret[] = "owner-secret-4f1d9c";
 constexpr char AdvertisedAddress[] = "10.9.9.9";
-
-// One task role of an OpenPAI job.
-struct Role
-{
-    QString name;
-    int tasks = 1;
-    int gpus = 0;
-    QString command;
-};
-
-QByteArray openPaiJob(const QString &name, const QList<Role> &roles, const QJsonObject &extra = {})
-{
-    QJsonArray taskRoles;
-    for (const Role &role : roles) {
-        taskRoles.append(QJsonObject{{u"name"_s, role.name},
-                                     {u"taskNumber"_s, role.tasks},
-                                     {u"cpuNumber"_s, 1},
-                                     {u"memoryMB"_s, 256},
-                                     {u"gpuNumber"_s, role.gpus},
-                                     {u"command"_s, role.command}});
-    }
-    QJsonObject job{{u"jobName"_s, name}, {u"image"_s, u"ubuntu"_s}, {u"taskRoles"_s, taskRoles}};
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        job.insert(it.key(), it.value());
-    return QJsonDocument(job).toJson();
-}
-
-bool poll(const std::function<bool()> &done, int timeoutMs, int stepMs = 250)
-{
-    QElapsedTimer timer;
-    timer.start();
-    while (!done()) {
-        if (timer.elapsed() >= timeoutMs)
-            return false;
-        QThread::msleep(stepMs);
-    }
-    return true;
-}
 
 QByteArray readFile(const QString &path)
 {
@@ -100,8 +63,11 @@ private:
                    const QString &config,
                    const QStringList &extra = {},
                    CliRun *run = nullptr);
-    QJsonObject job(const QString &uuidOrName);
-    QString waitForEnd(const QString &uuidOrName, int timeoutMs = 90000);
+    QJsonObject job(const QString &uuidOrName) { return m_cluster.job(m_user, uuidOrName); }
+    QString waitForEnd(const QString &uuidOrName, int timeoutMs = 90000)
+    {
+        return m_cluster.waitForJobEnd(m_user, uuidOrName, timeoutMs);
+    }
     QString download(const QString &uuidOrName, const QString &folder);
     QString diagnostics(const QString &uuidOrName);
 
@@ -119,7 +85,7 @@ void TestE2eSeedEnv::initTestCase()
         u"cpu-only"_s,
         {u"--advertise-address"_s, QString::fromLatin1(AdvertisedAddress)},
         environment));
-    QVERIFY2(poll([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),
+    QVERIFY2(pollUntil([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),
              qPrintable(m_cluster.workerLog(u"cpu-only"_s)));
     QVERIFY(m_cluster.registerAndLogin(m_user, u"seed-password"_s));
 }
@@ -134,28 +100,7 @@ QString TestE2eSeedEnv::submit(const QString &repo,
         m_cluster.cli(m_user, QStringList{u"submit"_s, option + config} + extra, repo);
     if (run)
         *run = result;
-    static const QRegularExpression uuidLine(u"^job_uuid: (\\S+)$"_s,
-                                             QRegularExpression::MultilineOption);
-    return uuidLine.match(result.out).captured(1);
-}
-
-QJsonObject TestE2eSeedEnv::job(const QString &uuidOrName)
-{
-    const CliRun run =
-        m_cluster.cli(m_user, {u"progress"_s, u"--job_uuid="_s + uuidOrName, u"--output=json"_s});
-    return QJsonDocument::fromJson(run.out.toUtf8()).object();
-}
-
-QString TestE2eSeedEnv::waitForEnd(const QString &uuidOrName, int timeoutMs)
-{
-    QString state;
-    poll(
-        [&] {
-            state = job(uuidOrName).value(u"state"_s).toString();
-            return state == "SUCCEEDED"_L1 || state == "FAILED"_L1 || state == "STOPPED"_L1;
-        },
-        timeoutMs);
-    return state;
+    return jobUuidOf(result.out);
 }
 
 QString TestE2eSeedEnv::download(const QString &uuidOrName, const QString &folder)
@@ -352,7 +297,7 @@ void TestE2eSeedEnv::tooBigJobIsRefusedUnlessAllowed()
     const QString uuid = submit(repo, u"job.json"_s, {u"--allow-unschedulable"_s}, &accepted);
     QVERIFY2(!uuid.isEmpty(), qPrintable(accepted.out + accepted.err));
     QString reason;
-    QVERIFY2(poll(
+    QVERIFY2(pollUntil(
                  [&] {
                      reason = job(uuid).value(u"reason"_s).toString();
                      return reason.contains(u"cannot run until a bigger one joins"_s);

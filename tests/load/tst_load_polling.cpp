@@ -7,7 +7,6 @@
 #include "serverprocess.h"
 #include "serveruser.h"
 
-#include <QEventLoop>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -62,10 +61,6 @@ private slots:
     void pollingAndHeartbeats();
 
 private:
-    // Sends one request on client and waits for its answer (set-up only).
-    HttpsClient::Answer call(HttpsClient &client, const QByteArray &method, const QByteArray &path,
-                             const QByteArray &token = {}, const QByteArray &body = {});
-
     QTemporaryDir m_dir;
     std::unique_ptr<ServerProcess> m_server;
     QList<QSslCertificate> m_ca;
@@ -73,26 +68,6 @@ private:
     QList<QByteArray> m_jobUuids;    // one per user
     QList<QByteArray> m_workerTokens;
 };
-
-HttpsClient::Answer tst_LoadPolling::call(HttpsClient &client, const QByteArray &method,
-                                          const QByteArray &path, const QByteArray &token,
-                                          const QByteArray &body)
-{
-    HttpsClient::Answer result;
-    QEventLoop loop;
-    bool done = false;
-    client.send(method, path, token, body, [&](const HttpsClient::Answer &answer) {
-        result = answer;
-        done = true;
-        loop.quit();
-    });
-    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
-    if (!done)
-        loop.exec();
-    if (!done)
-        result.error = u"no answer in 30 s"_s;
-    return result;
-}
 
 void tst_LoadPolling::initTestCase()
 {
@@ -107,9 +82,9 @@ void tst_LoadPolling::initTestCase()
     for (int user = 0; user < UserCount; ++user) {
         const QJsonObject credentials{{u"email"_s, u"load%1@example.org"_s.arg(user)},
                                       {u"password"_s, u"load-password-%1"_s.arg(user)}};
-        HttpsClient::Answer answer = call(setup, "POST", "/v1/auth/register", {}, json(credentials));
+        HttpsClient::Answer answer = setup.call("POST", "/v1/auth/register", {}, json(credentials));
         QVERIFY2(answer.status == 201, answer.body.constData());
-        answer = call(setup, "POST", "/v1/auth/login", {}, json(credentials));
+        answer = setup.call("POST", "/v1/auth/login", {}, json(credentials));
         QVERIFY2(answer.status == 200, answer.body.constData());
         const QByteArray token = parse(answer.body).value(u"access_token"_s).toString().toLatin1();
         QVERIFY(!token.isEmpty());
@@ -120,7 +95,7 @@ void tst_LoadPolling::initTestCase()
             {u"spec"_s, jobSpec(u"openpai"_s, u"load-%1"_s.arg(user), 2, 8, u"true"_s)},
             {u"package"_s, QJsonValue::Null},
             {u"dataset"_s, QJsonValue::Null}};
-        answer = call(setup, "POST", "/v1/jobs", token, json(submission));
+        answer = setup.call("POST", "/v1/jobs", token, json(submission));
         QVERIFY2(answer.status == 201, answer.body.constData());
         m_jobUuids << parse(answer.body).value(u"uuid"_s).toString().toLatin1();
     }
@@ -135,7 +110,8 @@ void tst_LoadPolling::initTestCase()
                                  {u"memory_mb"_s, 8192},
                                  {u"gpus"_s, 0},
                                  {u"slots"_s, 1}};
-        const HttpsClient::Answer answer = call(setup, "POST", "/v1/workers/enroll", {}, json(enroll));
+        const HttpsClient::Answer answer =
+            setup.call("POST", "/v1/workers/enroll", {}, json(enroll));
         QVERIFY2(answer.status == 201, answer.body.constData());
         m_workerTokens << parse(answer.body).value(u"worker_token"_s).toString().toLatin1();
     }

@@ -9,12 +9,10 @@
 #include "serverprocess.h"
 
 #include <QCryptographicHash>
-#include <QEventLoop>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
-#include <QTimer>
 #include <QtTest>
 
 #include <memory>
@@ -54,9 +52,14 @@ private slots:
     void uploadsOfAnotherUser();
 
 private:
-    HttpsClient::Answer call(const QByteArray &method, const QByteArray &path,
-                             const QByteArray &token, const QByteArray &body = {},
-                             const QByteArray &contentType = "application/json");
+    HttpsClient::Answer call(const QByteArray &method,
+                             const QByteArray &path,
+                             const QByteArray &token,
+                             const QByteArray &body = {},
+                             const QByteArray &contentType = "application/json")
+    {
+        return m_client->call(method, path, token, body, contentType, 20000);
+    }
     QByteArray login(const QString &email);
     QByteArray enroll(const QString &name);
     // Creates an upload of bytes as token's owner and sends the first `sent` bytes of it.
@@ -76,26 +79,6 @@ private:
     QByteArray m_artifact;
     const QByteArray m_logText = "epoch 1 loss 0.25 alice-private-log-line\n";
 };
-
-HttpsClient::Answer tst_ObjectScoping::call(const QByteArray &method, const QByteArray &path,
-                                            const QByteArray &token, const QByteArray &body,
-                                            const QByteArray &contentType)
-{
-    HttpsClient::Answer result;
-    bool done = false;
-    QEventLoop loop;
-    m_client->send(method, path, token, body, [&](const HttpsClient::Answer &answer) {
-        result = answer;
-        done = true;
-        loop.quit();
-    }, contentType);
-    QTimer::singleShot(20000, &loop, &QEventLoop::quit);
-    if (!done)
-        loop.exec();
-    if (!done)
-        result.error = u"no answer in 20 s"_s;
-    return result;
-}
 
 QByteArray tst_ObjectScoping::login(const QString &email)
 {

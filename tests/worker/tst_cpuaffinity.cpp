@@ -2,9 +2,9 @@
 // (its own affinity) are handed out by CpuCorePool as the agent does, and TaskProcess pins the
 // task's first process to them, so that the task and everything it starts run on those cores
 // only. Each case runs in the bubblewrap sandbox where it can run, and unconfined.
-#include "../support/prerequisite.h"
 #include "agent/cpucorepool.h"
 #include "config/workerconfig.h"
+#include "prerequisite.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskprocess.h"
 #include "sandbox/sandbox.h"
@@ -280,8 +280,8 @@ void tst_CpuAffinity::usableCoresFollowTheWorkersAffinity()
     for (int core : std::as_const(m_usable))
         QVERIFY(CPU_ISSET(core, &original));
     // A worker started under taskset offers only the cores it was given.
-    if (m_usable.size() < 2)
-        QSKIP("needs 2 usable CPUs to restrict the worker to one");
+    DDL_REQUIRE_PREREQUISITE(m_usable.size() >= 2,
+                             u"needs 2 usable CPUs to restrict the worker to one"_s);
     cpu_set_t restricted;
     CPU_ZERO(&restricted);
     CPU_SET(m_usable.last(), &restricted);
@@ -326,8 +326,7 @@ void tst_CpuAffinity::twoTasksAtOnceGetDifferentCores_data()
 void tst_CpuAffinity::twoTasksAtOnceGetDifferentCores()
 {
     SKIP_WITHOUT_SANDBOX();
-    if (m_usable.size() < 2)
-        QSKIP("needs 2 usable CPUs");
+    DDL_REQUIRE_PREREQUISITE(m_usable.size() >= 2, u"needs 2 usable CPUs"_s);
     CpuCorePool pool(m_usable);
     const QList<int> first = pool.acquire(1);
     const QList<int> second = pool.acquire(1);

@@ -5,6 +5,7 @@
 #include "agent/tasklease.h"
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
+#include "polluntil.h"
 #include "serverprocess.h"
 #include "serveruser.h"
 
@@ -199,11 +200,7 @@ ddl::Result<QString> tst_DatasetCache::fetch(const QString &manifest)
     std::optional<ddl::Result<QString>> result;
     m_cache->fetchManifestDataset(
         manifest, this, [&](const ddl::Result<QString> &r) { result = r; });
-    QElapsedTimer clock;
-    clock.start();
-    while (!result && clock.elapsed() < 30000)
-        QTest::qWait(10);
-    if (!result)
+    if (!pollUntil([&] { return result.has_value(); }, 30000, {}, 10))
         return ddl::Error::make(u"timeout"_s, u"the dataset did not arrive in 30 s"_s);
     return *result;
 }

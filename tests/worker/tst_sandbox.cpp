@@ -2,9 +2,9 @@
 // the worker's token or the owner's ssh key, cannot write outside its output and scratch folders,
 // cannot see other tasks; --no-network cuts it off from a server on loopback; its PID namespace
 // hides the worker; cancel ends everything it started.
-#include "../support/prerequisite.h"
 #include "agent/workeragent.h"
 #include "config/workerconfig.h"
+#include "prerequisite.h"
 #include "runner/taskprocess.h"
 #include "runner/venvmanager.h"
 #include "sandbox/sandbox.h"

@@ -1,6 +1,6 @@
 // Virtual environments for requirements.txt, made with the real python3 -m venv and pip.
-#include "../support/prerequisite.h"
 #include "config/workerconfig.h"
+#include "prerequisite.h"
 #include "runner/venvmanager.h"
 
 #include <QDir>

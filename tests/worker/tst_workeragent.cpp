@@ -2,17 +2,17 @@
 // process on loopback over TLS with a real SQLite file: enrollment, leases, code and data through
 // the cache, real python3 and /bin/sh tasks, logs, artifacts and cancel, all seen through the
 // server's public API (and its store, for what only the store records).
-#include "../support/prerequisite.h"
 #include "agent/workeragent.h"
 #include "api/apiclient.h"
 #include "packaging/directoryarchiver.h"
+#include "polluntil.h"
+#include "prerequisite.h"
 #include "serverprocess.h"
 #include "serveruser.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonDocument>
 #include <QProcess>
@@ -173,8 +173,6 @@ private:
     ddl::Result<QString> uploadArchive(const QMap<QString, QByteArray> &files);
     // numbers.txt ("1 2 3") as a manifest dataset; returns the manifest's digest.
     ddl::Result<QString> uploadManifestDataset();
-    // The job's state once it has ended, else empty.
-    QString finalState(const QString &uuid);
     // Waits for the job to end; returns its final state, or empty after timeoutMs.
     QString waitForEnd(const QString &uuid, int timeoutMs = 30000);
     // The job as the server shows it, with the logs of its tasks, for failure messages.
@@ -298,22 +296,16 @@ ddl::Result<QString> tst_WorkerAgent::uploadManifestDataset()
     return m_user->uploadDataset(folder);
 }
 
-QString tst_WorkerAgent::finalState(const QString &uuid)
-{
-    const QString state = m_user->jobState(uuid);
-    return state == u"SUCCEEDED" || state == u"FAILED" || state == u"STOPPED" ? state : QString();
-}
-
 QString tst_WorkerAgent::waitForEnd(const QString &uuid, int timeoutMs)
 {
-    QElapsedTimer clock;
-    clock.start();
-    QString state = finalState(uuid);
-    while (state.isEmpty() && clock.elapsed() < timeoutMs) {
-        QTest::qWait(50);
-        state = finalState(uuid);
-    }
-    return state;
+    QString state;
+    pollUntil(
+        [&] {
+            state = m_user->jobState(uuid);
+            return isFinalJobState(state);
+        },
+        timeoutMs);
+    return isFinalJobState(state) ? state : QString();
 }
 
 QByteArray tst_WorkerAgent::describe(const QString &uuid)

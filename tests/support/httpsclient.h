@@ -20,21 +20,33 @@ class HttpsClient : public QObject
 public:
     struct Answer
     {
-        int status = 0;      // 0 when the request failed below HTTP
+        int status = 0; // 0 when the request failed below HTTP
         QByteArray body;
         qint64 latencyUs = 0;
-        QString error;       // set when status is 0
+        QString error; // set when status is 0
     };
     using Callback = std::function<void(const Answer &)>;
 
-    HttpsClient(quint16 port, const QList<QSslCertificate> &caCertificates,
+    HttpsClient(quint16 port,
+                const QList<QSslCertificate> &caCertificates,
                 QObject *parent = nullptr);
 
     // Sends one request; callback runs once with its answer. The connection is opened on the
     // first request and kept; one that the server closed between requests is opened again.
-    void send(const QByteArray &method, const QByteArray &path, const QByteArray &token,
-              const QByteArray &body, Callback callback,
+    void send(const QByteArray &method,
+              const QByteArray &path,
+              const QByteArray &token,
+              const QByteArray &body,
+              Callback callback,
               const QByteArray &contentType = "application/json");
+    // The same, waiting (in an event loop) for the answer; after timeoutMs, an Answer with an
+    // error.
+    Answer call(const QByteArray &method,
+                const QByteArray &path,
+                const QByteArray &token,
+                const QByteArray &body = {},
+                const QByteArray &contentType = "application/json",
+                int timeoutMs = 30000);
     bool busy() const { return bool(m_callback); }
     int connects() const { return m_connects; }
 

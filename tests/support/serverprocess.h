@@ -6,19 +6,26 @@
 #include <QVariantMap>
 #include <memory>
 
-// The real ddl-server binary (from DDL_BIN_DIR) started as a process on 127.0.0.1 over TLS, with
-// its own data dir and SQLite file. The worker tests run the worker against it.
+// The one way tests start the real ddl-server binary (from DDL_BIN_DIR): a process on 127.0.0.1
+// over TLS with its own data dir, SQLite file and self-signed certificate, its output appended to
+// <dataDir>.log. Worker, CLI, load and security tests run against it; ClusterHarness builds on it.
 class ServerProcess
 {
 public:
     explicit ServerProcess(const QString &dataDir);
     ~ServerProcess();
 
-    // Starts ddl-server on port (0: a free one) and waits until it listens. Returns what went
-    // wrong (with the server's log), or an empty string.
-    QString start(quint16 port = 0);
+    // Starts ddl-server on port (0: a free one) with extraArgs after --data-dir and --listen, and
+    // waits until it listens. Returns what went wrong (with the server's log), or an empty string.
+    // By default no worker is lost while a test stops at a breakpoint or on a slow machine.
+    QString start(quint16 port = 0,
+                  const QStringList &extraArgs = {QStringLiteral("--worker-timeout"),
+                                                  QStringLiteral("600")});
     // Ends the process (SIGTERM, as an operator would) and waits for it.
     void stop();
+    // SIGKILLs the process (no shutdown of any kind) and waits until it is gone.
+    bool kill();
+    bool running() const { return m_process && m_process->state() != QProcess::NotRunning; }
 
     QString dataDir() const { return m_dataDir; }
     QUrl url() const { return m_url; }
@@ -28,9 +35,15 @@ public:
     // The server's self-signed certificate, which clients trust as their CA.
     QString caFile() const { return m_dataDir + QStringLiteral("/tls/server.crt"); }
     QString log() const;
+    QString logPath() const { return m_logPath; }
 
     // `ddl-server token create --data-dir DIR`: works whether a server runs on DIR or not.
     static QString createEnrollToken(const QString &dataDir);
+    // Runs `ddl-server ARGS` (an admin command on a data dir) and waits for it; its stdout, or an
+    // empty string with a warning when it failed.
+    static QString runCommand(const QStringList &arguments,
+                              int *exitCode = nullptr,
+                              QString *errorOutput = nullptr);
     // Copies a data dir of a stopped server, as a backup would.
     static bool copyDataDir(const QString &from, const QString &to);
     static QString binary(const QString &name);

@@ -50,6 +50,9 @@ private:
     QString m_scratchDir;
 };
 
+// SUCCEEDED, FAILED or STOPPED: a job in that state changes no more.
+bool isFinalJobState(const QString &state);
+
 // A wire spec (resources/jobspec.schema.json) of one task role "worker". kind "ddl" runs main.py
 // of the package; kind "openpai" runs command.
 QJsonObject jobSpec(const QString &kind,

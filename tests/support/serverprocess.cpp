@@ -35,7 +35,7 @@ QString ServerProcess::log() const
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
-QString ServerProcess::start(quint16 port)
+QString ServerProcess::start(quint16 port, const QStringList &extraArgs)
 {
     stop();
     const QString program = binary(u"ddl-server"_s);
@@ -46,14 +46,10 @@ QString ServerProcess::start(quint16 port)
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(m_logPath, QIODevice::Append);
-    // The worker tests stop for breakpoints and slow machines: no worker is lost meanwhile.
-    m_process->start(program,
-                     {u"--data-dir"_s,
-                      m_dataDir,
-                      u"--listen"_s,
-                      u"127.0.0.1:%1"_s.arg(port),
-                      u"--worker-timeout"_s,
-                      u"600"_s});
+    m_process->start(
+        program,
+        QStringList{u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)} +
+            extraArgs);
     if (!m_process->waitForStarted(5000))
         return u"cannot start %1: %2"_s.arg(program, m_process->errorString());
     static const QRegularExpression listening(u"listening on (https://\\S+)"_s);
@@ -69,6 +65,7 @@ QString ServerProcess::start(quint16 port)
             break;
         QThread::msleep(20);
     }
+    m_url.clear();
     return u"ddl-server did not start listening:\n"_s + log().mid(logStart);
 }
 
@@ -86,16 +83,41 @@ void ServerProcess::stop()
     m_process.reset();
 }
 
-QString ServerProcess::createEnrollToken(const QString &dataDir)
+bool ServerProcess::kill()
 {
-    QProcess token;
-    token.start(binary(u"ddl-server"_s), {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir});
-    if (!token.waitForFinished(15000) || token.exitStatus() != QProcess::NormalExit ||
-        token.exitCode() != 0) {
-        qWarning("ddl-server token create failed: %s", token.readAllStandardError().constData());
+    if (!running())
+        return false;
+    m_process->kill();
+    return m_process->waitForFinished(5000);
+}
+
+QString ServerProcess::runCommand(const QStringList &arguments, int *exitCode, QString *errorOutput)
+{
+    QProcess command;
+    command.start(binary(u"ddl-server"_s), arguments);
+    const bool finished = command.waitForFinished(15000);
+    if (!finished) {
+        command.kill();
+        command.waitForFinished(2000);
+    }
+    const int code =
+        finished && command.exitStatus() == QProcess::NormalExit ? command.exitCode() : -1;
+    const QString errors = finished ? QString::fromUtf8(command.readAllStandardError())
+                                    : u"ddl-server %1 timed out"_s.arg(arguments.join(u' '));
+    if (exitCode)
+        *exitCode = code;
+    if (errorOutput)
+        *errorOutput = errors;
+    if (code != 0) {
+        qWarning("ddl-server %s failed: %s", qPrintable(arguments.join(u' ')), qPrintable(errors));
         return {};
     }
-    return QString::fromUtf8(token.readAllStandardOutput()).trimmed();
+    return QString::fromUtf8(command.readAllStandardOutput());
+}
+
+QString ServerProcess::createEnrollToken(const QString &dataDir)
+{
+    return runCommand({u"token"_s, u"create"_s, u"--data-dir"_s, dataDir}).trimmed();
 }
 
 bool ServerProcess::copyDataDir(const QString &from, const QString &to)

@@ -1,6 +1,11 @@
 #pragma once
 
-#include <QElapsedTimer>
+#include "serverprocess.h"
+#include "serveruser.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QList>
 #include <QMap>
 #include <QProcess>
 #include <QProcessEnvironment>
@@ -16,9 +21,26 @@ struct CliRun
     QString err;
 };
 
-// A real DDL installation on loopback for end-to-end tests: the ddl-server and ddl-worker
-// binaries started as processes over TLS with a real SQLite file, and ddlcli run as a process per
-// command, each user with a config folder of their own.
+// The uuid on the "job_uuid: <uuid>" line that `ddlcli submit` prints, or an empty string.
+QString jobUuidOf(const QString &submitOutput);
+
+// One task role of an OpenPAI job.
+struct PaiRole
+{
+    QString name;
+    int tasks = 1;
+    int gpus = 0;
+    QString command;
+};
+
+// An OpenPAI v1 job config as a user writes it (image "ubuntu", 1 CPU and 256 MB a task), with
+// extra members (retryCount, jobEnvs, ...) added at the top level.
+QByteArray
+openPaiJob(const QString &name, const QList<PaiRole> &roles, const QJsonObject &extra = {});
+
+// A real DDL installation on loopback for end-to-end tests: ddl-server (a ServerProcess) and
+// ddl-worker started as processes over TLS with a real SQLite file, and ddlcli run as a process
+// per command, each user with a config folder of their own.
 class ClusterHarness
 {
 public:
@@ -36,14 +58,15 @@ public:
     void stopWorker();
     QString serverUrl() const { return m_url; }
     QString enrollToken() const { return m_enrollToken; }
-    QString caCert() const;
+    QString caCert() const { return m_server.caFile(); }
     QString path(const QString &relative) const;
-    QString serverLog() const;
+    QString serverLog() const { return m_server.log(); }
     QString workerLog() const;
 
     // More workers beside the one of startWorker, each with a name, a work dir (workers/<name>)
     // and a log (<name>.log) of its own. An empty environment means the test's own.
-    bool startNamedWorker(const QString &name, const QStringList &extraArgs = {},
+    bool startNamedWorker(const QString &name,
+                          const QStringList &extraArgs = {},
                           const QProcessEnvironment &environment = {});
     QString workerLog(const QString &name) const;
     // SIGKILLs the named worker (no goodbye to the server: its heartbeats simply stop).
@@ -53,10 +76,19 @@ public:
     // server reads it at its next housekeeping round (~2 s). Returns the command's output.
     CliRun setUserLimits(const QString &email, const QStringList &limits);
 
+    // The environment ddlcli runs in as user: this server, its certificate, a config folder.
+    QProcessEnvironment cliEnvironment(const QString &user) const;
     // Runs ddlcli as user (a config folder per user) in workDir with stdinText piped in.
-    CliRun cli(const QString &user, const QStringList &args, const QString &workDir = {},
-               const QByteArray &stdinText = {}, int timeoutMs = 120000);
+    CliRun cli(const QString &user,
+               const QStringList &args,
+               const QString &workDir = {},
+               const QByteArray &stdinText = {},
+               int timeoutMs = 120000);
     bool registerAndLogin(const QString &user, const QString &password);
+    // The job as `ddlcli progress --output=json` shows it to user; empty when that fails.
+    QJsonObject job(const QString &user, const QString &uuidOrName);
+    // Polls job() until the job is SUCCEEDED, FAILED or STOPPED; returns the last state seen.
+    QString waitForJobEnd(const QString &user, const QString &uuidOrName, int timeoutMs = 90000);
 
     // A git repository made from the example project (examples/iris-numpy), committed.
     QString makeExampleRepo(const QString &name);
@@ -65,11 +97,16 @@ public:
     // A git repository with just these files (name -> content), committed.
     QString makeRepo(const QString &name, const QMap<QString, QByteArray> &files);
     static bool git(const QString &repo, const QStringList &args);
-    static QString binary(const QString &name);
+    static QString binary(const QString &name) { return ServerProcess::binary(name); }
 
 private:
+    std::unique_ptr<QProcess> startWorkerProcess(const QString &workDir,
+                                                 const QString &log,
+                                                 const QStringList &args,
+                                                 const QProcessEnvironment &environment);
+
     QTemporaryDir m_dir;
-    std::unique_ptr<QProcess> m_server;
+    ServerProcess m_server;
     std::unique_ptr<QProcess> m_worker;
     std::vector<std::unique_ptr<QProcess>> m_namedWorkers;
     QStringList m_namedWorkerNames; // by the index of m_namedWorkers

@@ -1,10 +1,13 @@
 #include "httpsclient.h"
 
+#include <QEventLoop>
 #include <QSslConfiguration>
+#include <QTimer>
 
 using namespace Qt::StringLiterals;
 
-HttpsClient::HttpsClient(quint16 port, const QList<QSslCertificate> &caCertificates,
+HttpsClient::HttpsClient(quint16 port,
+                         const QList<QSslCertificate> &caCertificates,
                          QObject *parent)
     : QObject(parent)
     , m_port(port)
@@ -19,8 +22,40 @@ HttpsClient::HttpsClient(quint16 port, const QList<QSslCertificate> &caCertifica
     connect(&m_socket, &QSslSocket::sslErrors, this, &HttpsClient::handleErrors);
 }
 
-void HttpsClient::send(const QByteArray &method, const QByteArray &path, const QByteArray &token,
-                       const QByteArray &body, Callback callback,
+HttpsClient::Answer HttpsClient::call(const QByteArray &method,
+                                      const QByteArray &path,
+                                      const QByteArray &token,
+                                      const QByteArray &body,
+                                      const QByteArray &contentType,
+                                      int timeoutMs)
+{
+    Answer result;
+    bool done = false;
+    QEventLoop loop;
+    send(
+        method,
+        path,
+        token,
+        body,
+        [&](const Answer &answer) {
+            result = answer;
+            done = true;
+            loop.quit();
+        },
+        contentType);
+    QTimer::singleShot(timeoutMs, &loop, &QEventLoop::quit);
+    if (!done)
+        loop.exec();
+    if (!done)
+        result.error = u"no answer in %1 ms"_s.arg(timeoutMs);
+    return result;
+}
+
+void HttpsClient::send(const QByteArray &method,
+                       const QByteArray &path,
+                       const QByteArray &token,
+                       const QByteArray &body,
+                       Callback callback,
                        const QByteArray &contentType)
 {
     Q_ASSERT(!m_callback);
@@ -29,8 +64,8 @@ void HttpsClient::send(const QByteArray &method, const QByteArray &path, const Q
     if (!token.isEmpty())
         m_request += "Authorization: Bearer " + token + "\r\n";
     if (!body.isEmpty() || method != "GET")
-        m_request += "Content-Type: " + contentType + "\r\nContent-Length: "
-                     + QByteArray::number(body.size()) + "\r\n";
+        m_request += "Content-Type: " + contentType +
+                     "\r\nContent-Length: " + QByteArray::number(body.size()) + "\r\n";
     m_request += "\r\n" + body;
     m_buffer.clear();
     m_headerEnd = -1;
@@ -71,8 +106,8 @@ void HttpsClient::handleReadyRead()
                 m_contentLength = line.mid(colon + 1).trimmed().toLongLong();
         }
         if (m_status == 0 || m_contentLength < 0)
-            return fail(u"an answer without a status or Content-Length: "_s
-                        + QString::fromLatin1(m_buffer.left(200)));
+            return fail(u"an answer without a status or Content-Length: "_s +
+                        QString::fromLatin1(m_buffer.left(200)));
     }
     const qsizetype bodyStart = m_headerEnd + 4;
     if (m_buffer.size() - bodyStart < m_contentLength)
