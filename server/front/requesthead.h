@@ -23,6 +23,7 @@ struct RequestHead
     qsizetype size = 0; // bytes of the head, the blank line included
 
     QByteArray header(const QByteArray &lowerCaseName) const { return headers.value(lowerCaseName); }
+    bool hasBody() const { return chunked || contentLength > 0; }
 };
 
 enum class HeadStatus { Incomplete, Complete, TooLarge, Malformed };

@@ -19,7 +19,7 @@ DataExchange::Step UploadExchange::fail(const Error &error)
     const bool bodyLeft = m_sink ? m_sink->remaining() > 0
                                  : (m_head.chunked || m_head.contentLength > 0);
     m_sink.reset();
-    FrontReply::error(m_socket, error, m_head.keepAlive && !bodyLeft);
+    write(HttpReply::error(error), m_head.keepAlive && !bodyLeft);
     return bodyLeft ? Step::DoneClose : (m_head.keepAlive ? Step::Done : Step::DoneClose);
 }
 
@@ -70,7 +70,7 @@ DataExchange::Step UploadExchange::begin()
     if (m_expectedCrc)
         m_sink->checkCrc32c();
     if (m_head.expectContinue)
-        FrontReply::continueInterim(m_socket);
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     return onReadable();
 }
 
@@ -101,10 +101,11 @@ DataExchange::Step UploadExchange::onReadable()
     Result<UploadState> upload = m_uploads.commitChunk(m_owner, m_uploadId, std::move(sink),
                                                        m_expectedCrc);
     if (!upload) {
-        FrontReply::error(m_socket, upload.error(), m_head.keepAlive);
+        write(HttpReply::error(upload.error()), m_head.keepAlive);
     } else {
-        FrontReply::json(m_socket, 200, upload->toJson(), m_head.keepAlive,
-                         {{"Upload-Offset", QByteArray::number(upload->offset)}});
+        HttpReply reply = HttpReply::json(upload->toJson());
+        reply.setHeader("Upload-Offset", QByteArray::number(upload->offset));
+        write(reply, m_head.keepAlive);
     }
     return m_head.keepAlive ? Step::Done : Step::DoneClose;
 }
