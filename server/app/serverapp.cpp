@@ -85,7 +85,7 @@ void ServerApp::registerRoutes()
     m_router = std::make_unique<Router>(RequestAuth(s.auth, s.workers));
     m_router->route("GET", "/v1/version", Access::Anyone, [](const HttpRequest &) {
         return HttpReply::json({{QStringLiteral("server"), QStringLiteral(DDL_VERSION)},
-                              {QStringLiteral("api"), 1}});
+                                {QStringLiteral("api"), 1}});
     });
     m_authController = std::make_unique<AuthController>(s.auth, s.throttle);
     m_jobController = std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs);

@@ -24,7 +24,7 @@ ControlExchange::~ControlExchange()
 DataExchange::Step ControlExchange::start()
 {
     const RequestHead &head = m_request.head();
-    if (Status fits = checkWholeBody(head, MaxBodyBytes, BodyRule::Optional); !fits) {
+    if (Status fits = checkWholeBody(head, MaxBodyBytes); !fits) {
         // The body is left unread, so the connection cannot go on.
         write(HttpReply::error(fits.error()), false);
         return Step::DoneClose;

@@ -15,12 +15,19 @@ UploadExchange::UploadExchange(QSslSocket *socket, UploadService &uploads, QStri
 
 DataExchange::Step UploadExchange::fail(const Error &error)
 {
-    // The rest of the body is not read: the connection closes after the answer.
-    const bool bodyLeft = m_sink ? m_sink->remaining() > 0
-                                 : (m_head.chunked || m_head.contentLength > 0);
+    const qint64 left = m_sink ? m_sink->remaining()
+                               : (m_head.chunked ? -1 : std::max<qint64>(m_head.contentLength, 0));
     m_sink.reset();
-    write(HttpReply::error(error), m_head.keepAlive && !bodyLeft);
-    return bodyLeft ? Step::DoneClose : (m_head.keepAlive ? Step::Done : Step::DoneClose);
+    // A short refused body is read and dropped, so the connection goes on (closing on unread
+    // bytes resets it, and the answer can be lost); a longer one is not read: the connection
+    // closes after the answer.
+    const bool drop = left >= 0 && left <= MaxDroppedBytes;
+    write(HttpReply::error(error), m_head.keepAlive && drop);
+    if (!drop)
+        return Step::DoneClose;
+    m_dropping = true;
+    m_discard = left;
+    return onReadable();
 }
 
 DataExchange::Step UploadExchange::start()
@@ -76,6 +83,12 @@ DataExchange::Step UploadExchange::begin()
 
 DataExchange::Step UploadExchange::onReadable()
 {
+    if (m_dropping) {
+        m_discard -= std::max<qint64>(m_socket->skip(m_discard), 0);
+        if (m_discard > 0)
+            return Step::Continue;
+        return m_head.keepAlive ? Step::Done : Step::DoneClose;
+    }
     if (!m_sink)
         return Step::Continue; // waiting for the chunk before this one
     while (m_sink->remaining() > 0 && m_socket->bytesAvailable() > 0) {

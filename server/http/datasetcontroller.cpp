@@ -30,7 +30,7 @@ void DatasetController::registerRoutes(Router &router)
             return HttpReply::error(body.error());
         return HttpReply::from(
             m_datasets.create(request.user(), body->value(QStringLiteral("name")).toString(),
-                            body->value(QStringLiteral("manifest_sha256")).toString()),
+                              body->value(QStringLiteral("manifest_sha256")).toString()),
             201);
     });
     router.route("GET", "/v1/datasets", Access::User, [this](const HttpRequest &request) {

@@ -31,8 +31,8 @@ void JobController::registerRoutes(Router &router)
         if (!limit || !offset)
             return HttpReply::error(!limit ? limit.error() : offset.error());
         const JobListQuery query{request.query().queryItemValue(QStringLiteral("state")).toUpper(),
-                               int(std::min<qint64>(*limit, 1000)),
-                               int(std::min<qint64>(*offset, INT_MAX))};
+                                 int(std::min<qint64>(*limit, 1000)),
+                                 int(std::min<qint64>(*offset, INT_MAX))};
         return HttpReply::from(m_jobs.list(request.user(), query));
     });
     router.route("GET", "/v1/jobs/<arg>", Access::User, [this](const HttpRequest &request) {

@@ -20,9 +20,9 @@ void UploadController::registerRoutes(Router &router)
         if (!body)
             return HttpReply::error(body.error());
         return uploadReply(m_uploads.create(request.uploadOwner(),
-                                          body->value(QStringLiteral("size")).toInteger(-1),
-                                          body->value(QStringLiteral("sha256")).toString()),
-                         201);
+                                            body->value(QStringLiteral("size")).toInteger(-1),
+                                            body->value(QStringLiteral("sha256")).toString()),
+                           201);
     });
     router.route("GET", "/v1/uploads/<arg>", Access::UserOrWorker,
                  [this](const HttpRequest &request) {
