@@ -4,7 +4,7 @@
 //   2. gangs: 3 jobs of 1,500 tasks against the same 4,500 tasks as single-task jobs
 //   3. latency: p99 from submit to lease at 100 submits/s with 1,000 workers polling
 // Usage: bench_scheduler [--jobs N] [--workers N] [--latency-seconds S]
-#include "app/servercontext.h"
+#include "app/serverservices.h"
 #include "store/database.h"
 #include "store/sql.h"
 
@@ -31,7 +31,7 @@ struct Bench
 {
     QTemporaryDir dir;
     QSqlDatabase db;
-    std::unique_ptr<ServerContext> context;
+    std::unique_ptr<ServerServices> context;
     qint64 userId = 0;
     QString package;
     QList<qint64> workers;
@@ -46,7 +46,7 @@ struct Bench
         db = *opened;
         // Setup is not what is measured: no fsync while filling the store.
         (void) runSql(db, QStringLiteral("PRAGMA synchronous=OFF"));
-        context = std::make_unique<ServerContext>(db, dir.path(), 1 << 20);
+        context = std::make_unique<ServerServices>(db, dir.path(), 1 << 20);
         if (Status prepared = context->blobs.prepare(); !prepared)
             return fail(prepared.error());
         (void) context->auth.registerUser(QStringLiteral("bench@ddl.local"),

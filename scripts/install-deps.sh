@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config git ca-certificates curl
-    qt6-base-dev qt6-httpserver-dev qt6-websockets-dev libqt6sql6-sqlite
+    qt6-base-dev libqt6sql6-sqlite
     libgit2-dev libyaml-cpp-dev libarchive-dev libzstd-dev libsodium-dev libssl-dev
     python3 python3-numpy python3-venv python3-pip bubblewrap
     podman runc uidmap

@@ -1,21 +1,19 @@
 #include "serverapp.h"
 
-#include "front/datarouter.h"
 #include "front/frontserver.h"
+#include "front/router.h"
 #include "http/authcontroller.h"
+#include "http/blobcontroller.h"
 #include "http/datasetcontroller.h"
-#include "http/httpreply.h"
 #include "http/jobcontroller.h"
 #include "http/uploadcontroller.h"
 #include "http/workercontroller.h"
-#include "servercontext.h"
+#include "serverservices.h"
 #include "store/database.h"
 #include "tls/certificatemaker.h"
 
 #include <QLoggingCategory>
-#include <QMetaEnum>
 #include <QSslConfiguration>
-#include <QTcpSocket>
 
 Q_LOGGING_CATEGORY(lcServer, "ddl.server")
 
@@ -38,9 +36,9 @@ Status ServerApp::start()
     Result<QSqlDatabase> db = Database::open(m_config.dataDir, QStringLiteral("ddl-server"));
     if (!db)
         return db.error();
-    m_context = std::make_unique<ServerContext>(*db, m_config.dataDir, m_config.maxBlobBytes);
-    for (Status prepared : {m_context->blobs.prepare(), m_context->logs.prepare(),
-                            m_context->scheduler.load()}) {
+    m_services = std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes);
+    for (Status prepared : {m_services->blobs.prepare(), m_services->logs.prepare(),
+                            m_services->scheduler.load()}) {
         if (!prepared)
             return prepared;
     }
@@ -55,8 +53,8 @@ Status ServerApp::start()
     ssl.setPrivateKey(identity->key);
     ssl.setProtocol(QSsl::TlsV1_2OrLater);
     ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
-    m_dataRouter = std::make_unique<DataRouter>(*m_context);
-    m_front = std::make_unique<FrontServer>(*m_dataRouter);
+    registerRoutes();
+    m_front = std::make_unique<FrontServer>(*m_router);
     m_front->setSslConfiguration(ssl);
     if (!m_front->listen(m_config.listenAddress, m_config.listenPort)) {
         return Error::make(QStringLiteral("listen_failed"),
@@ -65,9 +63,6 @@ Status ServerApp::start()
                                .arg(m_config.listenPort)
                                .arg(m_front->errorString()));
     }
-    registerRoutes();
-    // One port: the front streams the data plane and hands the rest to QtHttpServer.
-    m_http.bind(m_front.get());
 
     connect(&m_housekeeping, &QTimer::timeout, this, &ServerApp::handleHousekeeping);
     m_housekeeping.start(2000);
@@ -86,40 +81,35 @@ Status ServerApp::start()
 
 void ServerApp::registerRoutes()
 {
-    m_http.route(QStringLiteral("/v1/version"), QHttpServerRequest::Method::Get, [] {
+    ServerServices &s = *m_services;
+    m_router = std::make_unique<Router>(RequestAuth(s.auth, s.workers));
+    m_router->route("GET", "/v1/version", Access::Anyone, [](const HttpRequest &) {
         return HttpReply::json({{QStringLiteral("server"), QStringLiteral(DDL_VERSION)},
                                 {QStringLiteral("api"), 1}});
     });
-    m_authController = std::make_unique<AuthController>(*m_context);
-    m_jobController = std::make_unique<JobController>(*m_context);
-    m_uploadController = std::make_unique<UploadController>(*m_context);
-    m_workerController = std::make_unique<WorkerController>(*m_context);
-    m_datasetController = std::make_unique<DatasetController>(*m_context);
-    m_authController->registerRoutes(m_http);
-    m_jobController->registerRoutes(m_http);
-    m_uploadController->registerRoutes(m_http);
-    m_workerController->registerRoutes(m_http);
-    m_datasetController->registerRoutes(m_http);
-    m_http.setMissingHandler([](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
-        const QHttpServerResponse response = HttpReply::error(
-            Error::make(QStringLiteral("not_found"),
-                        QStringLiteral("no such endpoint: %1 %2; see docs/api.md")
-                            .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
-                                                         .valueToKey(int(request.method()))).toUpper(),
-                                 request.url().path())));
-        response.write(std::move(responder));
-    });
+    m_authController = std::make_unique<AuthController>(s.auth, s.throttle);
+    m_jobController = std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs);
+    m_uploadController = std::make_unique<UploadController>(s.uploads);
+    m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers);
+    m_workerController = std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs);
+    m_datasetController = std::make_unique<DatasetController>(s.datasets);
+    m_authController->registerRoutes(*m_router);
+    m_jobController->registerRoutes(*m_router);
+    m_uploadController->registerRoutes(*m_router);
+    m_blobController->registerRoutes(*m_router);
+    m_workerController->registerRoutes(*m_router);
+    m_datasetController->registerRoutes(*m_router);
 }
 
 void ServerApp::handleHousekeeping()
 {
-    m_context->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
+    m_services->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
     // Limits change from `ddl-server user limits` in another process; reasons age.
-    m_context->scheduler.reloadLimits();
-    m_context->scheduler.requestPass();
+    m_services->scheduler.reloadLimits();
+    m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
     if (m_housekeepingRounds++ % 300 == 0)
-        m_context->uploads.expireAbandoned();
+        m_services->uploads.expireAbandoned();
 }
 
 } // namespace ddl::server

@@ -2,21 +2,21 @@
 
 #include "serverconfig.h"
 
-#include <QHttpServer>
 #include <QObject>
 #include <QTimer>
 #include <memory>
 
 namespace ddl::server {
 
-struct ServerContext;
+struct ServerServices;
 class AuthController;
+class BlobController;
+class DatasetController;
+class FrontServer;
 class JobController;
+class Router;
 class UploadController;
 class WorkerController;
-class DatasetController;
-class DataRouter;
-class FrontServer;
 
 // One running ddl-server: the store, the services, the HTTPS listener and the housekeeping
 // timers. main() builds it from a ServerConfig and calls start().
@@ -35,15 +35,16 @@ private:
     void handleHousekeeping();
 
     ServerConfig m_config;
-    std::unique_ptr<ServerContext> m_context;
-    QHttpServer m_http;
-    std::unique_ptr<DataRouter> m_dataRouter;
-    std::unique_ptr<FrontServer> m_front;
+    std::unique_ptr<ServerServices> m_services;
+    std::unique_ptr<Router> m_router;
     std::unique_ptr<AuthController> m_authController;
     std::unique_ptr<JobController> m_jobController;
     std::unique_ptr<UploadController> m_uploadController;
+    std::unique_ptr<BlobController> m_blobController;
     std::unique_ptr<WorkerController> m_workerController;
     std::unique_ptr<DatasetController> m_datasetController;
+    // Last: its connections, and the requests on them, go before what they call.
+    std::unique_ptr<FrontServer> m_front;
     QTimer m_housekeeping;
     int m_housekeepingRounds = 0;
 };

@@ -1,6 +1,6 @@
 #include "tokencommand.h"
 
-#include "servercontext.h"
+#include "serverservices.h"
 #include "store/database.h"
 
 namespace ddl::server {
@@ -10,8 +10,8 @@ Result<QString> createEnrollToken(const QString &dataDir)
     Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-token"));
     if (!db)
         return db.error();
-    ServerContext context(*db, dataDir, 0);
-    return context.workers.createEnrollToken();
+    ServerServices services(*db, dataDir, 0);
+    return services.workers.createEnrollToken();
 }
 
 } // namespace ddl::server

@@ -30,8 +30,8 @@ struct UploadState
 class UploadService
 {
 public:
-    // Chunks through QtHttpServer's routes are buffered whole, so they stay small there; the
-    // streaming front (server/front) takes a chunk of any length up to the declared size.
+    // A chunk in one buffer (writeChunk) stays small; the streaming front (server/front) takes
+    // a chunk of any length up to the declared size.
     static constexpr qint64 MaxBufferedChunkBytes = 8 * 1024 * 1024;
     static constexpr qint64 UploadExpiryMs = 7LL * 24 * 3600 * 1000;
 
@@ -42,7 +42,7 @@ public:
 
     Result<UploadState> create(const QString &owner, qint64 size, const QString &sha256);
     Result<UploadState> state(const QString &owner, const QString &uploadId);
-    // A buffered chunk, in one call (the QtHttpServer route).
+    // A buffered chunk, in one call (an empty blob; tests and benchmarks).
     Result<UploadState> writeChunk(const QString &owner, const QString &uploadId, qint64 offset,
                                    const QByteArray &bytes);
 

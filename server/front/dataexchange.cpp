@@ -1,17 +1,11 @@
 #include "dataexchange.h"
 
-#include <QBuffer>
+#include "requesthead.h"
 
 namespace ddl::server {
 
-std::unique_ptr<DataExchange> ImmediateReply::error(QSslSocket *socket, const Error &error,
-                                                    bool keepAlive)
-{
-    QByteArray bytes;
-    QBuffer buffer(&bytes);
-    buffer.open(QIODevice::WriteOnly);
-    FrontReply::error(&buffer, error, keepAlive);
-    return std::make_unique<ImmediateReply>(socket, bytes, keepAlive);
-}
+ImmediateReply::ImmediateReply(QSslSocket *socket, const HttpReply &reply, const RequestHead &head)
+    : ImmediateReply(socket, reply, head.keepAlive && !head.hasBody(), head.method != "HEAD")
+{}
 
 } // namespace ddl::server

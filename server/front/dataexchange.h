@@ -1,6 +1,6 @@
 #pragma once
 
-#include "frontreply.h"
+#include "http/httpreply.h"
 
 #include <QSslSocket>
 
@@ -9,9 +9,11 @@
 
 namespace ddl::server {
 
-// One data-plane request the front serves itself, from its head to its last byte. The
-// connection calls start() once and then onReadable()/onWritten() as the socket moves; each
-// says whether the exchange is still going or done (and whether the connection may be reused).
+struct RequestHead;
+
+// One request the front serves, from its head to its last byte. The connection calls start()
+// once and then onReadable()/onWritten() as the socket moves; each says whether the exchange is
+// still going or done (and whether the connection may be reused).
 class DataExchange
 {
 public:
@@ -27,7 +29,7 @@ public:
     virtual Step onWritten() { return Step::Continue; }
 
     // Set by the connection: how an exchange reports a step it takes outside the calls above
-    // (an upload chunk that waited for the one before it).
+    // (an upload chunk that waited for the one before it, a reply that was computed later).
     std::function<void(Step)> resume;
 
 protected:
@@ -39,23 +41,26 @@ protected:
         if (report)
             report(taken);
     }
+    void write(const HttpReply &reply, bool keepAlive, bool withBody = true)
+    {
+        m_socket->write(reply.toBytes(keepAlive, withBody));
+    }
 
     QSslSocket *m_socket;
 };
 
-// An answer known from the head alone: an error, or a HEAD request's headers. When the request
-// came with a body the front will not read, the connection closes after the answer.
+// An answer known from the head alone: an error, or an answer without a body to read. When the
+// request came with a body the front will not read, the connection closes after the answer.
 class ImmediateReply : public DataExchange
 {
 public:
-    ImmediateReply(QSslSocket *socket, QByteArray bytes, bool keepAlive)
+    ImmediateReply(QSslSocket *socket, const HttpReply &reply, const RequestHead &head);
+    ImmediateReply(QSslSocket *socket, const HttpReply &reply, bool keepAlive,
+                   bool withBody = true)
         : DataExchange(socket)
-        , m_bytes(std::move(bytes))
+        , m_bytes(reply.toBytes(keepAlive, withBody))
         , m_keepAlive(keepAlive)
     {}
-
-    static std::unique_ptr<DataExchange> error(QSslSocket *socket, const Error &error,
-                                               bool keepAlive);
 
     Step start() override
     {

@@ -19,11 +19,10 @@ FileExchange::FileExchange(QSslSocket *socket, QString path, const RequestHead &
 DataExchange::Step FileExchange::start()
 {
     if (!m_file.open(QIODevice::ReadOnly)) {
-        FrontReply::error(m_socket,
-                          Error::make(QStringLiteral("io_error"),
-                                      QStringLiteral("cannot read %1: %2")
-                                          .arg(m_file.fileName(), m_file.errorString())),
-                          m_head.keepAlive);
+        write(HttpReply::error(Error::make(QStringLiteral("io_error"),
+                                           QStringLiteral("cannot read %1: %2")
+                                               .arg(m_file.fileName(), m_file.errorString()))),
+              m_head.keepAlive, m_head.method != "HEAD");
         return done();
     }
     const qint64 size = m_file.size();
@@ -31,7 +30,7 @@ DataExchange::Step FileExchange::start()
     if (size > 0) {
         Result<ByteRange> asked = RequestReader::parseRange(m_head.header("range"), size, size);
         if (!asked) {
-            FrontReply::error(m_socket, asked.error(), m_head.keepAlive);
+            write(HttpReply::error(asked.error()), m_head.keepAlive, m_head.method != "HEAD");
             return done();
         }
         range = *asked;
@@ -45,8 +44,8 @@ DataExchange::Step FileExchange::start()
                                      + QByteArray::number(range.first + range.length - 1) + '/'
                                      + QByteArray::number(range.size)));
     }
-    m_socket->write(FrontReply::head(range.partial ? 206 : 200, headers, range.length,
-                                     m_head.keepAlive));
+    m_socket->write(HttpReply::head(range.partial ? 206 : 200, headers, range.length,
+                                    m_head.keepAlive));
     if (m_head.method == "HEAD" || range.length == 0)
         return done();
     if (!m_file.seek(range.first)) {

@@ -1,16 +1,14 @@
 #include "frontconnection.h"
 
-#include "datarouter.h"
-#include "frontserver.h"
 #include "requesthead.h"
+#include "router.h"
 
 namespace ddl::server {
 
-FrontConnection::FrontConnection(QSslSocket *socket, DataRouter &router, FrontServer &server)
+FrontConnection::FrontConnection(QSslSocket *socket, const Router &router)
     : QObject(socket)
     , m_socket(socket)
     , m_router(router)
-    , m_server(server)
 {
     // Bounded: a client sending faster than the disk takes is slowed by TCP, not by our memory.
     m_socket->setReadBufferSize(ReadBufferBytes);
@@ -47,7 +45,7 @@ void FrontConnection::onWritten()
 
 void FrontConnection::refuse(const Error &error)
 {
-    m_exchange = ImmediateReply::error(m_socket, error, false);
+    m_exchange = std::make_unique<ImmediateReply>(m_socket, HttpReply::error(error), false);
     handle(m_exchange->start());
 }
 
@@ -68,18 +66,13 @@ void FrontConnection::readHead()
     case HeadStatus::Complete:
         break;
     }
-    if (std::unique_ptr<DataExchange> exchange = m_router.route(head, m_socket)) {
-        m_socket->skip(head.size);
-        m_exchange = std::move(exchange);
-        m_exchange->resume = [this](DataExchange::Step step) {
-            if (!m_closing)
-                handle(step);
-        };
-        return handle(m_exchange->start());
-    }
-    if (Status fits = checkWholeBody(head, MaxControlBodyBytes, BodyRule::Optional); !fits)
-        return refuse(fits.error());
-    handOver();
+    m_socket->skip(head.size);
+    m_exchange = m_router.exchangeFor(head, m_socket);
+    m_exchange->resume = [this](DataExchange::Step step) {
+        if (!m_closing)
+            handle(step);
+    };
+    handle(m_exchange->start());
 }
 
 void FrontConnection::handle(DataExchange::Step step)
@@ -100,17 +93,6 @@ void FrontConnection::close()
     m_closing = true;
     // Flushes what is queued, then closes; the socket deletes itself (and this) when done.
     m_socket->disconnectFromHost();
-}
-
-void FrontConnection::handOver()
-{
-    m_idle.stop();
-    disconnect(m_socket, nullptr, this, nullptr);
-    // QtHttpServer reads whole bodies; it gets the socket as QSslServer would give it.
-    m_socket->setReadBufferSize(0);
-    setParent(nullptr);
-    m_server.handOver(m_socket);
-    deleteLater();
 }
 
 } // namespace ddl::server

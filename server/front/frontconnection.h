@@ -10,25 +10,21 @@
 
 namespace ddl::server {
 
-class DataRouter;
-class FrontServer;
+class Router;
 
-// One TLS connection while the front owns it. It reads each request's head without consuming
-// it (peek); a data-plane request is served here by a DataExchange, request after request on
-// the same connection; the first control-plane request hands the connection, unread bytes and
-// all, to QtHttpServer for good.
+// One TLS connection, for its whole life. It reads each request's head (peeking until it is
+// whole), has the router pick the exchange that serves the request, and reads the next head
+// when that exchange is done: control and data requests alike, one after another.
 class FrontConnection : public QObject
 {
     Q_OBJECT
 public:
-    // Limits checked before anything is buffered: the head, and a control-plane body (which
-    // QtHttpServer would hold whole in memory).
+    // Checked before anything is buffered (control bodies: ControlExchange::MaxBodyBytes).
     static constexpr qsizetype MaxHeadBytes = 32 * 1024;
-    static constexpr qint64 MaxControlBodyBytes = 16LL << 20;
     static constexpr qint64 ReadBufferBytes = 256 * 1024;
     static constexpr int IdleTimeoutMs = 60'000;
 
-    FrontConnection(QSslSocket *socket, DataRouter &router, FrontServer &server);
+    FrontConnection(QSslSocket *socket, const Router &router);
 
 private:
     void onReadyRead();
@@ -36,12 +32,10 @@ private:
     void readHead();
     void handle(DataExchange::Step step);
     void refuse(const Error &error);
-    void handOver();
     void close();
 
     QSslSocket *m_socket;
-    DataRouter &m_router;
-    FrontServer &m_server;
+    const Router &m_router;
     std::unique_ptr<DataExchange> m_exchange;
     QTimer m_idle;
     bool m_closing = false;

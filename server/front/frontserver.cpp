@@ -7,7 +7,7 @@
 
 namespace ddl::server {
 
-FrontServer::FrontServer(DataRouter &router, QObject *parent)
+FrontServer::FrontServer(const Router &router, QObject *parent)
     : QTcpServer(parent)
     , m_router(router)
 {}
@@ -31,22 +31,12 @@ void FrontServer::incomingConnection(qintptr descriptor)
     handshake->start(HandshakeTimeoutMs);
     connect(socket, &QSslSocket::encrypted, this, [this, socket, handshake] {
         delete handshake;
-        new FrontConnection(socket, m_router, *this);
+        new FrontConnection(socket, m_router);
     });
     connect(socket, &QSslSocket::disconnected, socket, &QObject::deleteLater);
     // Handshake failures (a plain-HTTP client, an old TLS version) end in a disconnect.
     connect(socket, &QSslSocket::sslErrors, socket, &QSslSocket::abort);
     socket->startServerEncryption();
-}
-
-void FrontServer::handOver(QSslSocket *socket)
-{
-    disconnect(socket, nullptr, this, nullptr);
-    // QtHttpServer reads on readyRead only; the head the front peeked is still unread, so the
-    // signal is sent again once QtHttpServer has connected to it.
-    addPendingConnection(socket);
-    emit newConnection();
-    QMetaObject::invokeMethod(socket, &QSslSocket::readyRead, Qt::QueuedConnection);
 }
 
 } // namespace ddl::server

@@ -1,17 +1,20 @@
 #include "logfollowexchange.h"
 
-#include "app/servercontext.h"
+#include "jobs/joboutputs.h"
 #include "jobs/jobstate.h"
+#include "logs/logstorage.h"
 
 namespace ddl::server {
 
 static constexpr qint64 PieceBytes = 256 * 1024;
 static constexpr qint64 HighWaterBytes = 1024 * 1024;
 
-LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context, qint64 jobId,
-                                     qint64 taskId, qint64 offset, const RequestHead &head)
+LogFollowExchange::LogFollowExchange(QSslSocket *socket, LogStorage &logs, JobOutputs &outputs,
+                                     qint64 jobId, qint64 taskId, qint64 offset,
+                                     const RequestHead &head)
     : DataExchange(socket)
-    , m_context(context)
+    , m_logs(logs)
+    , m_outputs(outputs)
     , m_jobId(jobId)
     , m_taskId(taskId)
     , m_offset(offset)
@@ -26,11 +29,11 @@ LogFollowExchange::LogFollowExchange(QSslSocket *socket, ServerContext &context,
 DataExchange::Step LogFollowExchange::start()
 {
     if (!m_stream) {
-        FrontReply::error(m_socket, m_stream.error(), m_head.keepAlive);
+        write(HttpReply::error(m_stream.error()), m_head.keepAlive);
         return m_head.keepAlive ? Step::Done : Step::DoneClose;
     }
-    m_offset = std::clamp<qint64>(m_offset, 0, m_context.logs.size(m_taskId, *m_stream));
-    m_socket->write(FrontReply::head(200,
+    m_offset = std::clamp<qint64>(m_offset, 0, m_logs.size(m_taskId, *m_stream));
+    m_socket->write(HttpReply::head(200,
                                      {{"Content-Type", "text/plain; charset=utf-8"},
                                       {"Transfer-Encoding", "chunked"},
                                       {"Cache-Control", "no-store"},
@@ -49,7 +52,7 @@ DataExchange::Step LogFollowExchange::onWritten()
 DataExchange::Step LogFollowExchange::pump()
 {
     while (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < HighWaterBytes) {
-        Result<LogSlice> slice = m_context.logs.read(m_taskId, m_offset, PieceBytes, *m_stream);
+        Result<LogSlice> slice = m_logs.read(m_taskId, m_offset, PieceBytes, *m_stream);
         if (!slice || slice->bytes.isEmpty())
             break;
         m_socket->write(QByteArray::number(slice->bytes.size(), 16) + "\r\n");
@@ -59,8 +62,8 @@ DataExchange::Step LogFollowExchange::pump()
     }
     if (m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() >= HighWaterBytes)
         return Step::Continue; // onWritten() goes on
-    const bool caughtUp = m_offset >= m_context.logs.size(m_taskId, *m_stream);
-    Result<QString> state = m_context.outputs.taskState(m_jobId, m_taskId);
+    const bool caughtUp = m_offset >= m_logs.size(m_taskId, *m_stream);
+    Result<QString> state = m_outputs.taskState(m_jobId, m_taskId);
     const bool ended = !state || JobState::isFinal(*state);
     if ((caughtUp && ended) || m_since.elapsed() > MaxSeconds * 1000) {
         m_socket->write("0\r\n\r\n");

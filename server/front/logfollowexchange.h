@@ -10,7 +10,8 @@
 
 namespace ddl::server {
 
-struct ServerContext;
+class JobOutputs;
+class LogStorage;
 
 // GET /v1/jobs/<uuid>/logs?task=N&offset=X&follow=1[&stream=stdout|stderr]: the task's log (the
 // merged one, or one stream of it) from offset, sent as chunked
@@ -23,8 +24,8 @@ public:
     static constexpr int MaxSeconds = 20;
     static constexpr int CheckMs = 100;
 
-    LogFollowExchange(QSslSocket *socket, ServerContext &context, qint64 jobId, qint64 taskId,
-                      qint64 offset, const RequestHead &head);
+    LogFollowExchange(QSslSocket *socket, LogStorage &logs, JobOutputs &outputs, qint64 jobId,
+                      qint64 taskId, qint64 offset, const RequestHead &head);
 
     Step start() override;
     Step onWritten() override;
@@ -32,7 +33,8 @@ public:
 private:
     Step pump();
 
-    ServerContext &m_context;
+    LogStorage &m_logs;
+    JobOutputs &m_outputs;
     qint64 m_jobId;
     qint64 m_taskId;
     qint64 m_offset;

@@ -105,7 +105,7 @@ HeadStatus parseRequestHead(QByteArrayView bytes, qsizetype maxBytes, RequestHea
     return HeadStatus::Complete;
 }
 
-Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes, BodyRule rule)
+Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes)
 {
     if (head.contentLength > maxBodyBytes) {
         return Error::make(QStringLiteral("payload_too_large"),
@@ -114,7 +114,7 @@ Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes, BodyRule rul
                                .arg(head.contentLength)
                                .arg(maxBodyBytes));
     }
-    if (head.chunked || (rule == BodyRule::Required && head.contentLength < 0)) {
+    if (head.chunked) {
         return Error::make(QStringLiteral("length_required"),
                            QStringLiteral("send the body with a Content-Length header"));
     }

@@ -23,6 +23,7 @@ struct RequestHead
     qsizetype size = 0; // bytes of the head, the blank line included
 
     QByteArray header(const QByteArray &lowerCaseName) const { return headers.value(lowerCaseName); }
+    bool hasBody() const { return chunked || contentLength > 0; }
 };
 
 enum class HeadStatus { Incomplete, Complete, TooLarge, Malformed };
@@ -32,9 +33,7 @@ enum class HeadStatus { Incomplete, Complete, TooLarge, Malformed };
 HeadStatus parseRequestHead(QByteArrayView bytes, qsizetype maxBytes, RequestHead *head);
 
 // For a request whose body is read whole: 413 when its Content-Length passes maxBodyBytes, 411
-// when it is chunked, or has no length where a body is required (the size must be known before
-// any of it is read).
-enum class BodyRule { Optional, Required };
-Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes, BodyRule rule);
+// when it is chunked (the size must be known before any of it is read).
+Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes);
 
 } // namespace ddl::server

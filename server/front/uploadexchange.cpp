@@ -15,12 +15,19 @@ UploadExchange::UploadExchange(QSslSocket *socket, UploadService &uploads, QStri
 
 DataExchange::Step UploadExchange::fail(const Error &error)
 {
-    // The rest of the body is not read: the connection closes after the answer.
-    const bool bodyLeft = m_sink ? m_sink->remaining() > 0
-                                 : (m_head.chunked || m_head.contentLength > 0);
+    const qint64 left = m_sink ? m_sink->remaining()
+                               : (m_head.chunked ? -1 : std::max<qint64>(m_head.contentLength, 0));
     m_sink.reset();
-    FrontReply::error(m_socket, error, m_head.keepAlive && !bodyLeft);
-    return bodyLeft ? Step::DoneClose : (m_head.keepAlive ? Step::Done : Step::DoneClose);
+    // A short refused body is read and dropped, so the connection goes on (closing on unread
+    // bytes resets it, and the answer can be lost); a longer one is not read: the connection
+    // closes after the answer.
+    const bool drop = left >= 0 && left <= MaxDroppedBytes;
+    write(HttpReply::error(error), m_head.keepAlive && drop);
+    if (!drop)
+        return Step::DoneClose;
+    m_dropping = true;
+    m_discard = left;
+    return onReadable();
 }
 
 DataExchange::Step UploadExchange::start()
@@ -70,12 +77,18 @@ DataExchange::Step UploadExchange::begin()
     if (m_expectedCrc)
         m_sink->checkCrc32c();
     if (m_head.expectContinue)
-        FrontReply::continueInterim(m_socket);
+        m_socket->write("HTTP/1.1 100 Continue\r\n\r\n");
     return onReadable();
 }
 
 DataExchange::Step UploadExchange::onReadable()
 {
+    if (m_dropping) {
+        m_discard -= std::max<qint64>(m_socket->skip(m_discard), 0);
+        if (m_discard > 0)
+            return Step::Continue;
+        return m_head.keepAlive ? Step::Done : Step::DoneClose;
+    }
     if (!m_sink)
         return Step::Continue; // waiting for the chunk before this one
     while (m_sink->remaining() > 0 && m_socket->bytesAvailable() > 0) {
@@ -101,10 +114,11 @@ DataExchange::Step UploadExchange::onReadable()
     Result<UploadState> upload = m_uploads.commitChunk(m_owner, m_uploadId, std::move(sink),
                                                        m_expectedCrc);
     if (!upload) {
-        FrontReply::error(m_socket, upload.error(), m_head.keepAlive);
+        write(HttpReply::error(upload.error()), m_head.keepAlive);
     } else {
-        FrontReply::json(m_socket, 200, upload->toJson(), m_head.keepAlive,
-                         {{"Upload-Offset", QByteArray::number(upload->offset)}});
+        HttpReply reply = HttpReply::json(upload->toJson());
+        reply.setHeader("Upload-Offset", QByteArray::number(upload->offset));
+        write(reply, m_head.keepAlive);
     }
     return m_head.keepAlive ? Step::Done : Step::DoneClose;
 }

@@ -16,6 +16,10 @@ namespace ddl::server {
 class UploadExchange : public DataExchange
 {
 public:
+    // A refused chunk's body up to this size is read and dropped; a longer one closes the
+    // connection instead.
+    static constexpr qint64 MaxDroppedBytes = 64 * 1024;
+
     UploadExchange(QSslSocket *socket, UploadService &uploads, QString owner, QString uploadId,
                    const RequestHead &head);
 
@@ -33,6 +37,8 @@ private:
     std::optional<ChunkSink> m_sink;
     std::optional<uint32_t> m_expectedCrc;
     qint64 m_offset = -1;
+    bool m_dropping = false; // refused: the rest of the body is read and dropped
+    qint64 m_discard = 0;
     // Lets a waiting callback know the exchange (and its connection) is gone.
     std::shared_ptr<bool> m_alive = std::make_shared<bool>(true);
 };

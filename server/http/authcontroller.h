@@ -1,24 +1,33 @@
 #pragma once
 
-#include "app/servercontext.h"
-
-#include <QHttpServer>
+#include "front/router.h"
 
 namespace ddl::server {
 
-// /v1/auth: register, login (throttled against guessing), refresh. Register and login are
-// normally answered by the connection front (server/front/authexchange), which hashes off the
-// event loop; these routes serve them when they arrive on a connection QtHttpServer already has.
+class AuthService;
+class LoginThrottle;
+struct LoginCandidate;
+
+// /v1/auth: register, login (throttled against guessing), refresh. The Argon2id work of register
+// and login (a tenth of a second or more) runs on a pool thread while the event loop serves
+// everyone else; the store is touched before and after it, on the loop.
 class AuthController
 {
 public:
-    explicit AuthController(ServerContext &context)
-        : m_context(context)
+    AuthController(AuthService &auth, LoginThrottle &throttle)
+        : m_auth(auth)
+        , m_throttle(throttle)
     {}
-    void registerRoutes(QHttpServer &server);
+    void registerRoutes(Router &router);
 
 private:
-    ServerContext &m_context;
+    HttpReply registerUser(const HttpRequest &request);
+    HttpReply login(const HttpRequest &request);
+    HttpReply finishLogin(const QString &email, const QString &address,
+                          const LoginCandidate &candidate, bool valid);
+
+    AuthService &m_auth;
+    LoginThrottle &m_throttle;
 };
 
 } // namespace ddl::server

@@ -1,25 +1,23 @@
 #pragma once
 
-#include "http/requestauth.h"
-
-#include <QHttpServer>
+#include "front/router.h"
 
 namespace ddl::server {
+
+class DatasetService;
 
 // /v1/datasets (named dataset manifests of a user) and /v1/blobs/missing (which blobs a client
 // still has to send).
 class DatasetController
 {
 public:
-    explicit DatasetController(ServerContext &context)
-        : m_context(context)
-        , m_auth(context)
+    explicit DatasetController(DatasetService &datasets)
+        : m_datasets(datasets)
     {}
-    void registerRoutes(QHttpServer &server);
+    void registerRoutes(Router &router);
 
 private:
-    ServerContext &m_context;
-    RequestAuth m_auth;
+    DatasetService &m_datasets;
 };
 
 } // namespace ddl::server

@@ -1,38 +1,31 @@
 #include "jobcontroller.h"
 
-#include "httpreply.h"
+#include "blobs/blobstorage.h"
+#include "front/fileexchange.h"
+#include "front/logfollowexchange.h"
+#include "jobs/joboutputs.h"
+#include "jobs/jobservice.h"
 #include "jobs/jobstate.h"
 #include "logs/logsearch.h"
+#include "logs/logstorage.h"
 #include "requestreader.h"
 
-#include <QFutureWatcher>
 #include <QJsonArray>
-#include <QTcpSocket>
 #include <QtConcurrent>
 
 using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
-static constexpr qint64 MaxSliceBytes = 8 * 1024 * 1024;
-
-void JobController::registerRoutes(QHttpServer &server)
+void JobController::registerRoutes(Router &router)
 {
-    using Method = QHttpServerRequest::Method;
-    using Code = QHttpServerResponse::StatusCode;
-    server.route(QStringLiteral("/v1/jobs"), Method::Post, [this](const QHttpServerRequest &request) {
-        Result<qint64> user = m_auth.user(request);
-        if (!user)
-            return HttpReply::error(user.error());
+    router.route("POST", "/v1/jobs", Access::User, [this](const HttpRequest &request) {
         Result<QJsonObject> body = RequestReader::jsonBody(request);
         if (!body)
             return HttpReply::error(body.error());
-        return HttpReply::from(m_context.jobs.submit(*user, *body), Code::Created);
+        return HttpReply::from(m_jobs.submit(request.user(), *body), 201);
     });
-    server.route(QStringLiteral("/v1/jobs"), Method::Get, [this](const QHttpServerRequest &request) {
-        Result<qint64> user = m_auth.user(request);
-        if (!user)
-            return HttpReply::error(user.error());
+    router.route("GET", "/v1/jobs", Access::User, [this](const HttpRequest &request) {
         Result<qint64> limit = RequestReader::queryInteger(request, QStringLiteral("limit"), 50);
         Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), 0);
         if (!limit || !offset)
@@ -40,74 +33,65 @@ void JobController::registerRoutes(QHttpServer &server)
         const JobListQuery query{request.query().queryItemValue(QStringLiteral("state")).toUpper(),
                                  int(std::min<qint64>(*limit, 1000)),
                                  int(std::min<qint64>(*offset, INT_MAX))};
-        return HttpReply::from(m_context.jobs.list(*user, query));
+        return HttpReply::from(m_jobs.list(request.user(), query));
     });
-    server.route(QStringLiteral("/v1/jobs/<arg>"), Method::Get,
-                 [this](const QString &uuid, const QHttpServerRequest &request) {
-                     Result<qint64> user = m_auth.user(request);
-                     if (!user)
-                         return HttpReply::error(user.error());
-                     return HttpReply::from(m_context.jobs.get(*user, uuid));
+    router.route("GET", "/v1/jobs/<arg>", Access::User, [this](const HttpRequest &request) {
+        return HttpReply::from(m_jobs.get(request.user(), request.arg(0)));
+    });
+    router.route("POST", "/v1/jobs/<arg>/cancel", Access::User,
+                 [this](const HttpRequest &request) {
+                     return HttpReply::from(m_jobs.cancel(request.user(), request.arg(0)));
                  });
-    server.route(QStringLiteral("/v1/jobs/<arg>/cancel"), Method::Post,
-                 [this](const QString &uuid, const QHttpServerRequest &request) {
-                     Result<qint64> user = m_auth.user(request);
-                     if (!user)
-                         return HttpReply::error(user.error());
-                     return HttpReply::from(m_context.jobs.cancel(*user, uuid));
+    router.route("GET", "/v1/jobs/<arg>/logs", Access::User,
+                 [this](const HttpRequest &request, QSslSocket *socket) {
+                     return logs(request, socket);
                  });
-    server.route(QStringLiteral("/v1/jobs/<arg>/logs"), Method::Get,
-                 [this](const QString &uuid, const QHttpServerRequest &request) {
-                     return logs(uuid, request);
-                 });
-    server.route(QStringLiteral("/v1/jobs/<arg>/logs/search"), Method::Get,
-                 [this](const QString &uuid, const QHttpServerRequest &request,
-                        QHttpServerResponder &&responder) {
-                     searchLogs(uuid, request, std::move(responder));
-                 });
-    server.route(QStringLiteral("/v1/jobs/<arg>/artifacts"), Method::Get,
-                 [this](const QString &uuid, const QHttpServerRequest &request) {
-                     return artifacts(uuid, request);
-                 });
-    server.route(QStringLiteral("/v1/jobs/<arg>/artifacts/file"), Method::Get,
-                 [this](const QString &uuid, const QHttpServerRequest &request) {
-                     return artifactFile(uuid, request);
-                 });
+    router.route("GET", "/v1/jobs/<arg>/logs/search", Access::User,
+                 [this](const HttpRequest &request) { return searchLogs(request); });
+    router.route("GET", "/v1/jobs/<arg>/artifacts", Access::User,
+                 [this](const HttpRequest &request) { return artifacts(request); });
+    for (const QByteArray method : {"GET", "HEAD"}) {
+        router.route(method, "/v1/jobs/<arg>/artifacts/file", Access::User,
+                     [this](const HttpRequest &request, QSslSocket *socket) {
+                         return artifactFile(request, socket);
+                     });
+    }
 }
 
-QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRequest &request)
+Exchange JobController::logs(const HttpRequest &request, QSslSocket *socket)
 {
-    Result<qint64> user = m_auth.user(request);
-    if (!user)
-        return HttpReply::error(user.error());
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    Result<JobRef> job = m_jobs.find(request.user(), request.arg(0));
     if (!job)
-        return HttpReply::error(job.error());
+        return job.error();
     Result<qint64> taskId = RequestReader::queryInteger(request, QStringLiteral("task"), -1);
     Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), 0);
     Result<qint64> limit = RequestReader::queryInteger(request, QStringLiteral("limit"),
                                                        LogStorage::MaxReadBytes);
     if (!taskId || !offset || !limit)
-        return HttpReply::error(!taskId ? taskId.error() : !offset ? offset.error() : limit.error());
+        return !taskId ? taskId.error() : !offset ? offset.error() : limit.error();
     Result<LogStream> stream = requestedLogStream(request.query());
     if (!stream)
-        return HttpReply::error(stream.error());
-    Result<QString> state = m_context.outputs.taskState(job->id, *taskId);
+        return stream.error();
+    // Another job's task is as unknown as a task that does not exist.
+    Result<QString> state = m_outputs.taskState(job->id, *taskId);
     if (!state)
-        return HttpReply::error(state.error());
+        return state.error();
+    // follow=1 streams the log as it grows; otherwise one window of it is answered.
+    if (request.query().queryItemValue(QStringLiteral("follow")) == QLatin1String("1")) {
+        return Exchange(std::make_unique<LogFollowExchange>(socket, m_logs, m_outputs, job->id,
+                                                            *taskId, *offset, request.head()));
+    }
     // tail=N starts N bytes before the end, so a client wanting the last lines reads only those.
     Result<qint64> tail = RequestReader::queryInteger(request, QStringLiteral("tail"), -1);
     if (!tail)
-        return HttpReply::error(tail.error());
-    const qint64 from = *tail >= 0
-                            ? std::max<qint64>(0, m_context.logs.size(*taskId, *stream) - *tail)
-                            : *offset;
-    Result<LogSlice> slice = m_context.logs.read(*taskId, from, *limit, *stream);
+        return tail.error();
+    const qint64 from = *tail >= 0 ? std::max<qint64>(0, m_logs.size(*taskId, *stream) - *tail)
+                                   : *offset;
+    Result<LogSlice> slice = m_logs.read(*taskId, from, *limit, *stream);
     if (!slice)
-        return HttpReply::error(slice.error());
+        return slice.error();
     const qint64 next = slice->offset + slice->bytes.size();
-    QHttpServerResponse response(QByteArrayLiteral("text/plain; charset=utf-8"),
-                                 std::move(slice->bytes));
+    HttpReply response("text/plain; charset=utf-8", std::move(slice->bytes));
     response.setHeader("DDL-Log-Offset", QByteArray::number(slice->offset));
     response.setHeader("DDL-Next-Offset", QByteArray::number(next));
     response.setHeader("DDL-Log-Size", QByteArray::number(slice->size));
@@ -115,7 +99,7 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
     response.setHeader("DDL-Task-State", state->toLatin1());
     if (JobState::isFinal(*state) && next >= slice->size)
         response.setHeader("DDL-Log-Complete", "1");
-    return response;
+    return Exchange(std::make_unique<ImmediateReply>(socket, response, request.head()));
 }
 
 namespace {
@@ -141,106 +125,71 @@ static QJsonObject searchJson(const LogSearchAnswer &answer, const QString &stre
             {u"stream"_s, stream}};
 }
 
-void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &request,
-                               QHttpServerResponder &&responder)
+HttpReply JobController::searchLogs(const HttpRequest &request)
 {
-    auto refuse = [&responder](const Error &error) {
-        HttpReply::error(error).write(std::move(responder));
-    };
-    Result<qint64> user = m_auth.user(request);
-    if (!user)
-        return refuse(user.error());
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    const qint64 user = request.user();
+    Result<JobRef> job = m_jobs.find(user, request.arg(0));
     if (!job)
-        return refuse(job.error());
+        return HttpReply::error(job.error());
     Result<qint64> taskId = RequestReader::queryInteger(request, u"task"_s, -1);
     Result<qint64> from = RequestReader::queryInteger(request, u"from"_s, -1);
     if (!taskId || !from)
-        return refuse(!taskId ? taskId.error() : from.error());
+        return HttpReply::error(!taskId ? taskId.error() : from.error());
     Result<LogStream> stream = requestedLogStream(request.query());
     if (!stream)
-        return refuse(stream.error());
+        return HttpReply::error(stream.error());
     // Another job's task is as unknown as a task that does not exist.
-    if (Result<QString> state = m_context.outputs.taskState(job->id, *taskId); !state)
-        return refuse(state.error());
+    if (Result<QString> state = m_outputs.taskState(job->id, *taskId); !state)
+        return HttpReply::error(state.error());
     const QUrlQuery query = request.query();
     LogSearchSpec spec;
-    spec.path = m_context.logs.path(*taskId, *stream);
+    spec.path = m_logs.path(*taskId, *stream);
     spec.text = query.queryItemValue(u"q"_s, QUrl::FullyDecoded).toUtf8();
     spec.from = *from;
-    if (spec.text.isEmpty()) {
-        return refuse(Error::make(u"bad_request"_s, u"a log search needs ?q=TEXT"_s, u"q"_s));
-    }
+    if (spec.text.isEmpty())
+        return HttpReply::error(Error::make(u"bad_request"_s, u"a log search needs ?q=TEXT"_s, u"q"_s));
     if (spec.text.size() > LogSearchSpec::MaxTextBytes) {
-        return refuse(Error::make(u"bad_request"_s,
-                                  u"the search text may be at most %1 bytes (UTF-8), got %2"_s
-                                      .arg(LogSearchSpec::MaxTextBytes)
-                                      .arg(spec.text.size()),
-                                  u"q"_s));
+        return HttpReply::error(
+            Error::make(u"bad_request"_s,
+                        u"the search text may be at most %1 bytes (UTF-8), got %2"_s
+                            .arg(LogSearchSpec::MaxTextBytes)
+                            .arg(spec.text.size()),
+                        u"q"_s));
     }
     const QString direction = query.queryItemValue(u"direction"_s);
     if (!direction.isEmpty() && direction != u"forward"_s && direction != u"backward"_s) {
-        return refuse(Error::make(u"bad_request"_s,
-                                  u"direction must be forward or backward, not \"%1\""_s.arg(
-                                      direction.left(64)),
-                                  u"direction"_s));
+        return HttpReply::error(
+            Error::make(u"bad_request"_s,
+                        u"direction must be forward or backward, not \"%1\""_s.arg(
+                            direction.left(64)),
+                        u"direction"_s));
     }
     spec.backward = direction == u"backward"_s;
     const QString ignoreCase = query.queryItemValue(u"ignore_case"_s);
     spec.ignoreCase = ignoreCase == u"1"_s || ignoreCase == u"true"_s;
-    if (Status admitted = m_searchAdmission.admit(*user); !admitted)
-        return refuse(admitted.error());
-    spec.cancelled = std::make_shared<std::atomic_bool>(false);
-
-    // The scan (up to 64 MiB) runs on a thread of the search pool and touches only the file;
-    // the answer is written here, on the server's thread, if the connection is still there.
-    // (Not QtHttpServer 6.4's QFuture route, which reads freed memory when the client
-    // disconnects before the future is done.) The watcher is a child of the socket:
-    // when QtHttpServer deletes a socket whose client went away, the watcher, its connection
-    // and with it the responder go too, and nothing is written.
-    QTcpSocket *socket = responder.socket();
+    if (Status admitted = m_searchAdmission.admit(user); !admitted)
+        return HttpReply::error(admitted.error());
     // A client that goes away stops its scan at the next block.
-    QObject::connect(socket, &QObject::destroyed, [cancelled = spec.cancelled] {
-        cancelled->store(true);
-    });
-    QObject::connect(socket, &QAbstractSocket::disconnected, socket,
-                     [cancelled = spec.cancelled] { cancelled->store(true); });
-    auto pending = std::make_shared<QHttpServerResponder>(std::move(responder));
-    auto *watcher = new QFutureWatcher<SearchOutcome>(socket);
+    spec.cancelled = request.abandoned();
+
+    // The scan (up to 64 MiB) runs on a thread of the search pool and touches only the file.
     const QString streamName = logStreamName(*stream);
-    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher,
-                     [watcher, pending, streamName] {
-                         watcher->deleteLater();
-                         QTcpSocket *socket = pending->socket();
-                         if (socket->state() != QAbstractSocket::ConnectedState)
-                             return;
-                         const SearchOutcome outcome = watcher->result();
-                         const QHttpServerResponse response =
-                             outcome.error ? HttpReply::error(*outcome.error)
-                                           : HttpReply::json(searchJson(outcome.answer, streamName));
-                         response.write(std::move(*pending));
-                     });
-    watcher->setFuture(QtConcurrent::run(&m_searchPool, [this, spec, user = *user] {
-        SearchOutcome outcome;
-        Result<LogSearchAnswer> answer = searchLog(spec);
-        m_searchAdmission.release(user);
-        if (answer)
-            outcome.answer = std::move(*answer);
-        else
-            outcome.error = answer.error();
-        return outcome;
-    }));
+    return HttpReply::later(
+        QtConcurrent::run(&m_searchPool, [this, spec, user, streamName]() -> HttpReply::Finish {
+            Result<LogSearchAnswer> answer = searchLog(spec);
+            m_searchAdmission.release(user);
+            const HttpReply reply = answer ? HttpReply::json(searchJson(*answer, streamName))
+                                           : HttpReply::error(answer.error());
+            return [reply] { return reply; };
+        }));
 }
 
-QHttpServerResponse JobController::artifacts(const QString &uuid, const QHttpServerRequest &request)
+HttpReply JobController::artifacts(const HttpRequest &request)
 {
-    Result<qint64> user = m_auth.user(request);
-    if (!user)
-        return HttpReply::error(user.error());
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    Result<JobRef> job = m_jobs.find(request.user(), request.arg(0));
     if (!job)
         return HttpReply::error(job.error());
-    Result<QList<ArtifactEntry>> entries = m_context.outputs.artifacts(job->id);
+    Result<QList<ArtifactEntry>> entries = m_outputs.artifacts(job->id);
     if (!entries)
         return HttpReply::error(entries.error());
     QJsonArray files;
@@ -252,25 +201,17 @@ QHttpServerResponse JobController::artifacts(const QString &uuid, const QHttpSer
     return HttpReply::json({{QStringLiteral("files"), files}});
 }
 
-QHttpServerResponse JobController::artifactFile(const QString &uuid,
-                                                const QHttpServerRequest &request)
+Exchange JobController::artifactFile(const HttpRequest &request, QSslSocket *socket)
 {
-    Result<qint64> user = m_auth.user(request);
-    if (!user)
-        return HttpReply::error(user.error());
-    Result<JobRef> job = m_context.jobs.find(*user, uuid);
+    Result<JobRef> job = m_jobs.find(request.user(), request.arg(0));
     if (!job)
-        return HttpReply::error(job.error());
-    Result<ArtifactEntry> entry = m_context.outputs.artifact(
+        return job.error();
+    Result<ArtifactEntry> entry = m_outputs.artifact(
         job->id, request.query().queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded));
     if (!entry)
-        return HttpReply::error(entry.error());
-    if (entry->size == 0)
-        return QHttpServerResponse(QByteArrayLiteral("application/octet-stream"), QByteArray());
-    Result<ByteRange> range = RequestReader::range(request, entry->size, MaxSliceBytes);
-    if (!range)
-        return HttpReply::error(range.error());
-    return HttpReply::fileSlice(m_context.blobs.blobPath(entry->sha256), *range);
+        return entry.error();
+    return Exchange(std::make_unique<FileExchange>(socket, m_blobs.blobPath(entry->sha256),
+                                                   request.head(), entry->sha256.toLatin1()));
 }
 
 } // namespace ddl::server

@@ -1,15 +1,19 @@
 #pragma once
 
-#include "http/requestauth.h"
+#include "front/router.h"
 #include "logs/searchadmission.h"
 
-#include <QHttpServer>
 #include <QThreadPool>
 
 namespace ddl::server {
 
-// /v1/jobs: submit, list, read, cancel, and a job's logs (windows and search) and artifacts.
-// Scoped to the caller.
+class BlobStorage;
+class JobOutputs;
+class JobService;
+class LogStorage;
+
+// /v1/jobs: submit, list, read, cancel, and a job's logs (windows, follow, search) and
+// artifacts. Scoped to the caller.
 class JobController
 {
 public:
@@ -17,25 +21,28 @@ public:
     // queues there instead of holding up the shared pool (which hashes passwords for logins).
     static constexpr int SearchThreads = 2;
 
-    explicit JobController(ServerContext &context)
-        : m_context(context)
-        , m_auth(context)
+    JobController(JobService &jobs, JobOutputs &outputs, LogStorage &logs, BlobStorage &blobs)
+        : m_jobs(jobs)
+        , m_outputs(outputs)
+        , m_logs(logs)
+        , m_blobs(blobs)
     {
         m_searchPool.setMaxThreadCount(SearchThreads);
     }
-    void registerRoutes(QHttpServer &server);
+    void registerRoutes(Router &router);
 
 private:
-    QHttpServerResponse logs(const QString &uuid, const QHttpServerRequest &request);
+    Exchange logs(const HttpRequest &request, QSslSocket *socket);
     // GET .../logs/search: checked here, scanned on a pool thread, answered when done (unless
     // the client went away meanwhile).
-    void searchLogs(const QString &uuid, const QHttpServerRequest &request,
-                    QHttpServerResponder &&responder);
-    QHttpServerResponse artifacts(const QString &uuid, const QHttpServerRequest &request);
-    QHttpServerResponse artifactFile(const QString &uuid, const QHttpServerRequest &request);
+    HttpReply searchLogs(const HttpRequest &request);
+    HttpReply artifacts(const HttpRequest &request);
+    Exchange artifactFile(const HttpRequest &request, QSslSocket *socket);
 
-    ServerContext &m_context;
-    RequestAuth m_auth;
+    JobService &m_jobs;
+    JobOutputs &m_outputs;
+    LogStorage &m_logs;
+    BlobStorage &m_blobs;
     // Before the pool: the pool's destructor waits for scans, which release their admission.
     SearchAdmission m_searchAdmission;
     QThreadPool m_searchPool;

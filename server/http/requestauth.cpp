@@ -1,57 +1,49 @@
 #include "requestauth.h"
 
+#include "auth/authservice.h"
+#include "blobs/uploadservice.h"
 #include "requestreader.h"
+#include "workers/workerservice.h"
 
 namespace ddl::server {
 
-static Error missingToken()
+Result<Caller> RequestAuth::authenticate(Access access, const RequestHead &head) const
 {
-    return Error::make(QStringLiteral("unauthorized"),
-                       QStringLiteral("this request needs an Authorization: Bearer token; log in "
-                                      "first"));
-}
-
-Result<qint64> RequestAuth::user(const QHttpServerRequest &request) const
-{
-    return userForToken(RequestReader::bearerToken(request));
-}
-
-Result<WorkerRef> RequestAuth::worker(const QHttpServerRequest &request) const
-{
-    return workerForToken(RequestReader::bearerToken(request));
-}
-
-Result<QString> RequestAuth::uploadOwner(const QHttpServerRequest &request) const
-{
-    return uploadOwnerForToken(RequestReader::bearerToken(request));
-}
-
-Result<qint64> RequestAuth::userForToken(const QString &token) const
-{
-    if (token.isEmpty())
-        return missingToken();
-    return m_context.auth.userForAccessToken(token);
-}
-
-Result<WorkerRef> RequestAuth::workerForToken(const QString &token) const
-{
-    if (token.isEmpty())
-        return missingToken();
-    return m_context.workers.authenticate(token);
-}
-
-Result<QString> RequestAuth::uploadOwnerForToken(const QString &token) const
-{
-    if (token.startsWith(QLatin1String("ddlw_"))) {
-        Result<WorkerRef> worker = workerForToken(token);
-        if (!worker)
-            return worker.error();
-        return QString(QStringLiteral("worker:") + QString::number(worker->id));
+    if (access == Access::Anyone)
+        return Caller();
+    const QString token = RequestReader::parseBearerToken(head.header("authorization"));
+    if (token.isEmpty()) {
+        return Error::make(QStringLiteral("unauthorized"),
+                           QStringLiteral("this request needs an Authorization: Bearer token; log "
+                                          "in first"));
     }
-    Result<qint64> userId = userForToken(token);
+    if (access == Access::User)
+        return user(token);
+    if (access == Access::Worker)
+        return worker(token);
+    return token.startsWith(QLatin1String("ddlw_")) ? worker(token) : user(token);
+}
+
+Result<Caller> RequestAuth::user(const QString &token) const
+{
+    Result<qint64> userId = m_auth.userForAccessToken(token);
     if (!userId)
         return userId.error();
-    return UploadService::userOwner(*userId);
+    Caller caller;
+    caller.userId = *userId;
+    caller.uploadOwner = UploadService::userOwner(*userId);
+    return caller;
+}
+
+Result<Caller> RequestAuth::worker(const QString &token) const
+{
+    Result<WorkerRef> worker = m_workers.authenticate(token);
+    if (!worker)
+        return worker.error();
+    Caller caller;
+    caller.worker = *worker;
+    caller.uploadOwner = QStringLiteral("worker:") + QString::number(worker->id);
+    return caller;
 }
 
 } // namespace ddl::server

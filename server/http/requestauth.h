@@ -1,32 +1,36 @@
 #pragma once
 
-#include "app/servercontext.h"
-
-#include <QHttpServerRequest>
+#include "httprequest.h"
 
 namespace ddl::server {
 
-// Who sent a request: a logged-in user (by access token) or an enrolled worker (by worker
-// token). Upload owners are named "user:<id>" / "worker:<id>".
+class AuthService;
+class WorkerService;
+
+// Who may call a route: anyone, a logged-in user (by access token), an enrolled worker (by
+// worker token), or either (the upload routes).
+enum class Access { Anyone, User, Worker, UserOrWorker };
+
+// Resolves the bearer token of a request to the caller its route's access rule asks for.
+// Upload owners are named "user:<id>" / "worker:<id>".
 class RequestAuth
 {
 public:
-    explicit RequestAuth(ServerContext &context)
-        : m_context(context)
-    {}
+    RequestAuth(AuthService &auth, WorkerService &workers)
+        : m_auth(auth)
+        , m_workers(workers)
+    {
+    }
 
-    Result<qint64> user(const QHttpServerRequest &request) const;
-    Result<WorkerRef> worker(const QHttpServerRequest &request) const;
-    // Either kind of caller, as an upload owner.
-    Result<QString> uploadOwner(const QHttpServerRequest &request) const;
-
-    // The same from the token alone (the streaming front reads headers itself).
-    Result<qint64> userForToken(const QString &token) const;
-    Result<WorkerRef> workerForToken(const QString &token) const;
-    Result<QString> uploadOwnerForToken(const QString &token) const;
+    // unauthorized (or session_expired) when the token is missing or is not of that kind.
+    Result<Caller> authenticate(Access access, const RequestHead &head) const;
 
 private:
-    ServerContext &m_context;
+    Result<Caller> user(const QString &token) const;
+    Result<Caller> worker(const QString &token) const;
+
+    AuthService &m_auth;
+    WorkerService &m_workers;
 };
 
 } // namespace ddl::server

@@ -5,26 +5,15 @@
 
 namespace ddl::server {
 
-Result<QJsonObject> RequestReader::jsonBody(const QHttpServerRequest &request)
+Result<QJsonObject> RequestReader::jsonBody(const HttpRequest &request)
 {
     return parseJsonObject(request.body());
 }
 
-QString RequestReader::bearerToken(const QHttpServerRequest &request)
-{
-    return parseBearerToken(request.value("Authorization"));
-}
-
-Result<qint64> RequestReader::queryInteger(const QHttpServerRequest &request, const QString &name,
+Result<qint64> RequestReader::queryInteger(const HttpRequest &request, const QString &name,
                                            qint64 fallback)
 {
     return parseInteger(request.query().queryItemValue(name), name, fallback);
-}
-
-Result<ByteRange> RequestReader::range(const QHttpServerRequest &request, qint64 size,
-                                       qint64 maxLength)
-{
-    return parseRange(request.value("Range"), size, maxLength);
 }
 
 Result<QJsonObject> RequestReader::parseJsonObject(const QByteArray &body)

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "core/result.h"
+#include "httprequest.h"
 
-#include <QHttpServerRequest>
 #include <QJsonObject>
 
 namespace ddl::server {
@@ -16,23 +16,21 @@ struct ByteRange
     bool partial = false;
 };
 
-// Reads what handlers need from a request: a JSON object body, the bearer token, query numbers,
+// Reads what handlers need from a request: a JSON object body, query numbers, the bearer token,
 // a Range header. Each reader has a form over the raw bytes, which is what tests/fuzz feeds.
 class RequestReader
 {
 public:
-    static Result<QJsonObject> jsonBody(const QHttpServerRequest &request);
-    static QString bearerToken(const QHttpServerRequest &request);
-    static Result<qint64> queryInteger(const QHttpServerRequest &request, const QString &name,
+    static Result<QJsonObject> jsonBody(const HttpRequest &request);
+    static Result<qint64> queryInteger(const HttpRequest &request, const QString &name,
                                        qint64 fallback);
-    // Parses "bytes=a-b" / "bytes=a-" against size; no header means the first maxLength bytes.
-    static Result<ByteRange> range(const QHttpServerRequest &request, qint64 size, qint64 maxLength);
 
     static Result<QJsonObject> parseJsonObject(const QByteArray &body);
     // The token of an "Authorization: Bearer <token>" header value; empty when there is none.
     static QString parseBearerToken(const QByteArray &header);
     // text is a query item's value; empty text gives fallback.
     static Result<qint64> parseInteger(const QString &text, const QString &name, qint64 fallback);
+    // Parses "bytes=a-b" / "bytes=a-" against size; no header means the first maxLength bytes.
     static Result<ByteRange> parseRange(const QByteArray &header, qint64 size, qint64 maxLength);
 };
 

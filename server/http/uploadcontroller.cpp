@@ -1,60 +1,53 @@
 #include "uploadcontroller.h"
 
-#include "httpreply.h"
+#include "blobs/uploadservice.h"
+#include "front/uploadexchange.h"
 #include "requestreader.h"
 
 namespace ddl::server {
 
-static QHttpServerResponse uploadReply(const Result<UploadState> &upload,
-                                       QHttpServerResponse::StatusCode status)
+static HttpReply uploadReply(const Result<UploadState> &upload, int status)
 {
     if (!upload)
         return HttpReply::error(upload.error());
     return HttpReply::json(upload->toJson(), status);
 }
 
-void UploadController::registerRoutes(QHttpServer &server)
+void UploadController::registerRoutes(Router &router)
 {
-    using Method = QHttpServerRequest::Method;
-    server.route(QStringLiteral("/v1/uploads"), Method::Post,
-                 [this](const QHttpServerRequest &request) {
-                     Result<QString> owner = m_auth.uploadOwner(request);
-                     if (!owner)
-                         return HttpReply::error(owner.error());
-                     Result<QJsonObject> body = RequestReader::jsonBody(request);
-                     if (!body)
-                         return HttpReply::error(body.error());
-                     return uploadReply(
-                         m_context.uploads.create(*owner,
-                                                  body->value(QStringLiteral("size")).toInteger(-1),
-                                                  body->value(QStringLiteral("sha256")).toString()),
-                         QHttpServerResponse::StatusCode::Created);
+    router.route("POST", "/v1/uploads", Access::UserOrWorker, [this](const HttpRequest &request) {
+        Result<QJsonObject> body = RequestReader::jsonBody(request);
+        if (!body)
+            return HttpReply::error(body.error());
+        return uploadReply(m_uploads.create(request.uploadOwner(),
+                                            body->value(QStringLiteral("size")).toInteger(-1),
+                                            body->value(QStringLiteral("sha256")).toString()),
+                           201);
+    });
+    router.route("GET", "/v1/uploads/<arg>", Access::UserOrWorker,
+                 [this](const HttpRequest &request) {
+                     return uploadReply(m_uploads.state(request.uploadOwner(), request.arg(0)),
+                                        200);
                  });
-    server.route(QStringLiteral("/v1/uploads/<arg>"), Method::Get,
-                 [this](const QString &id, const QHttpServerRequest &request) {
-                     Result<QString> owner = m_auth.uploadOwner(request);
-                     if (!owner)
-                         return HttpReply::error(owner.error());
-                     return uploadReply(m_context.uploads.state(*owner, id),
-                                        QHttpServerResponse::StatusCode::Ok);
+    // tus-style: where the upload stands, in headers only.
+    router.route("HEAD", "/v1/uploads/<arg>", Access::UserOrWorker,
+                 [this](const HttpRequest &request) {
+                     Result<UploadState> state = m_uploads.state(request.uploadOwner(),
+                                                                 request.arg(0));
+                     if (!state)
+                         return HttpReply::error(state.error());
+                     HttpReply reply;
+                     reply.setHeader("Upload-Offset", QByteArray::number(state->offset));
+                     reply.setHeader("Upload-Length", QByteArray::number(state->size));
+                     reply.setHeader("Cache-Control", "no-store");
+                     return reply;
                  });
-    server.route(QStringLiteral("/v1/uploads/<arg>"), Method::Put,
-                 [this](const QString &id, const QHttpServerRequest &request) {
-                     Result<QString> owner = m_auth.uploadOwner(request);
-                     if (!owner)
-                         return HttpReply::error(owner.error());
-                     Result<qint64> offset = RequestReader::queryInteger(request,
-                                                                         QStringLiteral("offset"),
-                                                                         -1);
-                     if (!offset || *offset < 0) {
-                         return HttpReply::error(
-                             Error::make(QStringLiteral("bad_request"),
-                                         QStringLiteral("a chunk needs ?offset=N"),
-                                         QStringLiteral("offset")));
-                     }
-                     return uploadReply(m_context.uploads.writeChunk(*owner, id, *offset,
-                                                                     request.body()),
-                                        QHttpServerResponse::StatusCode::Ok);
+    router.route("PUT", "/v1/uploads/<arg>", Access::UserOrWorker,
+                 [this](const HttpRequest &request, QSslSocket *socket) {
+                     return Exchange(std::make_unique<UploadExchange>(socket, m_uploads,
+                                                                      request.uploadOwner(),
+                                                                      request.arg(0),
+                                                                      request.head()));
                  });
 }
 

@@ -1,24 +1,23 @@
 #pragma once
 
-#include "http/requestauth.h"
-
-#include <QHttpServer>
+#include "front/router.h"
 
 namespace ddl::server {
 
-// /v1/uploads: the resumable, content-addressed upload protocol, for users and workers.
+class UploadService;
+
+// /v1/uploads: the resumable, content-addressed upload protocol, for users and workers. Chunks
+// stream from the socket to the disk (UploadExchange).
 class UploadController
 {
 public:
-    explicit UploadController(ServerContext &context)
-        : m_context(context)
-        , m_auth(context)
+    explicit UploadController(UploadService &uploads)
+        : m_uploads(uploads)
     {}
-    void registerRoutes(QHttpServer &server);
+    void registerRoutes(Router &router);
 
 private:
-    ServerContext &m_context;
-    RequestAuth m_auth;
+    UploadService &m_uploads;
 };
 
 } // namespace ddl::server

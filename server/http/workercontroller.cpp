@@ -1,46 +1,34 @@
 #include "workercontroller.h"
 
-#include "core/sha256.h"
-#include "httpreply.h"
+#include "logs/logstorage.h"
 #include "requestreader.h"
+#include "scheduler/scheduler.h"
+#include "workers/workerservice.h"
 
-#include <QFileInfo>
 #include <QJsonArray>
 
 namespace ddl::server {
 
-static constexpr qint64 MaxSliceBytes = 8 * 1024 * 1024;
-
 template<typename Handler>
-QHttpServerResponse WorkerController::forTask(const QString &taskId,
-                                              const QHttpServerRequest &request, Handler &&handler)
+HttpReply WorkerController::forTask(const HttpRequest &request, Handler &&handler)
 {
-    Result<WorkerRef> worker = m_auth.worker(request);
-    if (!worker)
-        return HttpReply::error(worker.error());
     bool ok = false;
-    const qint64 id = taskId.toLongLong(&ok);
+    const qint64 id = request.arg(0).toLongLong(&ok);
     if (!ok) {
         return HttpReply::error(Error::make(QStringLiteral("bad_request"),
                                             QStringLiteral("task id must be a number"),
                                             QStringLiteral("task_id")));
     }
-    return handler(*worker, id);
+    return handler(request.worker(), id);
 }
 
-void WorkerController::registerRoutes(QHttpServer &server)
+void WorkerController::registerRoutes(Router &router)
 {
-    using Method = QHttpServerRequest::Method;
     // For users: the machines of the pool (the desktop's workers screen).
-    server.route(QStringLiteral("/v1/workers"), Method::Get,
-                 [this](const QHttpServerRequest &request) {
-                     Result<qint64> user = m_auth.user(request);
-                     if (!user)
-                         return HttpReply::error(user.error());
-                     return HttpReply::from(m_context.workers.list());
-                 });
-    server.route(QStringLiteral("/v1/workers/enroll"), Method::Post,
-                 [this](const QHttpServerRequest &request) {
+    router.route("GET", "/v1/workers", Access::User,
+                 [this](const HttpRequest &) { return HttpReply::from(m_workers.list()); });
+    router.route("POST", "/v1/workers/enroll", Access::Anyone,
+                 [this](const HttpRequest &request) {
                      Result<QJsonObject> body = RequestReader::jsonBody(request);
                      if (!body)
                          return HttpReply::error(body.error());
@@ -51,93 +39,53 @@ void WorkerController::registerRoutes(QHttpServer &server)
                          if (mapped)
                              peer = v4;
                      }
-                     return HttpReply::from(m_context.workers.enroll(*body, peer.toString()),
-                                            QHttpServerResponse::StatusCode::Created);
+                     return HttpReply::from(m_workers.enroll(*body, peer.toString()), 201);
                  });
-    server.route(QStringLiteral("/v1/workers/heartbeat"), Method::Post,
-                 [this](const QHttpServerRequest &request) {
-                     Result<WorkerRef> worker = m_auth.worker(request);
-                     if (!worker)
-                         return HttpReply::error(worker.error());
+    router.route("POST", "/v1/workers/heartbeat", Access::Worker,
+                 [this](const HttpRequest &request) {
                      Result<QJsonObject> body = RequestReader::jsonBody(request);
                      if (!body)
                          return HttpReply::error(body.error());
-                     return HttpReply::from(m_context.workers.heartbeat(*worker, *body));
+                     return HttpReply::from(m_workers.heartbeat(request.worker(), *body));
                  });
-    server.route(QStringLiteral("/v1/workers/lease"), Method::Post,
-                 [this](const QHttpServerRequest &request) { return lease(request); });
-    server.route(QStringLiteral("/v1/workers/blobs/<arg>"), Method::Get,
-                 [this](const QString &sha256, const QHttpServerRequest &request) {
-                     return blob(sha256, request);
+    // The server placed the tasks already (whole jobs at once); the worker collects its own.
+    router.route("POST", "/v1/workers/lease", Access::Worker,
+                 [this](const HttpRequest &request) {
+                     Result<QJsonArray> tasks = m_scheduler.lease(request.worker().id);
+                     if (!tasks)
+                         return HttpReply::error(tasks.error());
+                     return HttpReply::json({{QStringLiteral("tasks"), *tasks}});
                  });
-    server.route(QStringLiteral("/v1/workers/tasks/<arg>/log"), Method::Post,
-                 [this](const QString &taskId, const QHttpServerRequest &request) {
-                     return appendLog(taskId, request);
-                 });
-    server.route(QStringLiteral("/v1/workers/tasks/<arg>/state"), Method::Post,
-                 [this](const QString &taskId, const QHttpServerRequest &request) {
-                     return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
+    router.route("POST", "/v1/workers/tasks/<arg>/log", Access::Worker,
+                 [this](const HttpRequest &request) { return appendLog(request); });
+    router.route("POST", "/v1/workers/tasks/<arg>/state", Access::Worker,
+                 [this](const HttpRequest &request) {
+                     return forTask(request, [&](const WorkerRef &worker, qint64 id) {
                          Result<QJsonObject> body = RequestReader::jsonBody(request);
                          if (!body)
                              return HttpReply::error(body.error());
-                         Status reported = m_context.workers.reportState(worker, id, *body);
+                         Status reported = m_workers.reportState(worker, id, *body);
                          return reported ? HttpReply::json({{QStringLiteral("ok"), true}})
                                          : HttpReply::error(reported.error());
                      });
                  });
-    server.route(QStringLiteral("/v1/workers/tasks/<arg>/artifacts"), Method::Post,
-                 [this](const QString &taskId, const QHttpServerRequest &request) {
-                     return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
+    router.route("POST", "/v1/workers/tasks/<arg>/artifacts", Access::Worker,
+                 [this](const HttpRequest &request) {
+                     return forTask(request, [&](const WorkerRef &worker, qint64 id) {
                          Result<QJsonObject> body = RequestReader::jsonBody(request);
                          if (!body)
                              return HttpReply::error(body.error());
-                         Status recorded = m_context.workers.recordArtifacts(worker, id, *body);
+                         Status recorded = m_workers.recordArtifacts(worker, id, *body);
                          return recorded ? HttpReply::json({{QStringLiteral("ok"), true}})
                                          : HttpReply::error(recorded.error());
                      });
                  });
 }
 
-QHttpServerResponse WorkerController::lease(const QHttpServerRequest &request)
+HttpReply WorkerController::appendLog(const HttpRequest &request)
 {
-    Result<WorkerRef> worker = m_auth.worker(request);
-    if (!worker)
-        return HttpReply::error(worker.error());
-    // The server placed the tasks already (whole jobs at once); the worker collects its own.
-    Result<QJsonArray> tasks = m_context.scheduler.lease(worker->id);
-    if (!tasks)
-        return HttpReply::error(tasks.error());
-    return HttpReply::json({{QStringLiteral("tasks"), *tasks}});
-}
-
-QHttpServerResponse WorkerController::blob(const QString &sha256, const QHttpServerRequest &request)
-{
-    Result<WorkerRef> worker = m_auth.worker(request);
-    if (!worker)
-        return HttpReply::error(worker.error());
-    // Workers read only the code and data of tasks they hold; anything else is not there.
-    if (!isSha256Hex(sha256) || !m_context.workers.mayRead(*worker, sha256)
-        || !m_context.blobs.hasBlob(sha256)) {
-        return HttpReply::error(Error::make(QStringLiteral("not_found"),
-                                            QStringLiteral("no blob %1 for this worker's tasks")
-                                                .arg(sha256.left(64)),
-                                            QStringLiteral("sha256")));
-    }
-    const QString path = m_context.blobs.blobPath(sha256);
-    const qint64 size = QFileInfo(path).size();
-    if (size == 0)
-        return QHttpServerResponse(QByteArrayLiteral("application/octet-stream"), QByteArray());
-    Result<ByteRange> range = RequestReader::range(request, size, MaxSliceBytes);
-    if (!range)
-        return HttpReply::error(range.error());
-    return HttpReply::fileSlice(path, *range);
-}
-
-QHttpServerResponse WorkerController::appendLog(const QString &taskId,
-                                                const QHttpServerRequest &request)
-{
-    return forTask(taskId, request, [&](const WorkerRef &worker, qint64 id) {
-        if (Status leased = m_context.workers.checkLease(worker, id); !leased)
+    return forTask(request, [&](const WorkerRef &worker, qint64 id) {
+        if (Status leased = m_workers.checkLease(worker, id); !leased)
             return HttpReply::error(leased.error());
         Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), -1);
         if (!offset || *offset < 0) {
@@ -172,7 +120,7 @@ QHttpServerResponse WorkerController::appendLog(const QString &taskId,
             batch.stdoutOffset = *stdoutOffset;
             batch.stderrOffset = *stderrOffset;
         }
-        Result<LogOffsets> offsets = m_context.logs.append(id, batch);
+        Result<LogOffsets> offsets = m_logs.append(id, batch);
         if (!offsets)
             return HttpReply::error(offsets.error());
         QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};

@@ -1,32 +1,33 @@
 #pragma once
 
-#include "http/requestauth.h"
-
-#include <QHttpServer>
+#include "front/router.h"
 
 namespace ddl::server {
+
+class LogStorage;
+class Scheduler;
+class WorkerService;
 
 // /v1/workers: enrollment, heartbeats, leases, and what a worker sends back about its tasks.
 class WorkerController
 {
 public:
-    explicit WorkerController(ServerContext &context)
-        : m_context(context)
-        , m_auth(context)
+    WorkerController(WorkerService &workers, Scheduler &scheduler, LogStorage &logs)
+        : m_workers(workers)
+        , m_scheduler(scheduler)
+        , m_logs(logs)
     {}
-    void registerRoutes(QHttpServer &server);
+    void registerRoutes(Router &router);
 
 private:
-    QHttpServerResponse lease(const QHttpServerRequest &request);
-    QHttpServerResponse blob(const QString &sha256, const QHttpServerRequest &request);
-    QHttpServerResponse appendLog(const QString &taskId, const QHttpServerRequest &request);
-    // Runs a handler for a task of the calling worker, after checking the id and the lease.
+    HttpReply appendLog(const HttpRequest &request);
+    // Runs a handler for the task the path names, once its id is known to be a number.
     template<typename Handler>
-    QHttpServerResponse forTask(const QString &taskId, const QHttpServerRequest &request,
-                                Handler &&handler);
+    HttpReply forTask(const HttpRequest &request, Handler &&handler);
 
-    ServerContext &m_context;
-    RequestAuth m_auth;
+    WorkerService &m_workers;
+    Scheduler &m_scheduler;
+    LogStorage &m_logs;
 };
 
 } // namespace ddl::server

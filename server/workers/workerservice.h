@@ -2,6 +2,7 @@
 
 #include "core/result.h"
 #include "jobs/jobprogress.h"
+#include "workerref.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -11,13 +12,6 @@ namespace ddl::server {
 
 class Scheduler;
 class UploadService;
-
-// A worker enrolled with the server, as resolved from its bearer token.
-struct WorkerRef
-{
-    qint64 id = 0;
-    QString name;
-};
 
 // The server's side of its workers: enrollment tokens, enrollment, heartbeats, the tasks a
 // worker holds (its lease), and workers that stopped answering.

@@ -32,7 +32,6 @@ ApiClient::ApiClient(const QUrl &baseUrl, const ServerTrust &trust, QObject *par
     , m_trust(trust)
 {
     m_network.setAutoDeleteReplies(false);
-    m_dataNetwork.setAutoDeleteReplies(false);
 }
 
 QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &query) const
@@ -51,36 +50,6 @@ QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &que
     if (!m_token.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
     return request;
-}
-
-bool ApiClient::isDataPlane(const QByteArray &verb, const QString &path, const QUrlQuery &query)
-{
-    // Register and login are answered by the front too (it hashes passwords off its loop).
-    if (verb == "POST"
-        && (path == QLatin1String("/v1/auth/login") || path == QLatin1String("/v1/auth/register"))) {
-        return true;
-    }
-    const QStringList parts = path.split(u'/');
-    // "/v1/uploads/<id>" splits into "", "v1", "uploads", "<id>".
-    if (parts.size() == 4 && parts[2] == QLatin1String("uploads"))
-        return verb == "PUT" || verb == "HEAD";
-    if (verb != "GET" && verb != "HEAD")
-        return false;
-    if (parts.size() == 4 && parts[2] == QLatin1String("blobs"))
-        return true;
-    if (parts.size() == 5 && parts[2] == QLatin1String("workers") && parts[3] == QLatin1String("blobs"))
-        return true;
-    // A log read with ?follow=1 is streamed too; a plain one is a control request.
-    if (parts.size() == 5 && parts[2] == QLatin1String("jobs") && parts[4] == QLatin1String("logs"))
-        return query.queryItemValue(QStringLiteral("follow")) == QLatin1String("1");
-    return parts.size() == 6 && parts[2] == QLatin1String("jobs")
-           && parts[4] == QLatin1String("artifacts") && parts[5] == QLatin1String("file");
-}
-
-QNetworkAccessManager &ApiClient::networkFor(const QByteArray &verb, const QString &path,
-                                             const QUrlQuery &query)
-{
-    return isDataPlane(verb, path, query) ? m_dataNetwork : m_network;
 }
 
 ApiRequest *ApiClient::wrap(QNetworkReply *reply)
@@ -102,7 +71,7 @@ ApiRequest *ApiClient::get(const QString &path, const QUrlQuery &query,
     QNetworkRequest request = makeRequest(path, query);
     for (const auto &[name, value] : headers)
         request.setRawHeader(name, value);
-    return wrap(networkFor("GET", path, query).get(request));
+    return wrap(m_network.get(request));
 }
 
 ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
@@ -110,8 +79,7 @@ ApiRequest *ApiClient::postJson(const QString &path, const QJsonObject &body,
 {
     QNetworkRequest request = makeRequest(path, query);
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    return wrap(networkFor("POST", path, query)
-                    .post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+    return wrap(m_network.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
 }
 
 ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
@@ -123,7 +91,7 @@ ApiRequest *ApiClient::sendBytes(const QByteArray &verb, const QString &path,
         request.setRawHeader(name, value);
     request.setHeader(QNetworkRequest::ContentTypeHeader,
                       QByteArrayLiteral("application/octet-stream"));
-    return wrap(networkFor(verb, path, query).sendCustomRequest(request, verb, body));
+    return wrap(m_network.sendCustomRequest(request, verb, body));
 }
 
 QJsonObject JobSubmit::toJson() const
@@ -164,8 +132,7 @@ ApiRequest *ApiClient::postAuth(const QString &path, const QJsonObject &body)
     QNetworkRequest request = makeRequest(path, {});
     request.setRawHeader("Authorization", QByteArray());
     request.setHeader(QNetworkRequest::ContentTypeHeader, QByteArrayLiteral("application/json"));
-    return wrap(networkFor("POST", path, {})
-                    .post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+    return wrap(m_network.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
 }
 
 ApiRequest *ApiClient::version()

@@ -117,16 +117,7 @@ public:
     Result<ApiResponse> postJsonSync(const QString &path, const QJsonObject &body,
                                      const QUrlQuery &query = {});
 
-    // The requests the server's front serves itself (upload chunks, blob and artifact
-    // downloads, log follow, register and login). They travel on connections of their own: the server hands a connection's
-    // first control request to QtHttpServer for good, and a chunk sent after it on the same
-    // connection would be buffered whole there.
-    static bool isDataPlane(const QByteArray &verb, const QString &path,
-                            const QUrlQuery &query = {});
-
 private:
-    QNetworkAccessManager &networkFor(const QByteArray &verb, const QString &path,
-                                      const QUrlQuery &query);
     QNetworkRequest makeRequest(const QString &path, const QUrlQuery &query) const;
     ApiRequest *wrap(QNetworkReply *reply);
     ApiRequest *postAuth(const QString &path, const QJsonObject &body);
@@ -136,7 +127,6 @@ private:
     QString m_token;
     int m_timeoutMs = 30000;
     QNetworkAccessManager m_network;
-    QNetworkAccessManager m_dataNetwork;
 };
 
 // Connects to the server and returns the certificate it presents, trusted or not, so that a

@@ -70,6 +70,7 @@ void HttpsClient::send(const QByteArray &method,
     m_buffer.clear();
     m_headerEnd = -1;
     m_contentLength = -1;
+    m_closing = false;
     m_status = 0;
     m_timer.start();
     if (m_socket.state() == QAbstractSocket::ConnectedState && m_socket.isEncrypted()) {
@@ -102,8 +103,11 @@ void HttpsClient::handleReadyRead()
         m_status = statusLine.value(1).toInt();
         for (const QByteArray &line : lines.mid(1)) {
             const qsizetype colon = line.indexOf(':');
-            if (colon > 0 && line.left(colon).trimmed().toLower() == "content-length")
+            const QByteArray name = line.left(colon).trimmed().toLower();
+            if (colon > 0 && name == "content-length")
                 m_contentLength = line.mid(colon + 1).trimmed().toLongLong();
+            if (colon > 0 && name == "connection")
+                m_closing = line.mid(colon + 1).trimmed().toLower() == "close";
         }
         if (m_status == 0 || m_contentLength < 0)
             return fail(u"an answer without a status or Content-Length: "_s +
@@ -117,6 +121,10 @@ void HttpsClient::handleReadyRead()
     answer.body = m_buffer.mid(bodyStart, m_contentLength);
     answer.latencyUs = m_timer.nsecsElapsed() / 1000;
     m_buffer.clear();
+    // The server closes after this answer (a refused body it did not read): the next request
+    // goes on a new connection.
+    if (m_closing)
+        m_socket.abort();
     finish(std::move(answer));
 }
 

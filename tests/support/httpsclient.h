@@ -64,6 +64,7 @@ private:
     QByteArray m_buffer;
     qsizetype m_headerEnd = -1;
     qsizetype m_contentLength = -1;
+    bool m_closing = false; // the answer said "Connection: close"
     int m_status = 0;
     QElapsedTimer m_timer;
     Callback m_callback;

@@ -14,11 +14,11 @@
 
 namespace ddl::server {
 
-// The services of one running server, built once over one store connection and handed to the
-// HTTP controllers.
-struct ServerContext
+// The services of one running server, built once over one store connection, in the order they
+// depend on each other. ServerApp owns them and hands each controller only the ones it uses.
+struct ServerServices
 {
-    ServerContext(const QSqlDatabase &db, const QString &dataDir, qint64 maxBlobBytes)
+    ServerServices(const QSqlDatabase &db, const QString &dataDir, qint64 maxBlobBytes)
         : db(db)
         , blobs(dataDir)
         , logs(dataDir)

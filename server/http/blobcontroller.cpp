@@ -1,0 +1,49 @@
+#include "blobcontroller.h"
+
+#include "blobs/blobstorage.h"
+#include "blobs/uploadservice.h"
+#include "core/sha256.h"
+#include "front/fileexchange.h"
+#include "workers/workerservice.h"
+
+namespace ddl::server {
+
+void BlobController::registerRoutes(Router &router)
+{
+    const auto download = [this](const HttpRequest &request, QSslSocket *socket) {
+        return this->download(request, socket);
+    };
+    for (const QByteArray method : {"GET", "HEAD"}) {
+        router.route(method, "/v1/blobs/<arg>", Access::User, download);
+        router.route(method, "/v1/workers/blobs/<arg>", Access::Worker, download);
+    }
+}
+
+Result<QString> BlobController::readablePath(const Caller &caller, const QString &sha256) const
+{
+    const bool readable = isSha256Hex(sha256) &&
+                          (caller.worker ? m_workers.mayRead(*caller.worker, sha256)
+                                         : m_uploads.ownsBlob(caller.uploadOwner, sha256)) &&
+                          m_blobs.hasBlob(sha256);
+    if (!readable) {
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("no blob %1 %2")
+                               .arg(sha256.left(64),
+                                    caller.worker ? QStringLiteral("for this worker's tasks")
+                                                  : QStringLiteral("of yours")),
+                           QStringLiteral("sha256"));
+    }
+    return m_blobs.blobPath(sha256);
+}
+
+Exchange BlobController::download(const HttpRequest &request, QSslSocket *socket) const
+{
+    const QString sha256 = request.arg(0);
+    Result<QString> path = readablePath(request.caller(), sha256);
+    if (!path)
+        return path.error();
+    return Exchange(
+        std::make_unique<FileExchange>(socket, *path, request.head(), sha256.toLatin1()));
+}
+
+} // namespace ddl::server

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "front/router.h"
+
+namespace ddl::server {
+
+class BlobStorage;
+class UploadService;
+class WorkerService;
+
+// Reading blobs: GET (and HEAD) /v1/blobs/<sha256> for users, /v1/workers/blobs/<sha256> for
+// workers, streamed with Range (FileExchange). One access check serves both.
+class BlobController
+{
+public:
+    BlobController(BlobStorage &blobs, UploadService &uploads, WorkerService &workers)
+        : m_blobs(blobs)
+        , m_uploads(uploads)
+        , m_workers(workers)
+    {
+    }
+    void registerRoutes(Router &router);
+
+private:
+    // The file of a blob the caller may read: a user's own (uploaded, or held through its
+    // datasets), a worker's for the tasks it holds; not_found for anything else, so that no one
+    // learns which digests the server has.
+    Result<QString> readablePath(const Caller &caller, const QString &sha256) const;
+    Exchange download(const HttpRequest &request, QSslSocket *socket) const;
+
+    BlobStorage &m_blobs;
+    UploadService &m_uploads;
+    WorkerService &m_workers;
+};
+
+} // namespace ddl::server
