@@ -2,6 +2,7 @@
 
 #include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
+#include "wire/jobstate.h"
 
 #include <QAction>
 #include <QApplication>
@@ -31,8 +32,7 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_stateCombo = new QComboBox(this);
     m_stateCombo->setObjectName(u"stateFilter"_s);
     m_stateCombo->addItem(tr("All states"), QString());
-    for (const QString &state : {u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s,
-                                 u"STOPPED"_s})
+    for (const QString &state : allStateNames())
         m_stateCombo->addItem(JobStateStyle::displayName(state), state);
     m_searchEdit = new QLineEdit(this);
     m_searchEdit->setObjectName(u"searchEdit"_s);
@@ -162,7 +162,8 @@ void JobListView::showContextMenu(const QPoint &position)
     QAction *cancel = menu.addAction(tr("Cancel"), this, [this, uuid] {
         emit cancelRequested(uuid);
     });
-    cancel->setEnabled(state == u"WAITING"_s || state == u"RUNNING"_s);
+    cancel->setEnabled(state == stateName(JobState::Waiting) ||
+                       state == stateName(JobState::Running));
     menu.addAction(tr("Clone into the editor"), this, [this, uuid] { emit cloneRequested(uuid); });
     menu.addAction(tr("Copy uuid"), this, [uuid] { QApplication::clipboard()->setText(uuid); });
     menu.exec(m_table->viewport()->mapToGlobal(position));

@@ -59,7 +59,7 @@ Status ServerApp::start()
     m_front = std::make_unique<FrontServer>(*m_dataRouter);
     m_front->setSslConfiguration(ssl);
     if (!m_front->listen(m_config.listenAddress, m_config.listenPort)) {
-        return Error::make(QStringLiteral("listen_failed"),
+        return Error::make(ErrorCode::ListenFailed,
                            QStringLiteral("cannot listen on %1:%2: %3; pick another --listen")
                                .arg(m_config.listenAddress.toString())
                                .arg(m_config.listenPort)
@@ -100,15 +100,17 @@ void ServerApp::registerRoutes()
     m_uploadController->registerRoutes(m_http);
     m_workerController->registerRoutes(m_http);
     m_datasetController->registerRoutes(m_http);
-    m_http.setMissingHandler([](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
-        const QHttpServerResponse response = HttpReply::error(
-            Error::make(QStringLiteral("not_found"),
-                        QStringLiteral("no such endpoint: %1 %2; see docs/api.md")
-                            .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
-                                                         .valueToKey(int(request.method()))).toUpper(),
-                                 request.url().path())));
-        response.write(std::move(responder));
-    });
+    m_http.setMissingHandler(
+        [](const QHttpServerRequest &request, QHttpServerResponder &&responder) {
+            const QHttpServerResponse response = HttpReply::error(Error::make(
+                ErrorCode::NotFound,
+                QStringLiteral("no such endpoint: %1 %2; see docs/api.md")
+                    .arg(QString::fromLatin1(QMetaEnum::fromType<QHttpServerRequest::Method>()
+                                                 .valueToKey(int(request.method())))
+                             .toUpper(),
+                         request.url().path())));
+            response.write(std::move(responder));
+        });
 }
 
 void ServerApp::handleHousekeeping()

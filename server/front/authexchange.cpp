@@ -91,7 +91,7 @@ DataExchange::Step AuthExchange::finishLogin(const QString &email,
     const QString address = m_peer.toString();
     Result<SessionTokens> tokens = m_context.auth.finishLogin(candidate, valid);
     if (!tokens) {
-        if (tokens.error().code == QLatin1String("unauthorized"))
+        if (tokens.error().is(ErrorCode::Unauthorized))
             m_context.throttle.recordFailure(email, address, nowMs());
         return fail(tokens.error());
     }

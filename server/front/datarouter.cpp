@@ -90,7 +90,7 @@ std::unique_ptr<DataExchange> DataRouter::upload(const QString &uploadId, const 
 
 static Error noBlob(const QString &sha256, const QString &whose)
 {
-    return Error::make(QStringLiteral("not_found"),
+    return Error::make(ErrorCode::NotFound,
                        QStringLiteral("no blob %1 %2").arg(sha256.left(64), whose),
                        QStringLiteral("sha256"));
 }

@@ -19,11 +19,12 @@ FileExchange::FileExchange(QSslSocket *socket, QString path, const RequestHead &
 DataExchange::Step FileExchange::start()
 {
     if (!m_file.open(QIODevice::ReadOnly)) {
-        FrontReply::error(m_socket,
-                          Error::make(QStringLiteral("io_error"),
-                                      QStringLiteral("cannot read %1: %2")
-                                          .arg(m_file.fileName(), m_file.errorString())),
-                          m_head.keepAlive);
+        FrontReply::error(
+            m_socket,
+            Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(m_file.fileName(), m_file.errorString())),
+            m_head.keepAlive);
         return done();
     }
     const qint64 size = m_file.size();

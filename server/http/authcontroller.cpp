@@ -34,7 +34,7 @@ void AuthController::registerRoutes(QHttpServer &server)
                      Result<SessionTokens> tokens = m_context.auth.login(
                          email, body->value(QStringLiteral("password")).toString());
                      if (!tokens) {
-                         if (tokens.error().code == QLatin1String("unauthorized"))
+                         if (tokens.error().is(ErrorCode::Unauthorized))
                              m_context.throttle.recordFailure(email, address, nowMs());
                          return HttpReply::error(tokens.error());
                      }

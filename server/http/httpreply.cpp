@@ -12,28 +12,30 @@ using Status = QHttpServerResponse::StatusCode;
 
 QHttpServerResponse::StatusCode HttpReply::statusFor(const QString &code)
 {
-    static const QHash<QString, Status> statuses{
-        {QStringLiteral("bad_request"), Status::BadRequest},
-        {QStringLiteral("invalid_spec"), Status::BadRequest},
-        {QStringLiteral("bad_manifest"), Status::BadRequest},
-        {QStringLiteral("unauthorized"), Status::Unauthorized},
-        {QStringLiteral("session_expired"), Status::Unauthorized},
-        {QStringLiteral("forbidden"), Status::Forbidden},
-        {QStringLiteral("not_found"), Status::NotFound},
-        {QStringLiteral("method_not_allowed"), Status::MethodNotAllowed},
-        {QStringLiteral("conflict"), Status::Conflict},
-        {QStringLiteral("offset_mismatch"), Status::Conflict},
-        {QStringLiteral("name_in_use"), Status::Conflict},
-        {QStringLiteral("unschedulable"), Status::UnprocessableEntity},
-        {QStringLiteral("payload_too_large"), Status::PayloadTooLarge},
-        {QStringLiteral("range_not_satisfiable"), Status::RequestRangeNotSatisfiable},
-        {QStringLiteral("digest_mismatch"), Status::UnprocessableEntity},
-        {QStringLiteral("chunk_corrupted"), Status::UnprocessableEntity},
-        {QStringLiteral("length_required"), Status::LengthRequired},
-        {QStringLiteral("headers_too_large"), Status::RequestHeaderFieldsTooLarge},
-        {QStringLiteral("rate_limited"), Status::TooManyRequests},
+    static const QHash<ErrorCode, Status> statuses{
+        {ErrorCode::BadRequest, Status::BadRequest},
+        {ErrorCode::InvalidSpec, Status::BadRequest},
+        {ErrorCode::BadManifest, Status::BadRequest},
+        {ErrorCode::Unauthorized, Status::Unauthorized},
+        {ErrorCode::SessionExpired, Status::Unauthorized},
+        {ErrorCode::Forbidden, Status::Forbidden},
+        {ErrorCode::NotFound, Status::NotFound},
+        {ErrorCode::MethodNotAllowed, Status::MethodNotAllowed},
+        {ErrorCode::Conflict, Status::Conflict},
+        {ErrorCode::OffsetMismatch, Status::Conflict},
+        {ErrorCode::NameInUse, Status::Conflict},
+        {ErrorCode::Unschedulable, Status::UnprocessableEntity},
+        {ErrorCode::PayloadTooLarge, Status::PayloadTooLarge},
+        {ErrorCode::RangeNotSatisfiable, Status::RequestRangeNotSatisfiable},
+        {ErrorCode::DigestMismatch, Status::UnprocessableEntity},
+        {ErrorCode::ChunkCorrupted, Status::UnprocessableEntity},
+        {ErrorCode::LengthRequired, Status::LengthRequired},
+        {ErrorCode::HeadersTooLarge, Status::RequestHeaderFieldsTooLarge},
+        {ErrorCode::RateLimited, Status::TooManyRequests},
     };
-    return statuses.value(code, Status::InternalServerError);
+    const std::optional<ErrorCode> known = parseErrorCode(code);
+    return known ? statuses.value(*known, Status::InternalServerError)
+                 : Status::InternalServerError;
 }
 
 QHttpServerResponse HttpReply::error(const Error &error)
@@ -42,7 +44,7 @@ QHttpServerResponse HttpReply::error(const Error &error)
     // Internal details stay in the server log; the client gets a message it can act on.
     if (statusFor(error.code) == Status::InternalServerError) {
         qWarning("internal error: %s", qUtf8Printable(error.message));
-        shown = Error::make(QStringLiteral("internal"),
+        shown = Error::make(ErrorCode::Internal,
                             QStringLiteral("the server failed to handle the request; its log has "
                                            "the details, try again later"));
     }
@@ -64,8 +66,9 @@ QHttpServerResponse HttpReply::fileSlice(const QString &path, const ByteRange &r
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly) || !file.seek(range.first)) {
-        return error(Error::make(QStringLiteral("internal"),
-                                 QStringLiteral("cannot read %1: %2").arg(path, file.errorString())));
+        return error(
+            Error::make(ErrorCode::Internal,
+                        QStringLiteral("cannot read %1: %2").arg(path, file.errorString())));
     }
     QByteArray bytes = file.read(range.length);
     QHttpServerResponse response(QByteArrayLiteral("application/octet-stream"), std::move(bytes),

@@ -1,9 +1,9 @@
 #include "jobcontroller.h"
 
 #include "httpreply.h"
-#include "jobs/jobstate.h"
 #include "logs/logsearch.h"
 #include "requestreader.h"
+#include "wire/jobstate.h"
 
 #include <QFutureWatcher>
 #include <QJsonArray>
@@ -113,7 +113,7 @@ QHttpServerResponse JobController::logs(const QString &uuid, const QHttpServerRe
     response.setHeader("DDL-Log-Size", QByteArray::number(slice->size));
     response.setHeader("DDL-Log-Stream", logStreamName(*stream).toLatin1());
     response.setHeader("DDL-Task-State", state->toLatin1());
-    if (JobState::isFinal(*state) && next >= slice->size)
+    if (isFinalState(*state) && next >= slice->size)
         response.setHeader("DDL-Log-Complete", "1");
     return response;
 }
@@ -169,10 +169,10 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     spec.text = query.queryItemValue(u"q"_s, QUrl::FullyDecoded).toUtf8();
     spec.from = *from;
     if (spec.text.isEmpty()) {
-        return refuse(Error::make(u"bad_request"_s, u"a log search needs ?q=TEXT"_s, u"q"_s));
+        return refuse(Error::make(ErrorCode::BadRequest, u"a log search needs ?q=TEXT"_s, u"q"_s));
     }
     if (spec.text.size() > LogSearchSpec::MaxTextBytes) {
-        return refuse(Error::make(u"bad_request"_s,
+        return refuse(Error::make(ErrorCode::BadRequest,
                                   u"the search text may be at most %1 bytes (UTF-8), got %2"_s
                                       .arg(LogSearchSpec::MaxTextBytes)
                                       .arg(spec.text.size()),
@@ -180,10 +180,10 @@ void JobController::searchLogs(const QString &uuid, const QHttpServerRequest &re
     }
     const QString direction = query.queryItemValue(u"direction"_s);
     if (!direction.isEmpty() && direction != u"forward"_s && direction != u"backward"_s) {
-        return refuse(Error::make(u"bad_request"_s,
-                                  u"direction must be forward or backward, not \"%1\""_s.arg(
-                                      direction.left(64)),
-                                  u"direction"_s));
+        return refuse(Error::make(
+            ErrorCode::BadRequest,
+            u"direction must be forward or backward, not \"%1\""_s.arg(direction.left(64)),
+            u"direction"_s));
     }
     spec.backward = direction == u"backward"_s;
     const QString ignoreCase = query.queryItemValue(u"ignore_case"_s);

@@ -6,7 +6,7 @@ namespace ddl::server {
 
 static Error missingToken()
 {
-    return Error::make(QStringLiteral("unauthorized"),
+    return Error::make(ErrorCode::Unauthorized,
                        QStringLiteral("this request needs an Authorization: Bearer token; log in "
                                       "first"));
 }

@@ -48,7 +48,7 @@ void UploadController::registerRoutes(QHttpServer &server)
                                                                          -1);
                      if (!offset || *offset < 0) {
                          return HttpReply::error(
-                             Error::make(QStringLiteral("bad_request"),
+                             Error::make(ErrorCode::BadRequest,
                                          QStringLiteral("a chunk needs ?offset=N"),
                                          QStringLiteral("offset")));
                      }

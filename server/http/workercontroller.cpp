@@ -21,7 +21,7 @@ QHttpServerResponse WorkerController::forTask(const QString &taskId,
     bool ok = false;
     const qint64 id = taskId.toLongLong(&ok);
     if (!ok) {
-        return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+        return HttpReply::error(Error::make(ErrorCode::BadRequest,
                                             QStringLiteral("task id must be a number"),
                                             QStringLiteral("task_id")));
     }
@@ -118,10 +118,10 @@ QHttpServerResponse WorkerController::blob(const QString &sha256, const QHttpSer
     // Workers read only the code and data of tasks they hold; anything else is not there.
     if (!isSha256Hex(sha256) || !m_context.workers.mayRead(*worker, sha256)
         || !m_context.blobs.hasBlob(sha256)) {
-        return HttpReply::error(Error::make(QStringLiteral("not_found"),
-                                            QStringLiteral("no blob %1 for this worker's tasks")
-                                                .arg(sha256.left(64)),
-                                            QStringLiteral("sha256")));
+        return HttpReply::error(
+            Error::make(ErrorCode::NotFound,
+                        QStringLiteral("no blob %1 for this worker's tasks").arg(sha256.left(64)),
+                        QStringLiteral("sha256")));
     }
     const QString path = m_context.blobs.blobPath(sha256);
     const qint64 size = QFileInfo(path).size();
@@ -141,7 +141,7 @@ QHttpServerResponse WorkerController::appendLog(const QString &taskId,
             return HttpReply::error(leased.error());
         Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), -1);
         if (!offset || *offset < 0) {
-            return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+            return HttpReply::error(Error::make(ErrorCode::BadRequest,
                                                 QStringLiteral("a log batch needs ?offset=N"),
                                                 QStringLiteral("offset")));
         }
@@ -162,7 +162,7 @@ QHttpServerResponse WorkerController::appendLog(const QString &taskId,
                 RequestReader::queryInteger(request, QStringLiteral("stderr_offset"), -1);
             if (!stdoutOffset || !stderrOffset || *stdoutOffset < 0 || *stderrOffset < 0) {
                 return HttpReply::error(
-                    Error::make(QStringLiteral("bad_request"),
+                    Error::make(ErrorCode::BadRequest,
                                 QStringLiteral("a log batch with ?streams needs ?stdout_offset=N "
                                                "and ?stderr_offset=N"),
                                 QStringLiteral("stdout_offset")));

@@ -2,11 +2,11 @@
 // on loopback): the test uploads datasets as a user, submits jobs on them, leases the tasks as
 // an enrolled worker and fetches through a BlobCache with that worker's credentials, as the
 // worker's task runner does. Counts of server fetches come from the cache's own log.
-#include "agent/tasklease.h"
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
 #include "serverprocess.h"
 #include "serveruser.h"
+#include "wire/tasklease.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -21,6 +21,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
+using ddl::TaskLease;
 
 #define VERIFY_OK(result) QVERIFY2((result), (result) ? "" : qPrintable((result).error().message))
 
@@ -204,7 +205,7 @@ ddl::Result<QString> tst_DatasetCache::fetch(const QString &manifest)
     while (!result && clock.elapsed() < 30000)
         QTest::qWait(10);
     if (!result)
-        return ddl::Error::make(u"timeout"_s, u"the dataset did not arrive in 30 s"_s);
+        return ddl::Error::make(ErrorCode::Timeout, u"the dataset did not arrive in 30 s"_s);
     return *result;
 }
 

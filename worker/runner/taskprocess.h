@@ -1,8 +1,8 @@
 #pragma once
 
-#include "agent/tasklease.h"
 #include "logindex.h"
 #include "sandbox/sandbox.h"
+#include "wire/tasklease.h"
 
 #include <QObject>
 #include <QProcess>
