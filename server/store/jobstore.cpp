@@ -195,10 +195,10 @@ Result<bool> JobStore::placeTask(const TaskPlacement &placement)
 
 Status JobStore::setWaitingReason(qint64 jobId, const QString &reason)
 {
-    const Result<QSqlQuery> update = runSql(m_db,
-                                            u"UPDATE jobs SET reason = ? WHERE id = ? AND state "
-                                            "= ?"_s,
-                                            {reason, jobId, stateName(JobState::Waiting)});
+    const Result<QSqlQuery> update =
+        runSql(m_db,
+               u"UPDATE jobs SET reason = COALESCE(?, '') WHERE id = ? AND state = ?"_s,
+               {reason, jobId, stateName(JobState::Waiting)});
     return update ? Status(Ok{}) : Status(update.error());
 }
 
@@ -221,9 +221,10 @@ Status JobStore::moveJob(qint64 jobId, JobState to, const QString &reason)
     // RUNNING keeps the first start; a final state records the end.
     const QString sql =
         to == JobState::Running
-            ? u"UPDATE jobs SET state = ?, reason = ?, started_at = CASE WHEN "
+            ? u"UPDATE jobs SET state = ?, reason = COALESCE(?, ''), started_at = CASE WHEN "
               "started_at = 0 THEN ? ELSE started_at END WHERE id = ?"_s
-            : u"UPDATE jobs SET state = ?, reason = ?, finished_at = ? WHERE id = ?"_s;
+            : u"UPDATE jobs SET state = ?, reason = COALESCE(?, ''), finished_at = ? "
+              "WHERE id = ?"_s;
     const Result<QSqlQuery> update = runSql(m_db, sql, {stateName(to), reason, nowMs(), jobId});
     return update ? Status(Ok{}) : Status(update.error());
 }
@@ -245,7 +246,8 @@ Status JobStore::retryJob(qint64 jobId, const QString &reason)
               "job_id, attempt + 1, task_index, role, role_index, ? FROM tasks WHERE job_id = ? "
               "AND attempt = ?"_s,
               {waiting, jobId, current->attempt}},
-             {u"UPDATE jobs SET state = ?, attempt = ?, reason = ? WHERE id = ?"_s,
+             {u"UPDATE jobs SET state = ?, attempt = ?, reason = COALESCE(?, '') "
+              "WHERE id = ?"_s,
               {waiting, current->attempt + 1, reason, jobId}}}) {
         if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
             return query.error();
