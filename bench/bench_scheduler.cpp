@@ -53,7 +53,7 @@ struct Bench
                                           QStringLiteral("bench-password"));
         Result<QSqlQuery> user = runSql(db, QStringLiteral("SELECT id FROM users"));
         if (!user || !user->next())
-            return fail(Error::make(QStringLiteral("bench"), QStringLiteral("no user")));
+            return fail(Error::make(ErrorCode::Bench, QStringLiteral("no user")));
         userId = user->value(0).toLongLong();
         const QByteArray bytes("package");
         package = QString::fromLatin1(

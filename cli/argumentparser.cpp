@@ -32,7 +32,7 @@ static const OptionSpec *findShort(const QList<OptionSpec> &specs, QChar name)
 
 static Error usageError(const QString &message, const QString &field = {})
 {
-    return Error::make(u"usage"_s, message, field);
+    return Error::make(ErrorCode::Usage, message, field);
 }
 
 QString ArgumentParser::displayName(const OptionSpec &spec)

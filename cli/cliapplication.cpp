@@ -106,7 +106,7 @@ int CliApplication::fail(const Error &error)
                       : tr("the command failed (%1)").arg(error.code);
     }
     m_console.printError(u"ddlcli: error: "_s + message + u'\n');
-    return error.code == u"usage"_s ? UsageError : Failure;
+    return error.is(ErrorCode::Usage) ? UsageError : Failure;
 }
 
 int CliApplication::run(const QStringList &arguments)
@@ -138,7 +138,7 @@ int CliApplication::run(const QStringList &arguments)
         }
         if (!parsed)
             return fail(parsed.error());
-        return fail(Error::make(u"usage"_s,
+        return fail(Error::make(ErrorCode::Usage,
                                 tr("no command given; run ddlcli --help for the list of "
                                    "commands")));
     }
@@ -149,7 +149,7 @@ int CliApplication::run(const QStringList &arguments)
             chosen = command.get();
     }
     if (!chosen) {
-        return fail(Error::make(u"usage"_s,
+        return fail(Error::make(ErrorCode::Usage,
                                 tr("unknown command '%1'; run ddlcli --help for the list of "
                                    "commands")
                                     .arg(name)));
@@ -168,10 +168,10 @@ int CliApplication::run(const QStringList &arguments)
         return fail(error);
     }
     if (parsed->positional().size() > chosen->maxPositional()) {
-        return fail(Error::make(u"usage"_s,
-                                tr("unexpected argument '%1'; run ddlcli %2 --help")
-                                    .arg(parsed->positional().value(chosen->maxPositional()),
-                                         name)));
+        return fail(
+            Error::make(ErrorCode::Usage,
+                        tr("unexpected argument '%1'; run ddlcli %2 --help")
+                            .arg(parsed->positional().value(chosen->maxPositional()), name)));
     }
 
     GlobalOptions options;

@@ -15,7 +15,7 @@ namespace ddl::cli {
 
 static Error sessionExpired()
 {
-    return Error::make(u"session_expired"_s,
+    return Error::make(ErrorCode::SessionExpired,
                        QCoreApplication::translate("CliContext",
                                                    "your session has expired; run ddlcli login "
                                                    "again"));
@@ -66,7 +66,7 @@ Result<QUrl> CliContext::serverUrl()
     if (text.isEmpty())
         text = m_config.defaultServer();
     if (text.isEmpty()) {
-        return Error::make(u"no_server"_s,
+        return Error::make(ErrorCode::NoServer,
                            tr("no server given; pass --server https://HOST:PORT, set DDL_SERVER, "
                               "or log in once with --server so that it is remembered"),
                            u"server"_s);
@@ -91,7 +91,7 @@ Result<QByteArray> CliContext::parseFingerprint(const QString &text)
     hex = hex.toLower();
     static const QRegularExpression sha256(u"^[0-9a-f]{64}$"_s);
     if (!sha256.match(hex).hasMatch()) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("'%1' is not a SHA-256 fingerprint; copy it as shown, e.g. "
                               "SHA256:AB:CD:...(32 pairs)")
                                .arg(text),
@@ -109,7 +109,7 @@ Result<ServerTrust> CliContext::knownTrust(const QString &key)
         caPath = m_config.caCertificate(key);
     if (!caPath.isEmpty()) {
         if (!QFileInfo::exists(caPath)) {
-            return Error::make(u"bad_ca_cert"_s,
+            return Error::make(ErrorCode::BadCaCert,
                                tr("the CA certificate file %1 does not exist").arg(caPath),
                                u"ca-cert"_s);
         }
@@ -134,7 +134,7 @@ void CliContext::handleCertificate(const QString &fingerprint, const QByteArray 
         if (!m_options.trustFingerprint.isEmpty()) {
             if (*parseFingerprint(m_options.trustFingerprint) == sha256Hex)
                 return Ok{};
-            return Error::make(u"certificate_mismatch"_s,
+            return Error::make(ErrorCode::CertificateChanged,
                                tr("the server at %1 presents the certificate %2, not the one "
                                   "given with --trust-fingerprint; do not trust it until its "
                                   "administrator confirms the fingerprint")
@@ -142,7 +142,7 @@ void CliContext::handleCertificate(const QString &fingerprint, const QByteArray 
                                u"trust-fingerprint"_s);
         }
         if (!m_console.stdinIsTerminal()) {
-            return Error::make(u"untrusted_certificate"_s,
+            return Error::make(ErrorCode::UntrustedCertificate,
                                tr("the server at %1 is not trusted yet; its certificate "
                                   "fingerprint is %2. After checking it with the server's "
                                   "administrator, pass --trust-fingerprint=%2, or pass --ca-cert "
@@ -157,7 +157,7 @@ void CliContext::handleCertificate(const QString &fingerprint, const QByteArray 
         if (!accepted)
             return accepted.error();
         if (!*accepted) {
-            return Error::make(u"untrusted_certificate"_s,
+            return Error::make(ErrorCode::UntrustedCertificate,
                                tr("you chose not to trust the server at %1; no credentials or "
                                   "data were sent to it")
                                    .arg(url));
@@ -207,11 +207,6 @@ Result<ApiResponse> CliContext::send(const std::function<ApiRequest *(ApiClient 
         return api.error();
     std::unique_ptr<ApiRequest> request(makeRequest(**api));
     return request->waitForFinished();
-}
-
-bool CliContext::isAuthError(const Error &error)
-{
-    return error.code == u"unauthorized"_s || error.code == u"session_expired"_s;
 }
 
 void CliContext::handleTokens(const SessionTokens &tokens)
@@ -268,7 +263,7 @@ Status CliContext::ensureSession()
     const QString key = m_account.serverKey();
     const std::optional<Session> session = m_credentials.session(key);
     if (!session) {
-        return Error::make(u"not_logged_in"_s,
+        return Error::make(ErrorCode::NotLoggedIn,
                            tr("you are not logged in to %1; run ddlcli login").arg(key));
     }
     return awaitSignIn([&] {
@@ -283,7 +278,7 @@ CliContext::sendAuthorized(const std::function<ApiRequest *(ApiClient &)> &makeR
     if (Status ready = ensureSession(); !ready)
         return ready.error();
     Result<ApiResponse> answer = send(makeRequest);
-    if (answer || !isAuthError(answer.error()))
+    if (answer || !isUnauthorized(answer.error()))
         return answer;
     if (Status refreshed = refreshSession(); !refreshed)
         return refreshed.error();
@@ -298,7 +293,7 @@ Status CliContext::runAuthorized(const std::function<Status(ApiClient &)> &work)
     constexpr int MaxRefreshes = 50;
     for (int refreshes = 0;; ++refreshes) {
         Status status = work(*m_account.client());
-        if (status || !isAuthError(status.error()) || refreshes == MaxRefreshes)
+        if (status || !isUnauthorized(status.error()) || refreshes == MaxRefreshes)
             return status;
         if (Status refreshed = refreshSession(); !refreshed)
             return refreshed;

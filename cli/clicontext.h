@@ -62,8 +62,6 @@ public:
     // session the session is refreshed and work runs again: transfers resume where they stopped.
     Status runAuthorized(const std::function<Status(ApiClient &)> &work);
 
-    // True for the errors that mean "the token was refused".
-    static bool isAuthError(const Error &error);
     // "SHA256:AB:CD:..", "ab:cd..", "abcd..." → 64 lowercase hex characters, or an error.
     static Result<QByteArray> parseFingerprint(const QString &text);
 

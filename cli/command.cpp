@@ -41,7 +41,7 @@ Result<QString> Command::jobUuid(const ParsedArguments &arguments)
     // A uuid, or a job name (the server looks up either).
     static const QRegularExpression pattern(u"^[A-Za-z0-9._~-]{1,200}$"_s);
     if (!pattern.match(uuid).hasMatch() || uuid == u"."_s || uuid == u".."_s) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("'%1' is not a job UUID or name; copy it from ddlcli submit or "
                               "ddlcli list")
                                .arg(uuid),
@@ -56,7 +56,7 @@ Command::positiveNumber(const ParsedArguments &arguments, const QString &name, b
     bool ok = false;
     const qint64 number = arguments.value(name).toLongLong(&ok);
     if (!ok || number < (allowZero ? 0 : 1)) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("--%1 must be a whole number %2, not '%3'")
                                .arg(name, allowZero ? u">= 0"_s : u"> 0"_s, arguments.value(name)),
                            name);

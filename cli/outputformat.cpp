@@ -1,5 +1,7 @@
 #include "outputformat.h"
 
+#include "wire/jobmessage.h"
+
 #include <QJsonDocument>
 
 using namespace Qt::Literals::StringLiterals;
@@ -12,8 +14,9 @@ Result<OutputFormat> Output::formatFromName(const QString &name)
         return OutputFormat::Json;
     if (name == u"table"_s || name == u"text"_s)
         return OutputFormat::Table;
-    return Error::make(
-        u"usage"_s, tr("--output must be 'table' or 'json', not '%1'").arg(name), u"output"_s);
+    return Error::make(ErrorCode::Usage,
+                       tr("--output must be 'table' or 'json', not '%1'").arg(name),
+                       u"output"_s);
 }
 
 QString Output::table(const QStringList &header, const QList<QStringList> &rows)
@@ -48,28 +51,25 @@ QString Output::jsonLine(const QJsonObject &object)
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact)) + u'\n';
 }
 
-// A cell for a JSON value that may be null or missing.
-static QString cell(const QJsonValue &value)
+static QString orDash(const QString &text)
 {
-    if (value.isString())
-        return value.toString().isEmpty() ? u"-"_s : value.toString();
-    if (value.isDouble())
-        return QString::number(value.toInteger());
-    if (value.isBool())
-        return value.toBool() ? u"true"_s : u"false"_s;
-    return u"-"_s;
+    return text.isEmpty() ? u"-"_s : text;
 }
 
 QString Output::jobTable(const QJsonArray &jobs)
 {
     QList<QStringList> rows;
     for (const QJsonValue &value : jobs) {
-        const QJsonObject job = value.toObject();
-        rows.append({cell(job.value("uuid"_L1)),
-                     cell(job.value("name"_L1)),
-                     cell(job.value("state"_L1)),
-                     cell(job.value("kind"_L1)),
-                     cell(job.value("created_at"_L1))});
+        const Result<JobMessage> job = JobMessage::fromJson(value.toObject());
+        if (!job) {
+            rows.append({u"-"_s, job.error().message, u"-"_s, u"-"_s, u"-"_s});
+            continue;
+        }
+        rows.append({orDash(job->uuid),
+                     orDash(job->name),
+                     stateName(job->state),
+                     orDash(job->kind),
+                     job->createdAt.isValid() ? job->createdAt.toString(Qt::ISODate) : u"-"_s});
     }
     return table({tr("UUID"), tr("NAME"), tr("STATE"), tr("KIND"), tr("CREATED")}, rows);
 }
@@ -78,25 +78,30 @@ QString Output::taskTable(const QJsonArray &tasks)
 {
     QList<QStringList> rows;
     for (const QJsonValue &value : tasks) {
-        const QJsonObject task = value.toObject();
-        rows.append({cell(task.value("role"_L1)),
-                     cell(task.value("role_index"_L1)),
-                     cell(task.value("attempt"_L1)),
-                     cell(task.value("state"_L1)),
-                     cell(task.value("exit_code"_L1)),
-                     cell(task.value("worker"_L1))});
+        const Result<TaskMessage> task = TaskMessage::fromJson(value.toObject());
+        if (!task) {
+            rows.append({task.error().message, u"-"_s, u"-"_s, u"-"_s, u"-"_s, u"-"_s});
+            continue;
+        }
+        rows.append({orDash(task->role),
+                     QString::number(task->roleIndex),
+                     QString::number(task->attempt),
+                     stateName(task->state),
+                     task->exitCode ? QString::number(*task->exitCode) : u"-"_s,
+                     orDash(task->worker)});
     }
     return table({tr("ROLE"), tr("INDEX"), tr("ATTEMPT"), tr("STATE"), tr("EXIT"), tr("WORKER")},
                  rows);
 }
 
-QString Output::jobStatus(const QJsonObject &job)
+QString Output::jobStatus(const QJsonObject &object)
 {
-    const QString state = job.value("state"_L1).toString();
-    QString text = u"status: "_s + state + u'\n';
-    const QString reason = job.value("reason"_L1).toString();
-    if (state == u"WAITING"_s && !reason.isEmpty())
-        text += u"reason: "_s + reason + u'\n';
+    const Result<JobMessage> job = JobMessage::fromJson(object);
+    if (!job)
+        return u"status: unknown (%1)\n"_s.arg(job.error().message);
+    QString text = u"status: "_s + stateName(job->state) + u'\n';
+    if (job->state == JobState::Waiting && !job->reason.isEmpty())
+        text += u"reason: "_s + job->reason + u'\n';
     return text;
 }
 

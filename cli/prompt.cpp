@@ -104,7 +104,7 @@ Result<QString> Prompt::answerOrError(const std::optional<QString> &answer, cons
     if (!m_console.stdinIsTerminal())
         m_console.print(u"\n"_s);
     if (!answer) {
-        return Error::make(u"no_input"_s,
+        return Error::make(ErrorCode::NoInput,
                            tr("no answer to \"%1\": the input ended; pipe one answer per line "
                               "into ddlcli or run it on a terminal")
                                .arg(question));
@@ -129,7 +129,8 @@ Result<bool> Prompt::confirm(const QString &question)
     m_console.printError(question + u" [y/N] "_s);
     const std::optional<QString> line = m_console.readLine();
     if (!line)
-        return Error::make(u"no_input"_s, tr("no answer to \"%1\": the input ended").arg(question));
+        return Error::make(ErrorCode::NoInput,
+                           tr("no answer to \"%1\": the input ended").arg(question));
     return line->trimmed().startsWith(u'y', Qt::CaseInsensitive);
 }
 

@@ -28,7 +28,7 @@ static Result<QString> askEmail(Prompt &prompt)
     const QString trimmed = email->trimmed();
     if (trimmed.isEmpty() || !trimmed.contains(u'@') || trimmed.contains(u' ')) {
         return Error::make(
-            u"usage"_s,
+            ErrorCode::Usage,
             QCoreApplication::translate("Prompt", "'%1' is not an email address").arg(trimmed),
             u"email"_s);
     }
@@ -72,21 +72,21 @@ Status RegisterCommand::run(CliContext &context, const ParsedArguments &)
     if (!repeated)
         return repeated.error();
     if (*password != *repeated) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("the two passwords differ; nothing was registered, try again"),
                            u"password"_s);
     }
     if (password->size() < MinPasswordLength) {
         return Error::make(
-            u"usage"_s,
+            ErrorCode::Usage,
             tr("the password must be at least %1 characters long").arg(MinPasswordLength),
             u"password"_s);
     }
     Result<ApiResponse> answer =
         context.send([&](ApiClient &api) { return api.registerUser(*email, *password); });
     if (!answer) {
-        if (answer.error().code == u"conflict"_s) {
-            return Error::make(u"conflict"_s,
+        if (answer.error().is(ErrorCode::Conflict)) {
+            return Error::make(ErrorCode::Conflict,
                                tr("%1 is already registered; run ddlcli login").arg(*email),
                                u"email"_s);
         }
@@ -123,15 +123,15 @@ Status LoginCommand::run(CliContext &context, const ParsedArguments &)
     Result<ApiResponse> answer =
         context.send([&](ApiClient &) { return context.account().login(*email, *password); });
     if (!answer) {
-        if (CliContext::isAuthError(answer.error())) {
-            return Error::make(u"unauthorized"_s,
+        if (isUnauthorized(answer.error())) {
+            return Error::make(ErrorCode::Unauthorized,
                                tr("wrong email address or password for %1").arg(*email));
         }
         return answer.error();
     }
     // The session stored the tokens (credentials.json) unless the answer held none.
     if (context.account().state() != AccountSession::State::LoggedIn) {
-        return Error::make(u"bad_answer"_s,
+        return Error::make(ErrorCode::BadAnswer,
                            tr("the server's login answer holds no tokens; is %1 a DDL server?")
                                .arg(*context.serverKey()));
     }

@@ -23,9 +23,9 @@ Status CancelCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<ApiResponse> answer =
         context.sendAuthorized([&](ApiClient &api) { return api.cancelJob(*uuid); });
     if (!answer) {
-        if (answer.error().code == u"conflict"_s && answer.error().message.isEmpty()) {
+        if (answer.error().is(ErrorCode::Conflict) && answer.error().message.isEmpty()) {
             return Error::make(
-                u"conflict"_s,
+                ErrorCode::Conflict,
                 tr("job %1 has already ended; there is nothing to cancel").arg(*uuid),
                 u"job_uuid"_s);
         }

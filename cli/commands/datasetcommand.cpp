@@ -29,7 +29,8 @@ QList<OptionSpec> DatasetCommand::options() const
 
 static Error usage(const QString &message)
 {
-    return Error::make(u"usage"_s, message + DatasetCommand::tr("; run ddlcli dataset --help"));
+    return Error::make(ErrorCode::Usage,
+                       message + DatasetCommand::tr("; run ddlcli dataset --help"));
 }
 
 Status DatasetCommand::run(CliContext &context, const ParsedArguments &arguments)
@@ -100,7 +101,7 @@ Status DatasetCommand::upload(CliContext &context, const QString &folder,
     if (name.isEmpty())
         return usage(tr("dataset upload needs --name NAME"));
     if (!QFileInfo(folder).isDir())
-        return Error::make(u"not_found"_s, tr("%1 is not a folder").arg(folder));
+        return Error::make(ErrorCode::NotFound, tr("%1 is not a folder").arg(folder));
     Console &console = context.console();
     QJsonObject created;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {

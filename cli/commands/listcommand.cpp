@@ -2,6 +2,7 @@
 
 #include "clicontext.h"
 #include "console.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 
@@ -9,8 +10,7 @@ using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::cli {
 
-static const QStringList JobStates = {
-    u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s, u"STOPPED"_s};
+static const QStringList JobStates = allStateNames();
 
 QString ListCommand::summary() const
 {
@@ -37,7 +37,7 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (arguments.isSet(u"state"_s)) {
         const QString state = arguments.value(u"state"_s).toUpper();
         if (!JobStates.contains(state)) {
-            return Error::make(u"usage"_s,
+            return Error::make(ErrorCode::Usage,
                                tr("--state must be one of %1, not '%2'")
                                    .arg(JobStates.join(u", "_s), arguments.value(u"state"_s)),
                                u"state"_s);

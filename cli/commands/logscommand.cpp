@@ -3,6 +3,7 @@
 #include "clicontext.h"
 #include "commands/jobapi.h"
 #include "console.h"
+#include "wire/jobstate.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
@@ -14,11 +15,6 @@
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::cli {
-
-static bool isFinalState(const QString &state)
-{
-    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
-}
 
 static void waitMs(int ms)
 {
@@ -127,7 +123,7 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
     const QString streamName = arguments.value(u"stream"_s);
     const std::optional<LogStream> stream = parseLogStream(streamName);
     if (!stream) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("--stream must be all, stdout or stderr, not \"%1\"").arg(streamName),
                            u"stream"_s);
     }
@@ -167,7 +163,7 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
             known << QString::number(task.value("id"_L1).toInteger()) + u" ("_s +
                          Output::taskLabel(task) + u')';
         }
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("job %1 has no task %2; its tasks are: %3")
                                .arg(*uuid)
                                .arg(*onlyTask)

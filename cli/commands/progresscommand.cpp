@@ -3,6 +3,7 @@
 #include "clicontext.h"
 #include "commands/jobapi.h"
 #include "console.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 
@@ -32,7 +33,7 @@ Status ProgressCommand::run(CliContext &context, const ParsedArguments &argument
     for (const QJsonValue &value : tasks) {
         const QJsonObject task = value.toObject();
         // A task that never started has no log yet.
-        if (task.value("state"_L1).toString() == u"WAITING"_s) {
+        if (task.value("state"_L1).toString() == stateName(JobState::Waiting)) {
             tails.append(QStringList());
             continue;
         }

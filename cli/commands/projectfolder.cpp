@@ -25,9 +25,9 @@ Result<ProjectFolder> ProjectFolder::open(const QString &folder)
     const QString absolute = QFileInfo(folder).absoluteFilePath();
     Result<GitWorkTree> tree = GitWorkTree::open(absolute);
     if (!tree) {
-        if (tree.error().code != u"not_a_repository"_s)
+        if (!tree.error().is(ErrorCode::NotARepository))
             return tree.error();
-        return Error::make(u"not_a_repository"_s,
+        return Error::make(ErrorCode::NotARepository,
                            tr("%1 is not inside a git repository. ddlcli submit sends the folder "
                               "it runs in, with its subfolders, as last committed: run it in the "
                               "folder that holds main.py; if that folder is not in a git "
@@ -37,9 +37,9 @@ Result<ProjectFolder> ProjectFolder::open(const QString &folder)
     }
     Result<QString> subfolder = tree->relativePath(absolute);
     if (!subfolder) {
-        if (subfolder.error().code != u"outside_work_tree"_s)
+        if (!subfolder.error().is(ErrorCode::OutsideWorkTree))
             return subfolder.error();
-        return Error::make(u"outside_work_tree"_s,
+        return Error::make(ErrorCode::OutsideWorkTree,
                            tr("%1 is inside the .git folder of %2; run ddlcli in the folder that "
                               "holds main.py")
                                .arg(absolute, tree->rootPath()));
@@ -75,7 +75,7 @@ Status ProjectFolder::checkClean(const QString &datasetFolder) const
                               ? tr("the working tree of %1").arg(root)
                               : tr("the folder %1 (in the git repository %2)").arg(m_folder, root);
     return Error::make(
-        u"dirty_tree"_s,
+        ErrorCode::DirtyTree,
         tr("%1 has changes that are not committed; %2:\n%3").arg(where, hint, lines.join(u'\n')));
 }
 
@@ -86,15 +86,15 @@ Status ProjectFolder::checkMainFunction() const
         return head.error();
     Result<std::optional<QByteArray>> mainPy = head->readFile(u"main.py"_s, MaxMainPyBytes);
     if (!mainPy) {
-        if (mainPy.error().code != u"not_a_file"_s)
+        if (!mainPy.error().is(ErrorCode::NotAFile))
             return mainPy.error();
-        return Error::make(u"no_main_py"_s,
+        return Error::make(ErrorCode::NoMainPy,
                            tr("%1 in %2: DDL runs the file main.py itself; commit main.py as a "
                               "file, then submit again")
                                .arg(mainPy.error().message, m_folder));
     }
     if (!*mainPy) {
-        return Error::make(u"no_main_py"_s,
+        return Error::make(ErrorCode::NoMainPy,
                            tr("there is no main.py in %1 (as committed at %2). ddlcli submit "
                               "sends the folder it runs in, and DDL calls main(dataset_dir, "
                               "model_output_dir) in its main.py: run ddlcli in the folder that "
@@ -102,8 +102,7 @@ Status ProjectFolder::checkMainFunction() const
                                .arg(m_folder, head->commitId().left(12)));
     }
     if (Status defined = MainFunctionCheck::check(**mainPy); !defined) {
-        return Error::make(defined.error().code,
-                           tr("in %1: %2").arg(m_folder, defined.error().message));
+        return defined.error().withMessage(tr("in %1: %2").arg(m_folder, defined.error().message));
     }
     return Ok{};
 }

@@ -77,7 +77,7 @@ static Error specError(const QString &path, const QList<SpecError> &errors)
     QStringList lines;
     for (const SpecError &error : errors)
         lines << u"  "_s + error.toString();
-    return Error::make(u"invalid_spec"_s,
+    return Error::make(ErrorCode::InvalidSpec,
                        SubmitCommand::tr("%1 is not a valid job:\n%2").arg(path, lines.join(u'\n')),
                        errors.isEmpty() ? QString() : errors.first().field);
 }
@@ -127,20 +127,21 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         bool ok = false;
         priority = arguments.value(u"priority"_s).toInt(&ok);
         if (!ok || *priority < -100 || *priority > 100)
-            return Error::make(u"usage"_s,
+            return Error::make(ErrorCode::Usage,
                                tr("--priority must be a whole number from -100 to 100"),
                                u"priority"_s);
     }
     if (arguments.isSet(u"task_config"_s) && arguments.isSet(u"job_config"_s)) {
-        return Error::make(
-            u"usage"_s, tr("pass either --task_config or --job_config, not both"), u"job_config"_s);
+        return Error::make(ErrorCode::Usage,
+                           tr("pass either --task_config or --job_config, not both"),
+                           u"job_config"_s);
     }
     const bool openPai = arguments.isSet(u"job_config"_s);
     const QString configPath = openPai ? arguments.value(u"job_config"_s)
                                        : arguments.value(u"task_config"_s, u"task.yaml"_s);
     const QFileInfo configInfo(configPath);
     if (!configInfo.isFile()) {
-        return Error::make(u"not_found"_s,
+        return Error::make(ErrorCode::NotFound,
                            openPai ? tr("the job config %1 does not exist").arg(configPath)
                                    : tr("the task config %1 does not exist; pass "
                                         "--task_config=PATH_TO_TASK_YAML")
@@ -149,7 +150,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
     QFile configFile(configInfo.absoluteFilePath());
     if (!configFile.open(QIODevice::ReadOnly)) {
-        return Error::make(u"io_error"_s,
+        return Error::make(ErrorCode::IoError,
                            tr("cannot read %1: %2").arg(configPath, configFile.errorString()));
     }
     const QByteArray configText = configFile.readAll();
@@ -160,7 +161,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     std::optional<ProjectFolder> project;
     if (Result<ProjectFolder> opened = ProjectFolder::open(projectFolder); opened)
         project.emplace(std::move(*opened));
-    else if (!openPai || opened.error().code != u"not_a_repository"_s)
+    else if (!openPai || !opened.error().is(ErrorCode::NotARepository))
         return opened.error();
 
     const QString defaultName = defaultJobName(QFileInfo(projectFolder).fileName());
@@ -185,7 +186,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     } else {
         const QFileInfo location(QDir(projectFolder), spec.datasetLocation);
         if (!location.isDir()) {
-            return Error::make(u"not_found"_s,
+            return Error::make(ErrorCode::NotFound,
                                tr("job_data.dataset.dataset_location: %1 is not a folder (a "
                                   "relative path starts at the folder ddlcli runs in, %2)")
                                    .arg(location.absoluteFilePath(), projectFolder),
@@ -215,7 +216,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         console.print(Output::banner(tr("Step 2: Submit task")));
     QTemporaryDir scratch;
     if (!scratch.isValid()) {
-        return Error::make(u"io_error"_s,
+        return Error::make(ErrorCode::IoError,
                            tr("cannot create a temporary folder: %1").arg(scratch.errorString()));
     }
     Payload payload;
@@ -261,7 +262,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         return answer.error();
     const QString uuid = answer->json().value("uuid"_L1).toString();
     if (uuid.isEmpty()) {
-        return Error::make(u"bad_answer"_s,
+        return Error::make(ErrorCode::BadAnswer,
                            tr("the server accepted the job but sent no uuid; run ddlcli list to "
                               "find it"));
     }

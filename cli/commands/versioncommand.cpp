@@ -20,7 +20,7 @@ Status VersionCommand::run(CliContext &context, const ParsedArguments &arguments
     const QString client = QStringLiteral(DDL_VERSION);
 
     // Without any server configured the client's version is still an answer.
-    if (Result<QUrl> url = context.serverUrl(); !url && url.error().code == u"no_server"_s) {
+    if (Result<QUrl> url = context.serverUrl(); !url && url.error().is(ErrorCode::NoServer)) {
         if (*format == OutputFormat::Json)
             context.console().print(Output::jsonLine({{"client"_L1, client}}));
         else

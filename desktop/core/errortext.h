@@ -15,7 +15,6 @@ public:
     static QString describe(const Error &error);
     // For a failed login: a 401 means a wrong email or password, not an expired session.
     static QString describeLogin(const Error &error);
-    static bool isAuthError(const Error &error);
 };
 
 } // namespace ddl::desktop

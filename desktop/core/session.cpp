@@ -93,9 +93,10 @@ void Session::registerUser(const QString &email, const QString &password)
                  this,
                  [this, email, password](const Result<ApiResponse> &result) {
                      if (!result) {
-                         emit failed(result.error().code == u"conflict"_s
+                         emit failed(result.error().is(ErrorCode::Conflict)
                                          ? tr("An account for %1 exists already; log in "
-                                              "instead.").arg(email)
+                                              "instead.")
+                                               .arg(email)
                                          : ErrorText::describe(result.error()));
                          return;
                      }

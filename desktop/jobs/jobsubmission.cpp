@@ -90,9 +90,10 @@ void JobSubmission::handlePacked(const Packed &packed)
     if (m_stage == Stage::Cancelled)
         return;
     if (!packed.error.code.isEmpty()) {
-        fail(packed.error.code == u"dirty_tree"_s
+        fail(packed.error.is(ErrorCode::DirtyTree)
                  ? tr("The repository has changes that are not committed. Commit them (or "
-                      "stash them), then submit again.\n%1").arg(packed.error.message)
+                      "stash them), then submit again.\n%1")
+                       .arg(packed.error.message)
                  : ErrorText::describe(packed.error));
         return;
     }
@@ -193,7 +194,7 @@ void JobSubmission::post()
                          return;
                      if (!result) {
                          const Error &error = result.error();
-                         fail(error.code == u"invalid_spec"_s
+                         fail(error.is(ErrorCode::InvalidSpec)
                                   ? tr("The server refused the job:\n%1").arg(error.message)
                                   : ErrorText::describe(error));
                          return;

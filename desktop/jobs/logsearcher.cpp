@@ -97,7 +97,7 @@ void LogSearcher::countMore()
         if (m_countRequest == request)
             m_countRequest = nullptr;
         if (!result) {
-            if (result.error().code == u"rate_limited"_s) {
+            if (result.error().is(ErrorCode::RateLimited)) {
                 // The server holds a few searches per user at once (other tabs may be
                 // searching): counting tries again shortly instead of giving up.
                 QTimer::singleShot(RetryMs, this, [this, generation] {
@@ -106,7 +106,7 @@ void LogSearcher::countMore()
                 });
                 return;
             }
-            if (result.error().code != u"aborted"_s)
+            if (!result.error().is(ErrorCode::Aborted))
                 emit failed(result.error());
             return;
         }
@@ -201,7 +201,7 @@ void LogSearcher::searchOnServer(qint64 from, bool backward)
                          return;
                      m_searchRequest = nullptr;
                      if (!result) {
-                         if (result.error().code != u"aborted"_s) {
+                         if (!result.error().is(ErrorCode::Aborted)) {
                              m_pending.reset();
                              emit failed(result.error());
                          }

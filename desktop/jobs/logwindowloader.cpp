@@ -78,7 +78,7 @@ void LogWindowLoader::request(qint64 offset, qint64 limit, Start mode)
         if (m_inFlight == request)
             m_inFlight = nullptr;
         if (!result) {
-            if (result.error().code != u"aborted"_s)
+            if (!result.error().is(ErrorCode::Aborted))
                 emit failed(result.error());
             return;
         }

@@ -1,33 +1,33 @@
 #include "jobrecord.h"
 
+#include "wire/jobmessage.h"
+
 #include <QJsonArray>
 
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
 
-QDateTime JobRecord::parseTime(const QJsonValue &value)
-{
-    if (!value.isString())
-        return {};
-    QDateTime time = QDateTime::fromString(value.toString(), Qt::ISODateWithMs);
-    return time.isValid() ? time.toUTC() : QDateTime();
-}
-
 JobRecord JobRecord::fromJson(const QJsonObject &job)
 {
+    const Result<JobMessage> message = JobMessage::fromJson(job);
     JobRecord record;
-    record.uuid = job.value("uuid"_L1).toString();
-    record.name = job.value("name"_L1).toString();
-    record.state = job.value("state"_L1).toString();
-    record.kind = job.value("kind"_L1).toString();
-    record.reason = job.value("reason"_L1).toString();
-    record.attempt = job.value("attempt"_L1).toInt(1);
-    record.retryCount = job.value("retry_count"_L1).toInt();
-    record.createdAt = parseTime(job.value("created_at"_L1));
-    record.startedAt = parseTime(job.value("started_at"_L1));
-    record.finishedAt = parseTime(job.value("finished_at"_L1));
-    const QJsonArray roles = job.value("spec"_L1).toObject().value("taskRoles"_L1).toArray();
+    if (!message) {
+        // A job this version cannot read (a state a newer server added): say why in its row.
+        record.reason = message.error().message;
+        return record;
+    }
+    record.uuid = message->uuid;
+    record.name = message->name;
+    record.state = stateName(message->state);
+    record.kind = message->kind;
+    record.reason = message->reason;
+    record.attempt = message->attempt;
+    record.retryCount = message->retryCount;
+    record.createdAt = message->createdAt;
+    record.startedAt = message->startedAt;
+    record.finishedAt = message->finishedAt;
+    const QJsonArray roles = message->spec.value("taskRoles"_L1).toArray();
     for (const QJsonValue &role : roles) {
         const QJsonObject object = role.toObject();
         const int number = object.value("taskNumber"_L1).toInt(1);
@@ -35,11 +35,6 @@ JobRecord JobRecord::fromJson(const QJsonObject &job)
         record.gpus += number * object.value("gpuNumber"_L1).toInt();
     }
     return record;
-}
-
-bool JobRecord::isFinalState(const QString &state)
-{
-    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
 }
 
 bool JobRecord::isFinal() const
@@ -57,28 +52,28 @@ qint64 JobRecord::durationSeconds(const QDateTime &now) const
 
 QColor JobStateStyle::color(const QString &state)
 {
-    if (state == u"RUNNING"_s)
+    if (state == stateName(JobState::Running))
         return QColor(0x1f, 0x6f, 0xd1);
-    if (state == u"SUCCEEDED"_s)
+    if (state == stateName(JobState::Succeeded))
         return QColor(0x1a, 0x7f, 0x37);
-    if (state == u"FAILED"_s)
+    if (state == stateName(JobState::Failed))
         return QColor(0xcf, 0x22, 0x2e);
-    if (state == u"STOPPED"_s)
+    if (state == stateName(JobState::Stopped))
         return QColor(0x6e, 0x77, 0x81);
     return QColor(0x9a, 0x67, 0x00); // WAITING
 }
 
 QString JobStateStyle::displayName(const QString &state)
 {
-    if (state == u"WAITING"_s)
+    if (state == stateName(JobState::Waiting))
         return tr("Waiting");
-    if (state == u"RUNNING"_s)
+    if (state == stateName(JobState::Running))
         return tr("Running");
-    if (state == u"SUCCEEDED"_s)
+    if (state == stateName(JobState::Succeeded))
         return tr("Succeeded");
-    if (state == u"FAILED"_s)
+    if (state == stateName(JobState::Failed))
         return tr("Failed");
-    if (state == u"STOPPED"_s)
+    if (state == stateName(JobState::Stopped))
         return tr("Stopped");
     return state;
 }

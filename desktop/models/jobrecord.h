@@ -24,11 +24,8 @@ struct JobRecord
     QDateTime startedAt;
     QDateTime finishedAt;
 
+    // A job this version cannot read comes back without a uuid, its reason saying why.
     static JobRecord fromJson(const QJsonObject &job);
-    // A time of the wire's job and task objects (ISO 8601, UTC); invalid when absent.
-    static QDateTime parseTime(const QJsonValue &value);
-    // SUCCEEDED, FAILED or STOPPED: nothing more will happen to a job (or task) in that state.
-    static bool isFinalState(const QString &state);
     bool isFinal() const;
     // Seconds it ran (so far, for a running job); -1 before it started.
     qint64 durationSeconds(const QDateTime &now) const;

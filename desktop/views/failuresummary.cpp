@@ -3,6 +3,7 @@
 #include "api/apiclient.h"
 #include "core/requestcallback.h"
 #include "models/jobrecord.h"
+#include "wire/jobstate.h"
 
 #include <QFontDatabase>
 #include <QJsonArray>
@@ -82,7 +83,7 @@ QString FailureSummary::adviceFor(int exitCode)
 void FailureSummary::setJob(const QJsonObject &job)
 {
     const JobRecord record = JobRecord::fromJson(job);
-    if (record.state != u"FAILED"_s) {
+    if (record.state != stateName(JobState::Failed)) {
         hide();
         return;
     }
@@ -90,7 +91,7 @@ void FailureSummary::setJob(const QJsonObject &job)
     QJsonObject failed;
     for (const QJsonValue &value : job.value("tasks"_L1).toArray()) {
         const QJsonObject task = value.toObject();
-        if (task.value("state"_L1).toString() == u"FAILED"_s) {
+        if (task.value("state"_L1).toString() == stateName(JobState::Failed)) {
             failed = task;
             break;
         }

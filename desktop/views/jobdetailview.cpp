@@ -13,6 +13,7 @@
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
 #include "views/stopconfirmation.h"
+#include "wire/jobstate.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -128,7 +129,7 @@ void JobDetailView::poll()
     whenFinished(m_client->job(m_uuid), this, [this](const Result<ApiResponse> &result) {
         m_polling = false;
         if (!result) {
-            if (ErrorText::isAuthError(result.error()))
+            if (isUnauthorized(result.error()))
                 emit authFailed();
             emit failed(ErrorText::describe(result.error()));
             return;
@@ -166,7 +167,8 @@ void JobDetailView::handleJob(const QJsonObject &job)
         timeline += u"  ("_s + JobStateStyle::formatDuration(duration) + u')';
     m_timelineLabel->setText(timeline);
     m_timeline->setJob(job);
-    m_reasonLabel->setText(record.state == u"WAITING"_s ? record.reason : QString());
+    m_reasonLabel->setText(record.state == stateName(JobState::Waiting) ? record.reason
+                                                                        : QString());
     m_cancelButton->setEnabled(!record.isFinal());
     m_failure->setJob(job);
     const QJsonObject spec = job.value("spec"_L1).toObject();

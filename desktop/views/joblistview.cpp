@@ -2,6 +2,7 @@
 
 #include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
+#include "wire/jobstate.h"
 
 #include <QAction>
 #include <QApplication>
@@ -31,8 +32,7 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_stateCombo = new QComboBox(this);
     m_stateCombo->setObjectName(u"stateFilter"_s);
     m_stateCombo->addItem(tr("All states"), QString());
-    for (const QString &state : {u"WAITING"_s, u"RUNNING"_s, u"SUCCEEDED"_s, u"FAILED"_s,
-                                 u"STOPPED"_s})
+    for (const QString &state : allStateNames())
         m_stateCombo->addItem(JobStateStyle::displayName(state), state);
     m_searchEdit = new QLineEdit(this);
     m_searchEdit->setObjectName(u"searchEdit"_s);
@@ -187,7 +187,7 @@ QList<QPair<QString, QString>> JobListView::stoppableSelection() const
     const QModelIndexList rows = m_table->selectionModel()->selectedRows(JobListModel::NameColumn);
     for (const QModelIndex &row : rows) {
         const QString state = row.data(JobListModel::StateRole).toString();
-        if (state == u"WAITING"_s || state == u"RUNNING"_s)
+        if (!isFinalState(state))
             jobs.append({row.data(JobListModel::UuidRole).toString(), row.data().toString()});
     }
     return jobs;

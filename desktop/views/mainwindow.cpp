@@ -88,7 +88,7 @@ MainWindow::MainWindow(DesktopSettings &settings, QWidget *parent)
         m_connectPage->showMessage(message);
     });
     connect(m_jobModel, &JobListModel::loadFailed, this, [this](const Error &error) {
-        if (ErrorText::isAuthError(error))
+        if (isUnauthorized(error))
             m_session->handleAuthError();
         else
             m_messages->showError(ErrorText::describe(error));

@@ -1,6 +1,7 @@
 #include "statetimeline.h"
 
 #include "models/jobrecord.h"
+#include "wire/jobmessage.h"
 
 #include <QHelpEvent>
 #include <QJsonArray>
@@ -45,9 +46,9 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
                                                         const QDateTime &now)
 {
     const QString state = job.value("state"_L1).toString();
-    const bool final = JobRecord::isFinalState(state);
-    const QDateTime created = JobRecord::parseTime(job.value("created_at"_L1));
-    const QDateTime finished = JobRecord::parseTime(job.value("finished_at"_L1));
+    const bool final = isFinalState(state);
+    const QDateTime created = parseWireTime(job.value("created_at"_L1));
+    const QDateTime finished = parseWireTime(job.value("finished_at"_L1));
     // Where anything still open ends: the job's end, or now.
     const QDateTime until = final && finished.isValid() ? finished : now;
 
@@ -55,8 +56,8 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     for (const QJsonValue &value : job.value("tasks"_L1).toArray()) {
         const QJsonObject task = value.toObject();
         Attempt &attempt = attempts[std::max(1, task.value("attempt"_L1).toInt(1))];
-        const QDateTime started = JobRecord::parseTime(task.value("started_at"_L1));
-        const QDateTime ended = JobRecord::parseTime(task.value("finished_at"_L1));
+        const QDateTime started = parseWireTime(task.value("started_at"_L1));
+        const QDateTime ended = parseWireTime(task.value("finished_at"_L1));
         if (started.isValid() && (!attempt.start.isValid() || started < attempt.start))
             attempt.start = started;
         if (ended.isValid())
@@ -64,19 +65,19 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
         else
             attempt.allEnded = false;
         const QString taskState = task.value("state"_L1).toString();
-        attempt.failed = attempt.failed || taskState == u"FAILED"_s;
-        attempt.stopped = attempt.stopped || taskState == u"STOPPED"_s;
+        attempt.failed = attempt.failed || taskState == stateName(JobState::Failed);
+        attempt.stopped = attempt.stopped || taskState == stateName(JobState::Stopped);
     }
     // A job listed without its tasks: its own start stands for its current attempt.
     const int current = std::max(1, job.value("attempt"_L1).toInt(1));
-    const QDateTime jobStarted = JobRecord::parseTime(job.value("started_at"_L1));
+    const QDateTime jobStarted = parseWireTime(job.value("started_at"_L1));
     if (attempts.isEmpty() && jobStarted.isValid()) {
         Attempt &attempt = attempts[current];
         attempt.start = jobStarted;
         attempt.allEnded = final;
         attempt.end = final ? finished : QDateTime();
-        attempt.failed = state == u"FAILED"_s;
-        attempt.stopped = state == u"STOPPED"_s;
+        attempt.failed = state == stateName(JobState::Failed);
+        attempt.stopped = state == stateName(JobState::Stopped);
     }
 
     QList<Segment> segments;
@@ -87,14 +88,14 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
         if (!attempt.start.isValid())
             continue;
         if (cursor.isValid() && attempt.start > cursor)
-            segments.append({u"WAITING"_s, cursor, attempt.start, 0, {}, false});
-        Segment running{u"RUNNING"_s, attempt.start, until, it.key(), {}, !final};
+            segments.append({stateName(JobState::Waiting), cursor, attempt.start, 0, {}, false});
+        Segment running{stateName(JobState::Running), attempt.start, until, it.key(), {}, !final};
         if (attempt.allEnded && attempt.end.isValid()) {
             running.end = std::max(attempt.end, attempt.start);
             running.ongoing = false;
-            running.outcome = attempt.failed    ? u"FAILED"_s
-                              : attempt.stopped ? u"STOPPED"_s
-                                                : u"SUCCEEDED"_s;
+            running.outcome = attempt.failed    ? stateName(JobState::Failed)
+                              : attempt.stopped ? stateName(JobState::Stopped)
+                                                : stateName(JobState::Succeeded);
         } else if (final) {
             running.outcome = state;
         }
@@ -105,8 +106,8 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     // Waiting for an attempt that has not started (the first one, or a retry): up to now, or to
     // the end of a job stopped meanwhile.
     if (cursor.isValid() && (lastStarted == 0 || current > lastStarted) &&
-        (!final || state == u"STOPPED"_s) && until > cursor)
-        segments.append({u"WAITING"_s, cursor, until, 0, {}, !final});
+        (!final || state == stateName(JobState::Stopped)) && until > cursor)
+        segments.append({stateName(JobState::Waiting), cursor, until, 0, {}, !final});
     if (final && until.isValid())
         segments.append({state, until, until, 0, state, false});
     return segments;
@@ -157,7 +158,7 @@ QRect StateTimeline::segmentRect(int i) const
     const Segment &segment = m_segments.at(i);
     const QRect area = barArea();
     const int left = xOf(segment.start);
-    if (segment.start == segment.end && JobRecord::isFinalState(segment.state))
+    if (segment.start == segment.end && isFinalState(segment.state))
         return QRect(left - BarHeight / 2, area.top(), BarHeight, BarHeight);
     return QRect(left, area.top(), std::max(2, xOf(segment.end) - left), BarHeight);
 }
@@ -177,16 +178,16 @@ static QString clockText(const QDateTime &time)
 QString StateTimeline::describe(const Segment &segment) const
 {
     const QString when = QLocale().toString(segment.start.toLocalTime(), QLocale::ShortFormat);
-    if (JobRecord::isFinalState(segment.state) && segment.start == segment.end)
+    if (isFinalState(segment.state) && segment.start == segment.end)
         return tr("%1 at %2").arg(JobStateStyle::displayName(segment.state), when);
     QString name = JobStateStyle::displayName(segment.state);
-    if (segment.state == u"RUNNING"_s)
+    if (segment.state == stateName(JobState::Running))
         name = tr("Running, attempt %1").arg(segment.attempt);
     const QString duration = JobStateStyle::formatDuration(segment.start.secsTo(segment.end));
     if (segment.ongoing)
         return tr("%1 since %2 (%3 so far)").arg(name, when, duration);
     QString text = tr("%1 from %2 to %3 (%4)").arg(name, when, clockText(segment.end), duration);
-    if (segment.state == u"RUNNING"_s && !segment.outcome.isEmpty())
+    if (segment.state == stateName(JobState::Running) && !segment.outcome.isEmpty())
         text += u'\n' + tr("Ended: %1").arg(JobStateStyle::displayName(segment.outcome));
     return text;
 }
@@ -212,7 +213,7 @@ void StateTimeline::paintEvent(QPaintEvent *)
         const Segment &segment = m_segments.at(i);
         const QRect rect = segmentRect(i);
         const QColor color = colorOf(segment.state);
-        if (JobRecord::isFinalState(segment.state) && segment.start == segment.end) {
+        if (isFinalState(segment.state) && segment.start == segment.end) {
             // The end state: a round mark at the end of the axis.
             painter.setPen(QPen(pal.color(QPalette::Window), 2));
             painter.setBrush(color);
@@ -222,10 +223,10 @@ void StateTimeline::paintEvent(QPaintEvent *)
         painter.setPen(Qt::NoPen);
         painter.setBrush(color);
         painter.drawRect(rect);
-        if (segment.state == u"RUNNING"_s && segment.outcome == u"FAILED"_s &&
-            i + 1 < m_segments.size()) {
+        if (segment.state == stateName(JobState::Running) &&
+            segment.outcome == stateName(JobState::Failed) && i + 1 < m_segments.size()) {
             // An attempt that failed and was retried: a cap in the failure colour.
-            painter.setBrush(colorOf(u"FAILED"_s));
+            painter.setBrush(colorOf(stateName(JobState::Failed)));
             painter.drawRect(QRect(rect.right() - 2, rect.top(), 3, rect.height()));
         }
         if (segment.ongoing) {
@@ -238,7 +239,7 @@ void StateTimeline::paintEvent(QPaintEvent *)
         }
         // The state's name inside the bar where it fits, in black or white for contrast.
         QString label = JobStateStyle::displayName(segment.state);
-        if (segment.state == u"RUNNING"_s && attempts > 1)
+        if (segment.state == stateName(JobState::Running) && attempts > 1)
             label = tr("Running #%1").arg(segment.attempt);
         const QString shown = metrics.elidedText(label, Qt::ElideRight, rect.width() - 6);
         if (shown.size() > 2) {
@@ -267,7 +268,7 @@ void StateTimeline::paintEvent(QPaintEvent *)
     place(tr("Submitted %1").arg(clockText(m_begin)), 0);
     const Segment &last = m_segments.last();
     const QString endText =
-        JobRecord::isFinalState(last.state) && last.start == last.end
+        isFinalState(last.state) && last.start == last.end
             ? QString(JobStateStyle::displayName(last.state) + u' ' + clockText(m_end))
             : clockText(m_end);
     place(endText, width() - metrics.horizontalAdvance(endText));

@@ -61,7 +61,7 @@ void WorkersView::refresh()
     whenFinished(m_client->workers(), this, [this](const Result<ApiResponse> &result) {
         m_busy = false;
         if (!result) {
-            m_status->setText(result.error().code == u"not_found"_s
+            m_status->setText(result.error().is(ErrorCode::NotFound)
                                   ? tr("This server does not list its workers (it is older than "
                                        "this client).")
                                   : ErrorText::describe(result.error()));

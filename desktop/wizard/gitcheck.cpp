@@ -43,7 +43,7 @@ GitCheckResult GitCheck::run(const QString &folder)
     Result<GitWorkTree> tree = GitWorkTree::open(folder);
     if (!tree) {
         result.error = tree.error();
-        if (tree.error().code == u"not_a_repository"_s)
+        if (tree.error().is(ErrorCode::NotARepository))
             result.error.message = tr("%1 is not in a git repository. DDL packages the code "
                                       "of the last commit: run git init, add and commit your "
                                       "code, then check again.").arg(folder);

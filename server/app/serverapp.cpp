@@ -57,7 +57,7 @@ Status ServerApp::start()
     m_front = std::make_unique<FrontServer>(*m_router);
     m_front->setSslConfiguration(ssl);
     if (!m_front->listen(m_config.listenAddress, m_config.listenPort)) {
-        return Error::make(QStringLiteral("listen_failed"),
+        return Error::make(ErrorCode::ListenFailed,
                            QStringLiteral("cannot listen on %1:%2: %3; pick another --listen")
                                .arg(m_config.listenAddress.toString())
                                .arg(m_config.listenPort)

@@ -17,7 +17,7 @@ Status ServerConfig::setListen(const QString &hostPort)
     if (host == QLatin1String("localhost"))
         address = QHostAddress::LocalHost;
     if (!ok || port > 65535 || address.isNull()) {
-        return Error::make(QStringLiteral("bad_config"),
+        return Error::make(ErrorCode::InvalidConfig,
                            QStringLiteral("listen must be HOST:PORT with a numeric address, e.g. "
                                           "127.0.0.1:8443 or 0.0.0.0:8443; got \"%1\"")
                                .arg(hostPort),
@@ -31,7 +31,7 @@ Status ServerConfig::setListen(const QString &hostPort)
 Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
 {
     const auto bad = [&](const QString &message) {
-        return Error::make(QStringLiteral("bad_config"), path + QStringLiteral(": ") + message);
+        return Error::make(ErrorCode::InvalidConfig, path + QStringLiteral(": ") + message);
     };
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))

@@ -21,7 +21,7 @@ Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &ch
     if (!user)
         return user.error();
     if (!user->next()) {
-        return Error::make(QStringLiteral("not_found"),
+        return Error::make(ErrorCode::NotFound,
                            QStringLiteral("no user %1 on this server; check the email (users "
                                           "register with ddlcli register)")
                                .arg(change.email),

@@ -23,12 +23,12 @@ Status AuthService::checkRegistration(const QString &email, const QString &passw
 {
     static const QRegularExpression emailPattern(QStringLiteral("^[^@\\s]+@[^@\\s]+$"));
     if (!emailPattern.match(email).hasMatch() || email.size() > 254) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("\"%1\" is not an email address").arg(email.left(254)),
                            QStringLiteral("email"));
     }
     if (password.size() < 8 || password.size() > 1024) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("the password must have 8 to 1024 characters"),
                            QStringLiteral("password"));
     }
@@ -37,7 +37,7 @@ Status AuthService::checkRegistration(const QString &email, const QString &passw
     if (!existing)
         return existing.error();
     if (existing->next()) {
-        return Error::make(QStringLiteral("conflict"),
+        return Error::make(ErrorCode::Conflict,
                            QStringLiteral("%1 is already registered; log in instead").arg(email),
                            QStringLiteral("email"));
     }
@@ -47,7 +47,7 @@ Status AuthService::checkRegistration(const QString &email, const QString &passw
 Status AuthService::insertUser(const QString &email, const QString &passwordHash)
 {
     if (passwordHash.isEmpty())
-        return Error::make(QStringLiteral("internal"), QStringLiteral("could not hash the password"));
+        return Error::make(ErrorCode::Internal, QStringLiteral("could not hash the password"));
     // Checked again: another registration of the same email may have finished meanwhile.
     if (Status free = checkRegistration(email, QStringLiteral("placeholder")); !free)
         return free;
@@ -85,8 +85,7 @@ Result<LoginCandidate> AuthService::findLogin(const QString &email)
 Result<SessionTokens> AuthService::finishLogin(const LoginCandidate &candidate, bool passwordValid)
 {
     if (candidate.userId == 0 || !passwordValid) {
-        return Error::make(QStringLiteral("unauthorized"),
-                           QStringLiteral("wrong email or password"));
+        return Error::make(ErrorCode::Unauthorized, QStringLiteral("wrong email or password"));
     }
     return createSession(candidate.userId);
 }
@@ -128,7 +127,7 @@ Result<SessionTokens> AuthService::refresh(const QString &refreshToken)
     if (!query)
         return query.error();
     if (!query->next() || query->value(2).toLongLong() < nowMs()) {
-        return Error::make(QStringLiteral("session_expired"),
+        return Error::make(ErrorCode::SessionExpired,
                            QStringLiteral("your session has expired; log in again"));
     }
     // A refresh token is spent by its use: the old session ends, a new one begins.
@@ -154,11 +153,11 @@ Result<qint64> AuthService::userForAccessToken(const QString &accessToken)
     if (!query)
         return query.error();
     if (!query->next()) {
-        return Error::make(QStringLiteral("unauthorized"),
+        return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("not logged in or the token is not valid; log in"));
     }
     if (query->value(1).toLongLong() < nowMs()) {
-        return Error::make(QStringLiteral("session_expired"),
+        return Error::make(ErrorCode::SessionExpired,
                            QStringLiteral("your session has expired; refresh it or log in again"));
     }
     return query->value(0).toLongLong();

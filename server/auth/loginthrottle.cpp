@@ -13,7 +13,7 @@ Status LoginThrottle::check(const QString &account, const QString &address, qint
 {
     const auto refuse = [nowMs](const Failures &failures, const QString &what) {
         const qint64 waitSeconds = (failures.first() + WindowMs - nowMs + 999) / 1000;
-        return Error::make(QStringLiteral("rate_limited"),
+        return Error::make(ErrorCode::RateLimited,
                            QStringLiteral("too many failed logins %1; try again in %2 s")
                                .arg(what)
                                .arg(waitSeconds));

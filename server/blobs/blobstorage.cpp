@@ -20,9 +20,9 @@ Status BlobStorage::prepare() const
 {
     for (const char *sub : {"blobs", "uploads"}) {
         if (!QDir().mkpath(QDir(m_dataDir).filePath(QString::fromLatin1(sub)))) {
-            return Error::make(QStringLiteral("io_error"),
-                               QStringLiteral("cannot create %1/%2").arg(m_dataDir,
-                                                                         QLatin1String(sub)));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot create %1/%2").arg(m_dataDir, QLatin1String(sub)));
         }
     }
     return Ok{};
@@ -45,9 +45,9 @@ bool BlobStorage::hasBlob(const QString &sha256) const
 
 static Error ioError(const QString &what, const QString &path)
 {
-    return Error::make(QStringLiteral("io_error"),
-                       QStringLiteral("%1 %2: %3").arg(what, path,
-                                                       QString::fromLocal8Bit(strerror(errno))));
+    return Error::make(
+        ErrorCode::IoError,
+        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(strerror(errno))));
 }
 
 Result<int> BlobStorage::openPartAt(const QString &uploadId, qint64 offset) const

@@ -58,7 +58,7 @@ void ChunkSink::whenRoom(std::function<void()> callback)
 Status ChunkSink::write(QByteArrayView bytes)
 {
     if (bytes.size() > remaining()) {
-        return Error::make(QStringLiteral("payload_too_large"),
+        return Error::make(ErrorCode::PayloadTooLarge,
                            QStringLiteral("the chunk sends more bytes than its Content-Length"));
     }
     m_received += bytes.size();
@@ -85,7 +85,7 @@ Status ChunkSink::flushAndSync()
     if (Status written = hasher().finish(); !written)
         return written;
     if (::fdatasync(m_fd) != 0) {
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot write %1: %2")
                                .arg(m_path, QString::fromLocal8Bit(std::strerror(errno))));
     }

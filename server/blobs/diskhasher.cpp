@@ -210,10 +210,10 @@ void DiskHasher::run()
         {
             std::lock_guard lock(m_mutex);
             if (!written && m_error) {
-                m_error = Error::make(QStringLiteral("io_error"),
-                                      QStringLiteral("cannot write %1: %2")
-                                          .arg(m_path,
-                                               QString::fromLocal8Bit(std::strerror(writeErrno))));
+                m_error = Error::make(
+                    ErrorCode::IoError,
+                    QStringLiteral("cannot write %1: %2")
+                        .arg(m_path, QString::fromLocal8Bit(std::strerror(writeErrno))));
             }
             buffer.used = 0;
             m_free.push_back(std::move(buffer));

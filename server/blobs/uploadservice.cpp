@@ -29,7 +29,7 @@ UploadService::UploadService(const QSqlDatabase &db, const BlobStorage &storage,
 
 static Error uploadNotFound(const QString &uploadId)
 {
-    return Error::make(QStringLiteral("not_found"),
+    return Error::make(ErrorCode::NotFound,
                        QStringLiteral("no upload %1; it may have completed or expired, create it "
                                       "again")
                            .arg(uploadId),
@@ -39,17 +39,17 @@ static Error uploadNotFound(const QString &uploadId)
 Result<UploadState> UploadService::create(const QString &owner, qint64 size, const QString &sha256)
 {
     if (!isSha256Hex(sha256)) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("sha256 must be 64 lowercase hex characters"),
                            QStringLiteral("sha256"));
     }
     if (size < 0) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("size must be the blob's length in bytes (>= 0)"),
                            QStringLiteral("size"));
     }
     if (size > m_maxBlobBytes) {
-        return Error::make(QStringLiteral("payload_too_large"),
+        return Error::make(ErrorCode::PayloadTooLarge,
                            QStringLiteral("size %1 is over the server's limit of %2 bytes")
                                .arg(size)
                                .arg(m_maxBlobBytes),
@@ -117,7 +117,7 @@ Result<UploadState> UploadService::writeChunk(const QString &owner, const QStrin
                                               qint64 offset, const QByteArray &bytes)
 {
     if (bytes.size() > MaxBufferedChunkBytes) {
-        return Error::make(QStringLiteral("payload_too_large"),
+        return Error::make(ErrorCode::PayloadTooLarge,
                            QStringLiteral("a chunk of %1 bytes is over this route's limit of %2 "
                                           "bytes; send smaller chunks")
                                .arg(bytes.size())
@@ -139,17 +139,17 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
         return upload.error();
     if (const auto open = m_open->ends.constFind(uploadId); open != m_open->ends.cend()) {
         if (*open == offset) {
-            return Error::make(QStringLiteral("chunk_pending"),
-                               QStringLiteral("the chunk before offset %1 is still arriving")
-                                   .arg(offset));
+            return Error::make(
+                ErrorCode::ChunkPending,
+                QStringLiteral("the chunk before offset %1 is still arriving").arg(offset));
         }
-        return Error::make(QStringLiteral("conflict"),
+        return Error::make(ErrorCode::Conflict,
                            QStringLiteral("another chunk of upload %1 is being received; wait for "
                                           "it, then ask the upload's offset")
                                .arg(uploadId));
     }
     if (offset != upload->offset) {
-        Error error = Error::make(QStringLiteral("offset_mismatch"),
+        Error error = Error::make(ErrorCode::OffsetMismatch,
                                   QStringLiteral("chunk sent at offset %1 but the upload is at "
                                                  "%2; send from %2")
                                       .arg(offset)
@@ -159,7 +159,7 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
         return error;
     }
     if (length < 0 || offset + length > upload->size) {
-        return Error::make(QStringLiteral("payload_too_large"),
+        return Error::make(ErrorCode::PayloadTooLarge,
                            QStringLiteral("a chunk of %1 bytes at offset %2 passes the declared "
                                           "size %3")
                                .arg(length)
@@ -213,17 +213,17 @@ Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 of
     // No saved state (an upload begun before hash states were kept): hash the prefix again.
     QFile part(m_storage.partPath(uploadId));
     if (!part.open(QIODevice::ReadOnly))
-        return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot read %1: %2").arg(part.fileName(),
-                                                                    part.errorString()));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot read %1: %2").arg(part.fileName(), part.errorString()));
     Sha256Stream hash;
     QByteArray buffer(1 << 20, Qt::Uninitialized);
     for (qint64 left = offset; left > 0;) {
         const qint64 n = part.read(buffer.data(), std::min<qint64>(left, buffer.size()));
         if (n <= 0)
-            return Error::make(QStringLiteral("io_error"),
-                               QStringLiteral("%1 is shorter than its recorded offset")
-                                   .arg(part.fileName()));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("%1 is shorter than its recorded offset").arg(part.fileName()));
         hash.add(QByteArrayView(buffer.constData(), n));
         left -= n;
     }
@@ -235,7 +235,7 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
                                                std::optional<uint32_t> expectedCrc32c)
 {
     if (sink.remaining() != 0) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("the chunk ended after %1 of its %2 bytes; send it again "
                                           "from offset %3")
                                .arg(sink.received())
@@ -250,7 +250,7 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
     if (Status synced = sink.flushAndSync(); !synced)
         return synced.error();
     if (expectedCrc32c && *expectedCrc32c != sink.crc32c()) {
-        Error error = Error::make(QStringLiteral("chunk_corrupted"),
+        Error error = Error::make(ErrorCode::ChunkCorrupted,
                                   QStringLiteral("the chunk's bytes do not match its CRC-32C "
                                                  "(%1 sent, %2 received); nothing was kept, send "
                                                  "it again from offset %3")
@@ -286,7 +286,7 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
     };
     if (digest != upload.sha256) {
         forget();
-        return Error::make(QStringLiteral("digest_mismatch"),
+        return Error::make(ErrorCode::DigestMismatch,
                            QStringLiteral("the uploaded bytes have sha256 %1, not the declared "
                                           "%2; the upload was discarded, upload the file again")
                                .arg(digest, upload.sha256),

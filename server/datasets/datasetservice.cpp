@@ -15,7 +15,7 @@ namespace ddl::server {
 
 static Error datasetNotFound(const QString &name)
 {
-    return Error::make(QStringLiteral("not_found"),
+    return Error::make(ErrorCode::NotFound,
                        QStringLiteral("no dataset named %1; see ddlcli dataset list").arg(name),
                        QStringLiteral("name"));
 }
@@ -30,10 +30,10 @@ DatasetService::DatasetService(const QSqlDatabase &db, const BlobStorage &storag
 Result<QStringList> DatasetService::missing(const QString &owner, const QStringList &sha256s)
 {
     if (sha256s.size() > DatasetManifest::MaxFiles) {
-        return Error::make(QStringLiteral("payload_too_large"),
-                           QStringLiteral("ask about at most %1 digests at once")
-                               .arg(DatasetManifest::MaxFiles),
-                           QStringLiteral("sha256"));
+        return Error::make(
+            ErrorCode::PayloadTooLarge,
+            QStringLiteral("ask about at most %1 digests at once").arg(DatasetManifest::MaxFiles),
+            QStringLiteral("sha256"));
     }
     QSet<QString> owned;
     // In batches: SQLite allows a few hundred parameters per statement.
@@ -42,9 +42,10 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
         const QStringList part = sha256s.mid(start, Batch);
         for (const QString &sha : part) {
             if (!isSha256Hex(sha))
-                return Error::make(QStringLiteral("bad_request"),
-                                   QStringLiteral("%1 is not a SHA-256 hex digest").arg(sha.left(80)),
-                                   QStringLiteral("sha256"));
+                return Error::make(
+                    ErrorCode::BadRequest,
+                    QStringLiteral("%1 is not a SHA-256 hex digest").arg(sha.left(80)),
+                    QStringLiteral("sha256"));
         }
         QString placeholders = QStringLiteral("?");
         placeholders += QStringLiteral(",?").repeated(part.size() - 1);
@@ -76,7 +77,7 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
                                                      const QString &manifestSha256)
 {
     const auto notOwned = [&] {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("manifest %1 names no blob you uploaded; upload the "
                                           "manifest first")
                                .arg(manifestSha256.left(64)),
@@ -88,11 +89,13 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
     }
     QFile file(m_storage.blobPath(manifestSha256));
     if (file.size() > DatasetManifest::MaxJsonBytes)
-        return Error::make(QStringLiteral("bad_manifest"),
-                           QStringLiteral("the manifest is over %1 bytes").arg(DatasetManifest::MaxJsonBytes));
+        return Error::make(
+            ErrorCode::BadManifest,
+            QStringLiteral("the manifest is over %1 bytes").arg(DatasetManifest::MaxJsonBytes));
     if (!file.open(QIODevice::ReadOnly))
-        return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot read %1: %2").arg(file.fileName(), file.errorString()));
     Result<DatasetManifest> manifest = DatasetManifest::parse(file.readAll());
     if (!manifest)
         return manifest.error();
@@ -103,7 +106,7 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
     if (!absent)
         return absent.error();
     if (!absent->isEmpty()) {
-        Error error = Error::make(QStringLiteral("bad_request"),
+        Error error = Error::make(ErrorCode::BadRequest,
                                   QStringLiteral("%1 file(s) of the manifest are not uploaded yet "
                                                  "(first: %2); upload them, then try again")
                                       .arg(absent->size())
@@ -145,7 +148,7 @@ static Status checkName(const QString &name)
 {
     static const QRegularExpression valid(QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"));
     if (!valid.match(name).hasMatch()) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("a dataset name is 1-100 letters, digits, '.', '_' or "
                                           "'-', starting with a letter or digit"),
                            QStringLiteral("name"));

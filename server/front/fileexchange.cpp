@@ -19,7 +19,7 @@ FileExchange::FileExchange(QSslSocket *socket, QString path, const RequestHead &
 DataExchange::Step FileExchange::start()
 {
     if (!m_file.open(QIODevice::ReadOnly)) {
-        write(HttpReply::error(Error::make(QStringLiteral("io_error"),
+        write(HttpReply::error(Error::make(ErrorCode::IoError,
                                            QStringLiteral("cannot read %1: %2")
                                                .arg(m_file.fileName(), m_file.errorString()))),
               m_head.keepAlive, m_head.method != "HEAD");

@@ -57,11 +57,11 @@ void FrontConnection::readHead()
     case HeadStatus::Incomplete:
         return;
     case HeadStatus::TooLarge:
-        return refuse(Error::make(QStringLiteral("headers_too_large"),
-                                  QStringLiteral("the request's headers pass %1 bytes")
-                                      .arg(MaxHeadBytes)));
+        return refuse(
+            Error::make(ErrorCode::HeadersTooLarge,
+                        QStringLiteral("the request's headers pass %1 bytes").arg(MaxHeadBytes)));
     case HeadStatus::Malformed:
-        return refuse(Error::make(QStringLiteral("bad_request"),
+        return refuse(Error::make(ErrorCode::BadRequest,
                                   QStringLiteral("the request is not well-formed HTTP/1.1")));
     case HeadStatus::Complete:
         break;

@@ -1,7 +1,7 @@
 #include "logfollowexchange.h"
 
 #include "jobs/joboutputs.h"
-#include "jobs/jobstate.h"
+#include "wire/jobstate.h"
 #include "logs/logstorage.h"
 
 namespace ddl::server {
@@ -64,7 +64,7 @@ DataExchange::Step LogFollowExchange::pump()
         return Step::Continue; // onWritten() goes on
     const bool caughtUp = m_offset >= m_logs.size(m_taskId, *m_stream);
     Result<QString> state = m_outputs.taskState(m_jobId, m_taskId);
-    const bool ended = !state || JobState::isFinal(*state);
+    const bool ended = !state || isFinalState(*state);
     if ((caughtUp && ended) || m_since.elapsed() > MaxSeconds * 1000) {
         m_socket->write("0\r\n\r\n");
         return m_head.keepAlive ? Step::Done : Step::DoneClose;

@@ -108,14 +108,14 @@ HeadStatus parseRequestHead(QByteArrayView bytes, qsizetype maxBytes, RequestHea
 Status checkWholeBody(const RequestHead &head, qint64 maxBodyBytes)
 {
     if (head.contentLength > maxBodyBytes) {
-        return Error::make(QStringLiteral("payload_too_large"),
+        return Error::make(ErrorCode::PayloadTooLarge,
                            QStringLiteral("a body of %1 bytes is over the limit of %2 bytes for "
                                           "this endpoint")
                                .arg(head.contentLength)
                                .arg(maxBodyBytes));
     }
     if (head.chunked) {
-        return Error::make(QStringLiteral("length_required"),
+        return Error::make(ErrorCode::LengthRequired,
                            QStringLiteral("send the body with a Content-Length header"));
     }
     return Ok{};

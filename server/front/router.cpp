@@ -68,11 +68,11 @@ std::unique_ptr<DataExchange> Router::exchangeFor(const RequestHead &head, QSslS
     HttpReply refusal;
     if (allowed.isEmpty()) {
         refusal = HttpReply::error(Error::make(
-            QStringLiteral("not_found"),
+            ErrorCode::NotFound,
             QStringLiteral("no such endpoint: %1 %2; see docs/api.md").arg(method, target)));
     } else {
         refusal = HttpReply::error(
-            Error::make(QStringLiteral("method_not_allowed"),
+            Error::make(ErrorCode::MethodNotAllowed,
                         QStringLiteral("%1 is not allowed on %2; it takes %3 (see docs/api.md)")
                             .arg(method, target, QString::fromLatin1(allowed.join(", ")))));
         refusal.setHeader("Allow", allowed.join(", "));

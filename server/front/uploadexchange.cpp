@@ -33,22 +33,23 @@ DataExchange::Step UploadExchange::fail(const Error &error)
 DataExchange::Step UploadExchange::start()
 {
     if (m_head.chunked || m_head.contentLength < 0) {
-        return fail(Error::make(QStringLiteral("length_required"),
+        return fail(Error::make(ErrorCode::LengthRequired,
                                 QStringLiteral("a chunk needs a Content-Length header (chunked "
                                                "transfer encoding is not taken)")));
     }
     Result<qint64> offset = RequestReader::parseInteger(
         m_head.query.queryItemValue(QStringLiteral("offset")), QStringLiteral("offset"), -1);
     if (!offset || *offset < 0) {
-        return fail(Error::make(QStringLiteral("bad_request"),
-                                QStringLiteral("a chunk needs ?offset=N"), QStringLiteral("offset")));
+        return fail(Error::make(ErrorCode::BadRequest,
+                                QStringLiteral("a chunk needs ?offset=N"),
+                                QStringLiteral("offset")));
     }
     const QByteArray crc = m_head.header("ddl-chunk-crc32c");
     if (!crc.isEmpty()) {
         bool ok = false;
         const uint value = crc.toUInt(&ok, 16);
         if (!ok || crc.size() != 8) {
-            return fail(Error::make(QStringLiteral("bad_request"),
+            return fail(Error::make(ErrorCode::BadRequest,
                                     QStringLiteral("DDL-Chunk-CRC32C must be 8 hex digits"),
                                     QStringLiteral("DDL-Chunk-CRC32C")));
         }
@@ -62,7 +63,7 @@ DataExchange::Step UploadExchange::begin()
 {
     Result<ChunkSink> sink = m_uploads.beginChunk(m_owner, m_uploadId, m_offset,
                                                   m_head.contentLength);
-    if (!sink && sink.error().code == QLatin1String("chunk_pending")) {
+    if (!sink && sink.error().is(ErrorCode::ChunkPending)) {
         // Pipelined: the chunk before this one is still arriving on another connection. This
         // body stays unread (TCP holds the client back) until that chunk ends.
         m_uploads.whenChunkEnds(m_uploadId, [this, alive = std::weak_ptr<bool>(m_alive)] {

@@ -26,7 +26,7 @@ Result<QString> BlobController::readablePath(const Caller &caller, const QString
                                          : m_uploads.ownsBlob(caller.uploadOwner, sha256)) &&
                           m_blobs.hasBlob(sha256);
     if (!readable) {
-        return Error::make(QStringLiteral("not_found"),
+        return Error::make(ErrorCode::NotFound,
                            QStringLiteral("no blob %1 %2")
                                .arg(sha256.left(64),
                                     caller.worker ? QStringLiteral("for this worker's tasks")

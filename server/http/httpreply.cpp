@@ -35,7 +35,7 @@ HttpReply HttpReply::error(const Error &error)
     // Internal details stay in the server log; the client gets a message it can act on.
     if (statusFor(error.code) == 500) {
         qWarning("internal error: %s", qUtf8Printable(error.message));
-        shown = Error::make(QStringLiteral("internal"),
+        shown = Error::make(ErrorCode::Internal,
                             QStringLiteral("the server failed to handle the request; its log has "
                                            "the details, try again later"));
     }

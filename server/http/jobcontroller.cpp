@@ -5,10 +5,11 @@
 #include "front/logfollowexchange.h"
 #include "jobs/joboutputs.h"
 #include "jobs/jobservice.h"
-#include "jobs/jobstate.h"
+#include "wire/jobstate.h"
 #include "logs/logsearch.h"
 #include "logs/logstorage.h"
 #include "requestreader.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 #include <QtConcurrent>
@@ -97,7 +98,7 @@ Exchange JobController::logs(const HttpRequest &request, QSslSocket *socket)
     response.setHeader("DDL-Log-Size", QByteArray::number(slice->size));
     response.setHeader("DDL-Log-Stream", logStreamName(*stream).toLatin1());
     response.setHeader("DDL-Task-State", state->toLatin1());
-    if (JobState::isFinal(*state) && next >= slice->size)
+    if (isFinalState(*state) && next >= slice->size)
         response.setHeader("DDL-Log-Complete", "1");
     return Exchange(std::make_unique<ImmediateReply>(socket, response, request.head()));
 }
@@ -147,10 +148,10 @@ HttpReply JobController::searchLogs(const HttpRequest &request)
     spec.text = query.queryItemValue(u"q"_s, QUrl::FullyDecoded).toUtf8();
     spec.from = *from;
     if (spec.text.isEmpty())
-        return HttpReply::error(Error::make(u"bad_request"_s, u"a log search needs ?q=TEXT"_s, u"q"_s));
+        return HttpReply::error(Error::make(ErrorCode::BadRequest, u"a log search needs ?q=TEXT"_s, u"q"_s));
     if (spec.text.size() > LogSearchSpec::MaxTextBytes) {
         return HttpReply::error(
-            Error::make(u"bad_request"_s,
+            Error::make(ErrorCode::BadRequest,
                         u"the search text may be at most %1 bytes (UTF-8), got %2"_s
                             .arg(LogSearchSpec::MaxTextBytes)
                             .arg(spec.text.size()),
@@ -159,7 +160,7 @@ HttpReply JobController::searchLogs(const HttpRequest &request)
     const QString direction = query.queryItemValue(u"direction"_s);
     if (!direction.isEmpty() && direction != u"forward"_s && direction != u"backward"_s) {
         return HttpReply::error(
-            Error::make(u"bad_request"_s,
+            Error::make(ErrorCode::BadRequest,
                         u"direction must be forward or backward, not \"%1\""_s.arg(
                             direction.left(64)),
                         u"direction"_s));

@@ -13,7 +13,7 @@ Result<Caller> RequestAuth::authenticate(Access access, const RequestHead &head)
         return Caller();
     const QString token = RequestReader::parseBearerToken(head.header("authorization"));
     if (token.isEmpty()) {
-        return Error::make(QStringLiteral("unauthorized"),
+        return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("this request needs an Authorization: Bearer token; log "
                                           "in first"));
     }

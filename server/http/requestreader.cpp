@@ -21,7 +21,7 @@ Result<QJsonObject> RequestReader::parseJsonObject(const QByteArray &body)
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(body, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject()) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("the request body must be a JSON object (%1 at byte %2)")
                                .arg(parseError.errorString())
                                .arg(parseError.offset));
@@ -44,10 +44,10 @@ Result<qint64> RequestReader::parseInteger(const QString &text, const QString &n
     bool ok = false;
     const qint64 value = text.toLongLong(&ok);
     if (!ok || value < 0) {
-        return Error::make(QStringLiteral("bad_request"),
-                           QStringLiteral("%1 must be a whole number >= 0, got \"%2\"")
-                               .arg(name, text.left(40)),
-                           name);
+        return Error::make(
+            ErrorCode::BadRequest,
+            QStringLiteral("%1 must be a whole number >= 0, got \"%2\"").arg(name, text.left(40)),
+            name);
     }
     return value;
 }
@@ -59,7 +59,7 @@ Result<ByteRange> RequestReader::parseRange(const QByteArray &rawHeader, qint64 
     if (header.isEmpty())
         return ByteRange{0, std::min(size, maxLength), size, size > maxLength};
     const auto unsatisfiable = [&] {
-        return Error::make(QStringLiteral("range_not_satisfiable"),
+        return Error::make(ErrorCode::RangeNotSatisfiable,
                            QStringLiteral("the range %1 is not inside the file's %2 bytes")
                                .arg(QString::fromLatin1(header.left(60)))
                                .arg(size));

@@ -15,7 +15,7 @@ HttpReply WorkerController::forTask(const HttpRequest &request, Handler &&handle
     bool ok = false;
     const qint64 id = request.arg(0).toLongLong(&ok);
     if (!ok) {
-        return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+        return HttpReply::error(Error::make(ErrorCode::BadRequest,
                                             QStringLiteral("task id must be a number"),
                                             QStringLiteral("task_id")));
     }
@@ -89,7 +89,7 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
             return HttpReply::error(leased.error());
         Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), -1);
         if (!offset || *offset < 0) {
-            return HttpReply::error(Error::make(QStringLiteral("bad_request"),
+            return HttpReply::error(Error::make(ErrorCode::BadRequest,
                                                 QStringLiteral("a log batch needs ?offset=N"),
                                                 QStringLiteral("offset")));
         }
@@ -110,7 +110,7 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
                 RequestReader::queryInteger(request, QStringLiteral("stderr_offset"), -1);
             if (!stdoutOffset || !stderrOffset || *stdoutOffset < 0 || *stderrOffset < 0) {
                 return HttpReply::error(
-                    Error::make(QStringLiteral("bad_request"),
+                    Error::make(ErrorCode::BadRequest,
                                 QStringLiteral("a log batch with ?streams needs ?stdout_offset=N "
                                                "and ?stderr_offset=N"),
                                 QStringLiteral("stdout_offset")));

@@ -32,7 +32,7 @@ Result<ArtifactEntry> JobOutputs::artifact(qint64 jobId, const QString &path)
     if (!query)
         return query.error();
     if (!query->next()) {
-        return Error::make(QStringLiteral("not_found"),
+        return Error::make(ErrorCode::NotFound,
                            QStringLiteral("the job has no artifact %1; list them with ddlcli "
                                           "download or GET .../artifacts")
                                .arg(path.left(200)),
@@ -50,10 +50,10 @@ Result<QString> JobOutputs::taskState(qint64 jobId, qint64 taskId)
     if (!query)
         return query.error();
     if (!query->next()) {
-        return Error::make(QStringLiteral("not_found"),
-                           QStringLiteral("the job has no task %1; ddlcli progress lists its tasks")
-                               .arg(taskId),
-                           QStringLiteral("task"));
+        return Error::make(
+            ErrorCode::NotFound,
+            QStringLiteral("the job has no task %1; ddlcli progress lists its tasks").arg(taskId),
+            QStringLiteral("task"));
     }
     return query->value(0).toString();
 }

@@ -1,8 +1,8 @@
 #include "jobprogress.h"
 
-#include "jobstate.h"
 #include "scheduler/scheduler.h"
 #include "store/sql.h"
+#include "wire/jobstate.h"
 
 #include <QHash>
 #include <QJsonArray>
@@ -16,49 +16,45 @@ namespace ddl::server {
 
 JobProgress::JobProgress(const QSqlDatabase &db, Scheduler &scheduler)
     : m_db(db)
+    , m_store(db)
     , m_scheduler(scheduler)
 {}
 
 Status JobProgress::taskStarted(qint64 taskId)
 {
-    const qint64 now = nowMs();
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
-    for (const auto &[sql, binds] : QList<std::pair<QString, QVariantList>>{
-             {QStringLiteral("UPDATE tasks SET started_at = ? WHERE id = ? AND started_at = 0"),
-              {now, taskId}},
-             {QStringLiteral("UPDATE jobs SET state = ?, reason = '', started_at = CASE WHEN "
-                             "started_at = 0 THEN ? ELSE started_at END WHERE id = (SELECT job_id "
-                             "FROM tasks WHERE id = ?) AND state = ?"),
-              {JobState::Running, now, taskId, JobState::Waiting}}}) {
-        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
-            return query.error();
+    if (Status started = m_store.taskStarted(taskId); !started)
+        return started;
+    const Result<TaskRow> task = m_store.task(taskId);
+    if (!task)
+        return task.error();
+    const Result<JobRow> job = m_store.job(task->jobId);
+    if (!job)
+        return job.error();
+    if (job->state == JobState::Waiting) {
+        if (Status running = m_store.moveJob(job->id, JobState::Running, {}); !running)
+            return running;
     }
     return transaction.commit();
 }
 
-Status JobProgress::taskEnded(qint64 taskId, const TaskOutcome &outcome)
+Status JobProgress::taskEnded(qint64 taskId, const TaskEnd &end)
 {
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
-    Result<QSqlQuery> update = runSql(
-        m_db,
-        QStringLiteral("UPDATE tasks SET state = ?, exit_code = ?, message = COALESCE(?, ''), finished_at = ? "
-                       "WHERE id = ? AND state = ?"),
-        {outcome.state, outcome.exitCode ? QVariant(*outcome.exitCode) : QVariant(),
-         outcome.message, nowMs(), taskId, JobState::Running});
-    if (!update)
-        return update.error();
-    if (update->numRowsAffected() == 0)
+    const Result<bool> ended = m_store.endTask(taskId, end);
+    if (!ended)
+        return ended.error();
+    if (!*ended)
         return transaction.commit(); // already ended: a resend
-    Result<QSqlQuery> job = runSql(m_db, QStringLiteral("SELECT job_id FROM tasks WHERE id = ?"),
-                                   {taskId});
-    if (!job)
-        return job.error();
-    const qint64 jobId = job->next() ? job->value(0).toLongLong() : 0;
-    Result<bool> retried = jobId ? evaluateJob(jobId) : Result<bool>(false);
+    const Result<TaskRow> task = m_store.task(taskId);
+    if (!task)
+        return task.error();
+    const qint64 jobId = task->jobId;
+    Result<bool> retried = evaluateJob(jobId);
     if (!retried)
         return retried.error();
     if (Status committed = transaction.commit(); !committed)
@@ -67,22 +63,6 @@ Status JobProgress::taskEnded(qint64 taskId, const TaskOutcome &outcome)
     m_scheduler.taskEnded(taskId);
     if (*retried)
         m_scheduler.enqueue(jobId);
-    return Ok{};
-}
-
-// Stops what is left of an attempt: waiting tasks at once, running ones at their next heartbeat.
-Status JobProgress::endAttempt(qint64 jobId, int attempt)
-{
-    for (const auto &[sql, binds] : QList<std::pair<QString, QVariantList>>{
-             {QStringLiteral("UPDATE tasks SET state = ?, finished_at = ? WHERE job_id = ? AND "
-                             "attempt = ? AND state = ?"),
-              {JobState::Stopped, nowMs(), jobId, attempt, JobState::Waiting}},
-             {QStringLiteral("UPDATE tasks SET cancel_requested = 1 WHERE job_id = ? AND attempt "
-                             "= ? AND state = ?"),
-              {jobId, attempt, JobState::Running}}}) {
-        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
-            return query.error();
-    }
     return Ok{};
 }
 
@@ -120,24 +100,17 @@ CompletionVerdict completionVerdict(const QJsonObject &spec, const Counts &roles
 
 Result<bool> JobProgress::evaluateJob(qint64 jobId)
 {
-    Result<QSqlQuery> job = runSql(m_db,
-                                   QStringLiteral("SELECT state, attempt, retry_count, spec FROM "
-                                                  "jobs WHERE id = ?"),
-                                   {jobId});
+    const Result<JobRow> job = m_store.job(jobId);
     if (!job)
         return job.error();
-    if (!job->next() || JobState::isFinal(job->value(0).toString()))
+    if (isFinal(job->state))
         return false;
-    const int attempt = job->value(1).toInt();
-    const int retryCount = job->value(2).toInt();
-    const QJsonObject spec = QJsonDocument::fromJson(job->value(3).toByteArray()).object();
+    const int attempt = job->attempt;
+    const int retryCount = job->retryCount;
+    const QJsonObject &spec = job->spec;
     const int killAllOn = spec.value(QStringLiteral("killAllOnCompletedTaskNumber")).toInt();
 
-    Result<QSqlQuery> tasks = runSql(m_db,
-                                     QStringLiteral("SELECT state, role, role_index, exit_code, "
-                                                    "message FROM tasks WHERE job_id = ? AND "
-                                                    "attempt = ?"),
-                                     {jobId, attempt});
+    const Result<QList<TaskRow>> tasks = m_store.tasksOf(jobId, attempt);
     if (!tasks)
         return tasks.error();
     // Counted per task role for OpenPAI's completion policy (minFailed/minSucceededTaskCount).
@@ -151,24 +124,21 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
     int total = 0;
     int succeeded = 0;
     int failed = 0;
-    while (tasks->next()) {
+    for (const TaskRow &task : *tasks) {
         ++total;
-        const QString state = tasks->value(0).toString();
-        RoleCount &count = roles[tasks->value(1).toString()];
-        if (state == JobState::Succeeded) {
+        RoleCount &count = roles[task.role];
+        if (task.state == JobState::Succeeded) {
             ++succeeded;
             ++count.succeeded;
         }
-        if (state == JobState::Failed) {
+        if (task.state == JobState::Failed) {
             ++failed;
             ++count.failed;
-            QString text = QStringLiteral("task %1[%2] failed")
-                               .arg(tasks->value(1).toString())
-                               .arg(tasks->value(2).toInt());
-            if (!tasks->value(3).isNull())
-                text += QStringLiteral(" with exit code %1").arg(tasks->value(3).toInt());
-            if (!tasks->value(4).toString().isEmpty())
-                text += QStringLiteral(": ") + tasks->value(4).toString();
+            QString text = QStringLiteral("task %1[%2] failed").arg(task.role).arg(task.roleIndex);
+            if (task.exitCode)
+                text += QStringLiteral(" with exit code %1").arg(*task.exitCode);
+            if (!task.message.isEmpty())
+                text += QStringLiteral(": ") + task.message;
             if (count.firstFailure.isEmpty())
                 count.firstFailure = text;
         }
@@ -178,42 +148,26 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
     // Without a policy that ends it earlier, the attempt ends when every task has.
     const bool allEnded = succeeded + failed == total;
 
-    const qint64 now = nowMs();
     if (!failure.isEmpty()) {
-        if (Status ended = endAttempt(jobId, attempt); !ended)
+        if (Status ended = m_store.stopTasks(jobId, attempt); !ended)
             return ended.error();
         if (attempt <= retryCount) {
             qCInfo(lcJobs) << "job" << jobId << "attempt" << attempt << "failed; retrying";
-            Result<QSqlQuery> retry = runSql(
-                m_db,
-                QStringLiteral("INSERT INTO tasks (job_id, attempt, task_index, role, role_index, "
-                               "state) SELECT job_id, attempt + 1, task_index, role, role_index, ? "
-                               "FROM tasks WHERE job_id = ? AND attempt = ?"),
-                {JobState::Waiting, jobId, attempt});
-            if (!retry)
-                return retry.error();
-            Result<QSqlQuery> update = runSql(
-                m_db,
-                QStringLiteral("UPDATE jobs SET state = ?, attempt = ?, reason = ? WHERE id = ?"),
-                {JobState::Waiting, attempt + 1,
-                 QStringLiteral("retry %1 of %2 after %3").arg(attempt).arg(retryCount).arg(failure),
-                 jobId});
-            return update ? Result<bool>(true) : Result<bool>(update.error());
+            const Status retry = m_store.retryJob(jobId,
+                                                  QStringLiteral("retry %1 of %2 after %3")
+                                                      .arg(attempt)
+                                                      .arg(retryCount)
+                                                      .arg(failure));
+            return retry ? Result<bool>(true) : Result<bool>(retry.error());
         }
-        Result<QSqlQuery> update = runSql(m_db,
-                                          QStringLiteral("UPDATE jobs SET state = ?, reason = ?, "
-                                                         "finished_at = ? WHERE id = ?"),
-                                          {JobState::Failed, failure, now, jobId});
-        return update ? Result<bool>(false) : Result<bool>(update.error());
+        const Status failed = m_store.moveJob(jobId, JobState::Failed, failure);
+        return failed ? Result<bool>(false) : Result<bool>(failed.error());
     }
     if (verdict.succeeded || allEnded || (killAllOn > 0 && succeeded >= killAllOn)) {
-        if (Status ended = endAttempt(jobId, attempt); !ended)
+        if (Status ended = m_store.stopTasks(jobId, attempt); !ended)
             return ended.error();
-        Result<QSqlQuery> update = runSql(m_db,
-                                          QStringLiteral("UPDATE jobs SET state = ?, reason = '', "
-                                                         "finished_at = ? WHERE id = ?"),
-                                          {JobState::Succeeded, now, jobId});
-        return update ? Result<bool>(false) : Result<bool>(update.error());
+        const Status done = m_store.moveJob(jobId, JobState::Succeeded, {});
+        return done ? Result<bool>(false) : Result<bool>(done.error());
     }
     return false;
 }

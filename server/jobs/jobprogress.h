@@ -1,19 +1,12 @@
 #pragma once
 
 #include "core/result.h"
+#include "store/jobstore.h"
 
 #include <QSqlDatabase>
 #include <optional>
 
 namespace ddl::server {
-
-// How a task ended, as its worker (or the server, for a lost worker) tells it.
-struct TaskOutcome
-{
-    QString state; // SUCCEEDED, FAILED or STOPPED
-    std::optional<int> exitCode;
-    QString message;
-};
 
 // Moves jobs forward as their tasks start and end, with OpenPAI's semantics: minFailedTaskCount
 // failed tasks of a role (default 1; null never) fail the attempt, which is retried while
@@ -28,14 +21,14 @@ public:
     JobProgress(const QSqlDatabase &db, Scheduler &scheduler);
 
     Status taskStarted(qint64 taskId);
-    Status taskEnded(qint64 taskId, const TaskOutcome &outcome);
+    Status taskEnded(qint64 taskId, const TaskEnd &end);
 
 private:
     // Decides the job's fate after a task ended; true when it starts a new attempt.
     Result<bool> evaluateJob(qint64 jobId);
-    Status endAttempt(qint64 jobId, int attempt);
 
     QSqlDatabase m_db;
+    JobStore m_store;
     Scheduler &m_scheduler;
 };
 

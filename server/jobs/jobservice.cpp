@@ -4,9 +4,11 @@
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
 #include "jobspec/jobspecparser.h"
-#include "jobstate.h"
 #include "scheduler/scheduler.h"
+#include "store/jobstore.h"
 #include "store/sql.h"
+#include "wire/jobmessage.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -22,7 +24,7 @@ static constexpr QLatin1String DatasetScheme("ddl://");
 
 static Error jobNotFound(const QString &uuidOrName)
 {
-    return Error::make(QStringLiteral("not_found"),
+    return Error::make(ErrorCode::NotFound,
                        QStringLiteral("no job %1; check its uuid or name with ddlcli list")
                            .arg(uuidOrName.left(100)),
                        QStringLiteral("job_uuid"));
@@ -57,21 +59,23 @@ static Result<QString> blobMember(const QJsonObject &request, const QString &nam
     if (value.isUndefined() || value.isNull()) {
         if (optional)
             return QString();
-        return Error::make(QStringLiteral("bad_request"),
-                           QStringLiteral("%1 is required: upload the code package first").arg(name),
-                           name);
+        return Error::make(
+            ErrorCode::BadRequest,
+            QStringLiteral("%1 is required: upload the code package first").arg(name),
+            name);
     }
     const QString sha256 = value.toObject().value(QStringLiteral("sha256")).toString();
     if (!isSha256Hex(sha256)) {
-        return Error::make(QStringLiteral("bad_request"),
-                           QStringLiteral("%1.sha256 must be 64 lowercase hex characters").arg(name),
-                           name + QStringLiteral(".sha256"));
+        return Error::make(
+            ErrorCode::BadRequest,
+            QStringLiteral("%1.sha256 must be 64 lowercase hex characters").arg(name),
+            name + QStringLiteral(".sha256"));
     }
     if (!uploads.ownsBlob(UploadService::userOwner(userId), sha256)) {
-        return Error::make(QStringLiteral("bad_request"),
-                           QStringLiteral("%1.sha256 names no blob you uploaded; upload it first")
-                               .arg(name),
-                           name + QStringLiteral(".sha256"));
+        return Error::make(
+            ErrorCode::BadRequest,
+            QStringLiteral("%1.sha256 names no blob you uploaded; upload it first").arg(name),
+            name + QStringLiteral(".sha256"));
     }
     return sha256;
 }
@@ -85,9 +89,9 @@ static Result<JobSpec> specOf(const QJsonObject &request)
         return JobSpecParser::parseWire(request.value(u"spec"_s).toObject());
     if (request.contains(u"spec"_s))
         return Error::make(
-            u"bad_request"_s, u"send either spec or config, not both"_s, u"config"_s);
+            ErrorCode::BadRequest, u"send either spec or config, not both"_s, u"config"_s);
     if (!config.isString() || config.toString().size() > MaxConfigChars)
-        return Error::make(u"bad_request"_s,
+        return Error::make(ErrorCode::BadRequest,
                            u"config must be the text of an OpenPAI job config (v1 JSON or v2 "
                            "YAML) of at most %1 characters"_s.arg(MaxConfigChars),
                            u"config"_s);
@@ -104,16 +108,17 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                                     QStringLiteral("allow_unschedulable")};
     for (auto it = request.begin(); it != request.end(); ++it) {
         if (!fields.contains(it.key())) {
-            return Error::make(QStringLiteral("bad_request"),
-                               QStringLiteral("unknown field %1; a submission has spec (or config), "
-                                              "package, dataset, priority and allow_unschedulable")
-                                   .arg(it.key().left(100)),
-                               it.key().left(100));
+            return Error::make(
+                ErrorCode::BadRequest,
+                QStringLiteral("unknown field %1; a submission has spec (or config), "
+                               "package, dataset, priority and allow_unschedulable")
+                    .arg(it.key().left(100)),
+                it.key().left(100));
         }
     }
     const QJsonValue allowValue = request.value(QStringLiteral("allow_unschedulable"));
     if (!allowValue.isUndefined() && !allowValue.isBool()) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("allow_unschedulable must be true or false"),
                            QStringLiteral("allow_unschedulable"));
     }
@@ -121,7 +126,7 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     const int priority = priorityValue.toInt(0);
     if (!priorityValue.isUndefined() && (!priorityValue.isDouble() || priority != priorityValue.toDouble()
                                          || priority < -100 || priority > 100)) {
-        return Error::make(QStringLiteral("bad_request"),
+        return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("priority must be a whole number from -100 to 100"),
                            QStringLiteral("priority"));
     }
@@ -133,7 +138,7 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     if (!allowValue.toBool(false)) {
         if (const QString never = m_scheduler.placer().neverPlaceable(demandsOf(*spec));
             !never.isEmpty()) {
-            return Error::make(QStringLiteral("unschedulable"),
+            return Error::make(ErrorCode::Unschedulable,
                                QStringLiteral("job %1 %2, so no registered worker can ever run it; "
                                               "change it to fit the workers, or submit it anyway "
                                               "with --allow-unschedulable to wait for a worker "
@@ -180,15 +185,16 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     if (Status begun = transaction.begin(); !begun)
         return begun.error();
     // As in OpenPAI, a name is one live job's: jobs are addressed by it as well as by uuid.
-    Result<QSqlQuery> live = runSql(m_db,
-                                    QStringLiteral("SELECT uuid, state FROM jobs WHERE user_id = ? "
-                                                   "AND name = ? AND state IN (?, ?) LIMIT 1"),
-                                    {userId, spec->jobName, JobState::Waiting, JobState::Running});
+    Result<QSqlQuery> live =
+        runSql(m_db,
+               QStringLiteral("SELECT uuid, state FROM jobs WHERE user_id = ? "
+                              "AND name = ? AND state IN (?, ?) LIMIT 1"),
+               {userId, spec->jobName, stateName(JobState::Waiting), stateName(JobState::Running)});
     if (!live)
         return live.error();
     if (live->next()) {
         return Error::make(
-            QStringLiteral("name_in_use"),
+            ErrorCode::NameInUse,
             QStringLiteral("you already have a %1 job named %2 (%3); choose another "
                            "jobName, or cancel that job first with ddlcli cancel "
                            "--job_uuid=%2")
@@ -196,50 +202,36 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
             QStringLiteral("jobName"));
     }
     live->finish();
-    Result<QSqlQuery> insert = runSql(
-        m_db,
-        QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
-                       "commit_id, dataset_sha256, attempt, retry_count, reason, created_at, "
-                       "priority, dataset_manifest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, "
-                       "?, ?, ?)"),
-        {uuid, userId, spec->jobName, JobSpec::kindName(spec->kind), JobState::Waiting,
-         QString::fromUtf8(QJsonDocument(spec->toJson()).toJson(QJsonDocument::Compact)),
-         // An OpenPAI job may come without code (its command needs none): stored as ''.
-         package->isEmpty() ? QStringLiteral("") : *package, commit.isNull() ? QStringLiteral("") : commit,
-         dataset->isEmpty() ? QVariant() : QVariant(*dataset),
-         spec->retryCount, QStringLiteral("waiting for the scheduler"), nowMs(), priority,
-         manifest.isEmpty() ? QVariant() : QVariant(manifest)});
-    if (!insert)
-        return insert.error();
-    const qint64 jobId = insert->lastInsertId().toLongLong();
-    int taskIndex = 0;
-    for (const TaskRole &role : spec->taskRoles) {
-        for (int roleIndex = 0; roleIndex < role.taskNumber; ++roleIndex) {
-            Result<QSqlQuery> task = runSql(m_db,
-                                            QStringLiteral("INSERT INTO tasks (job_id, attempt, "
-                                                           "task_index, role, role_index, state) "
-                                                           "VALUES (?, 1, ?, ?, ?, ?)"),
-                                            {jobId, taskIndex++, role.name, roleIndex,
-                                             JobState::Waiting});
-            if (!task)
-                return task.error();
-        }
-    }
+    NewJob job{userId,
+               uuid,
+               spec->jobName,
+               JobSpec::kindName(spec->kind),
+               spec->toJson(),
+               *package,
+               commit,
+               *dataset,
+               manifest,
+               spec->retryCount,
+               priority,
+               QStringLiteral("waiting for the scheduler"),
+               {}};
+    for (const TaskRole &role : spec->taskRoles)
+        job.roles.append({role.name, role.taskNumber});
+    const Result<qint64> jobId = JobStore(m_db).addJob(job);
+    if (!jobId)
+        return jobId.error();
     // The 201 goes out only after this commit: an accepted job survives a crash.
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    m_scheduler.enqueue(jobId);
-    return render(jobId, true);
+    m_scheduler.enqueue(*jobId);
+    return render(*jobId, true);
 }
 
 Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
 {
-    if (!query.state.isEmpty() && !JobState::isKnown(query.state)) {
-        return Error::make(QStringLiteral("bad_request"),
-                           QStringLiteral("unknown state %1; use WAITING, RUNNING, SUCCEEDED, "
-                                          "FAILED or STOPPED")
-                               .arg(query.state),
-                           QStringLiteral("state"));
+    if (!query.state.isEmpty()) {
+        if (Result<JobState> known = parseJobState(query.state); !known)
+            return known.error();
     }
     const int limit = std::clamp(query.limit, 1, 1000);
     const QString filter = query.state.isEmpty() ? QString() : QStringLiteral(" AND state = ?");
@@ -304,29 +296,28 @@ Result<QJsonObject> JobService::cancel(qint64 userId, const QString &uuid)
     Result<JobRef> job = find(userId, uuid);
     if (!job)
         return job.error();
-    if (JobState::isFinal(job->state)) {
-        return Error::make(QStringLiteral("conflict"),
+    if (isFinalState(job->state)) {
+        return Error::make(ErrorCode::Conflict,
                            QStringLiteral("job %1 already ended as %2; nothing to cancel")
                                .arg(job->uuid, job->state));
     }
-    const qint64 now = nowMs();
     // Waiting tasks stop at once; running ones are told to stop at their worker's next heartbeat.
-    QList<std::pair<QString, QVariantList>> statements = {
-        {QStringLiteral("UPDATE tasks SET state = ?, finished_at = ? WHERE job_id = ? AND state = ?"),
-         {JobState::Stopped, now, job->id, JobState::Waiting}},
-        {QStringLiteral("UPDATE tasks SET cancel_requested = 1 WHERE job_id = ? AND state = ?"),
-         {job->id, JobState::Running}},
-        {QStringLiteral("UPDATE jobs SET state = ?, reason = ?, finished_at = ? WHERE id = ?"),
-         {JobState::Stopped, QStringLiteral("stopped by its owner"), now, job->id}},
-    };
-    for (const auto &[sql, binds] : statements) {
-        if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
-            return query.error();
-    }
+    JobStore store(m_db);
+    if (Status stopped = store.stopTasks(job->id); !stopped)
+        return stopped.error();
+    if (Status stopped = store.moveJob(job->id, JobState::Stopped, u"stopped by its owner"_s);
+        !stopped)
+        return stopped.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     m_scheduler.dequeue(job->id);
     return render(job->id, true);
+}
+
+static QDateTime storeTime(const QVariant &ms)
+{
+    return ms.toLongLong() > 0 ? QDateTime::fromMSecsSinceEpoch(ms.toLongLong(), Qt::UTC)
+                               : QDateTime();
 }
 
 Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
@@ -340,66 +331,68 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
     if (!query)
         return query.error();
     if (!query->next())
-        return Error::make(QStringLiteral("not_found"), QStringLiteral("the job disappeared"));
-    QJsonObject job{
-        {QStringLiteral("uuid"), query->value(0).toString()},
-        {QStringLiteral("name"), query->value(1).toString()},
-        {QStringLiteral("kind"), query->value(2).toString()},
-        {QStringLiteral("state"), query->value(3).toString()},
-        {QStringLiteral("spec"), QJsonDocument::fromJson(query->value(4).toByteArray()).object()},
-        {QStringLiteral("commit"), query->value(5).toString()},
-        {QStringLiteral("attempt"), query->value(6).toInt()},
-        {QStringLiteral("retry_count"), query->value(7).toInt()},
-        {QStringLiteral("reason"), query->value(8).toString()},
-        {QStringLiteral("created_at"), isoTime(query->value(9).toLongLong())},
-        {QStringLiteral("started_at"), isoTime(query->value(10).toLongLong())},
-        {QStringLiteral("finished_at"), isoTime(query->value(11).toLongLong())},
-        {QStringLiteral("package_sha256"), query->value(12).toString()},
-        {QStringLiteral("dataset_sha256"),
-         query->value(13).isNull() ? QJsonValue() : QJsonValue(query->value(13).toString())},
-        {QStringLiteral("priority"), query->value(14).toInt()},
-        {QStringLiteral("dataset_manifest"),
-         query->value(15).isNull() ? QJsonValue() : QJsonValue(query->value(15).toString())},
-    };
+        return Error::make(ErrorCode::NotFound, QStringLiteral("the job disappeared"));
+    const QSqlQuery &row = *query;
+    JobMessage job;
+    const Result<JobState> state = parseJobState(row.value(u"state"_s).toString());
+    if (!state)
+        return state.error();
+    job.state = *state;
+    job.uuid = row.value(u"uuid"_s).toString();
+    job.name = row.value(u"name"_s).toString();
+    job.kind = row.value(u"kind"_s).toString();
+    job.spec = QJsonDocument::fromJson(row.value(u"spec"_s).toByteArray()).object();
+    job.commit = row.value(u"commit_id"_s).toString();
+    job.attempt = row.value(u"attempt"_s).toInt();
+    job.retryCount = row.value(u"retry_count"_s).toInt();
+    job.reason = row.value(u"reason"_s).toString();
+    job.createdAt = storeTime(row.value(u"created_at"_s));
+    job.startedAt = storeTime(row.value(u"started_at"_s));
+    job.finishedAt = storeTime(row.value(u"finished_at"_s));
+    job.packageSha256 = row.value(u"package_sha256"_s).toString();
+    job.datasetSha256 = row.value(u"dataset_sha256"_s).toString();
+    job.priority = row.value(u"priority"_s).toInt();
+    job.datasetManifest = row.value(u"dataset_manifest"_s).toString();
     if (!withTasks)
-        return job;
+        return job.toJson();
+    job.detailed = true;
     // What the spec asked for that this server keeps but does not act on, said once, as of the
     // submission.
-    QJsonArray events;
-    if (const Result<JobSpec> spec = JobSpecParser::parseWire(job.value(u"spec"_s).toObject())) {
+    if (const Result<JobSpec> spec = JobSpecParser::parseWire(job.spec)) {
         for (const QString &note : spec->noEffectNotes())
-            events.append(QJsonObject{{u"at"_s, job.value(u"created_at"_s)}, {u"message"_s, note}});
+            job.events.append(
+                QJsonObject{{u"at"_s, wireTime(job.createdAt)}, {u"message"_s, note}});
     }
-    job.insert(u"events"_s, events);
     Result<QSqlQuery> tasks = runSql(
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
-                       "w.name, t.attempt, t.started_at, t.finished_at, t.message FROM tasks t "
-                       "LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? ORDER BY "
-                       "t.attempt, t.task_index"),
+                       "w.name AS worker, t.attempt, t.started_at, t.finished_at, t.message "
+                       "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? "
+                       "ORDER BY t.attempt, t.task_index"),
         {jobId});
     if (!tasks)
         return tasks.error();
-    QJsonArray list;
     while (tasks->next()) {
-        list.append(QJsonObject{
-            {QStringLiteral("id"), tasks->value(0).toLongLong()},
-            {QStringLiteral("index"), tasks->value(1).toInt()},
-            {QStringLiteral("role"), tasks->value(2).toString()},
-            {QStringLiteral("role_index"), tasks->value(3).toInt()},
-            {QStringLiteral("state"), tasks->value(4).toString()},
-            {QStringLiteral("exit_code"),
-             tasks->value(5).isNull() ? QJsonValue() : QJsonValue(tasks->value(5).toInt())},
-            {QStringLiteral("worker"),
-             tasks->value(6).isNull() ? QJsonValue() : QJsonValue(tasks->value(6).toString())},
-            {QStringLiteral("attempt"), tasks->value(7).toInt()},
-            {QStringLiteral("started_at"), isoTime(tasks->value(8).toLongLong())},
-            {QStringLiteral("finished_at"), isoTime(tasks->value(9).toLongLong())},
-            {QStringLiteral("message"), tasks->value(10).toString()},
-        });
+        const QSqlQuery &row = *tasks;
+        TaskMessage task;
+        const Result<JobState> taskState = parseJobState(row.value(u"state"_s).toString());
+        if (!taskState)
+            return taskState.error();
+        task.state = *taskState;
+        task.id = row.value(u"id"_s).toLongLong();
+        task.index = row.value(u"task_index"_s).toInt();
+        task.role = row.value(u"role"_s).toString();
+        task.roleIndex = row.value(u"role_index"_s).toInt();
+        if (!row.value(u"exit_code"_s).isNull())
+            task.exitCode = row.value(u"exit_code"_s).toInt();
+        task.worker = row.value(u"worker"_s).toString();
+        task.attempt = row.value(u"attempt"_s).toInt();
+        task.startedAt = storeTime(row.value(u"started_at"_s));
+        task.finishedAt = storeTime(row.value(u"finished_at"_s));
+        task.message = row.value(u"message"_s).toString();
+        job.tasks.append(task);
     }
-    job.insert(QStringLiteral("tasks"), list);
-    return job;
+    return job.toJson();
 }
 
 } // namespace ddl::server

@@ -91,7 +91,7 @@ Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec)
     QByteArray needle = spec.text;
     const qint64 n = needle.size();
     if (n == 0 || spec.blockBytes <= n)
-        return Error::make(u"bad_request"_s, u"the search text is empty"_s, u"q"_s);
+        return Error::make(ErrorCode::BadRequest, u"the search text is empty"_s, u"q"_s);
     if (spec.ignoreCase)
         foldAscii(needle);
     QFile file(spec.path);
@@ -106,7 +106,7 @@ Result<LogSearchAnswer> searchLog(const LogSearchSpec &spec)
     qint64 scanned = 0;
     auto stopped = [&spec] { return spec.cancelled && spec.cancelled->load(); };
     auto readError = [&file] {
-        return Error::make(u"io_error"_s,
+        return Error::make(ErrorCode::IoError,
                            u"cannot read %1: %2"_s.arg(file.fileName(), file.errorString()));
     };
 

@@ -16,7 +16,7 @@ LogStorage::LogStorage(const QString &dataDir)
 Status LogStorage::prepare() const
 {
     if (!QDir().mkpath(m_dir))
-        return Error::make(QStringLiteral("io_error"), QStringLiteral("cannot create %1").arg(m_dir));
+        return Error::make(ErrorCode::IoError, QStringLiteral("cannot create %1").arg(m_dir));
     return Ok{};
 }
 
@@ -25,7 +25,7 @@ Result<LogStream> requestedLogStream(const QUrlQuery &query)
     const QString name = query.queryItemValue(u"stream"_s, QUrl::FullyDecoded);
     const std::optional<LogStream> stream = parseLogStream(name);
     if (!stream) {
-        return Error::make(u"bad_request"_s,
+        return Error::make(ErrorCode::BadRequest,
                            u"stream must be all, stdout or stderr, not \"%1\""_s.arg(name.left(64)),
                            u"stream"_s);
     }
@@ -53,11 +53,11 @@ Result<QList<LogSegment>> LogBatch::parseSegments(const QString &text, qint64 bo
     qint64 total = 0;
     const QStringList parts = text.split(u',', Qt::SkipEmptyParts);
     if (parts.size() > LogStorage::MaxSegments) {
-        return Error::make(u"bad_request"_s,
-                           u"a log batch may have at most %1 segments, got %2"_s
-                               .arg(LogStorage::MaxSegments)
-                               .arg(parts.size()),
-                           u"streams"_s);
+        return Error::make(
+            ErrorCode::BadRequest,
+            u"a log batch may have at most %1 segments, got %2"_s.arg(LogStorage::MaxSegments)
+                .arg(parts.size()),
+            u"streams"_s);
     }
     for (const QString &part : parts) {
         LogSegment segment;
@@ -69,31 +69,31 @@ Result<QList<LogSegment>> LogBatch::parseSegments(const QString &text, qint64 bo
         else if (kind == u'w')
             segment.target = LogSegment::Target::MergedOnly;
         else
-            return Error::make(u"bad_request"_s,
+            return Error::make(ErrorCode::BadRequest,
                                u"log segment \"%1\" must start with o (stdout), e (stderr) or w "
                                u"(merged log only)"_s.arg(part.left(32)),
                                u"streams"_s);
         bool ok = false;
         segment.length = part.mid(1).toLongLong(&ok);
         if (!ok || segment.length <= 0)
-            return Error::make(u"bad_request"_s,
+            return Error::make(ErrorCode::BadRequest,
                                u"log segment \"%1\" needs a positive length"_s.arg(part.left(32)),
                                u"streams"_s);
         // Compared before adding, so no list of huge lengths can wrap the sum around.
         if (segment.length > bodySize - total) {
-            return Error::make(u"bad_request"_s,
-                               u"the log segments cover more than the batch's %1 bytes"_s.arg(
-                                   bodySize),
-                               u"streams"_s);
+            return Error::make(
+                ErrorCode::BadRequest,
+                u"the log segments cover more than the batch's %1 bytes"_s.arg(bodySize),
+                u"streams"_s);
         }
         total += segment.length;
         segments.append(segment);
     }
     if (total != bodySize) {
-        return Error::make(u"bad_request"_s,
-                           u"the log segments cover %1 bytes but the batch has %2"_s.arg(total).arg(
-                               bodySize),
-                           u"streams"_s);
+        return Error::make(
+            ErrorCode::BadRequest,
+            u"the log segments cover %1 bytes but the batch has %2"_s.arg(total).arg(bodySize),
+            u"streams"_s);
     }
     return segments;
 }
@@ -106,25 +106,25 @@ static Result<qint64> appendAt(const QString &path, qint64 offset, const QByteAr
         return QFileInfo(path).size();
     QFile file(path);
     if (!file.open(QIODevice::ReadWrite | QIODevice::Append)) {
-        return Error::make(u"io_error"_s,
+        return Error::make(ErrorCode::IoError,
                            u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
     }
     const qint64 current = file.size();
     if (offset + bytes.size() <= current)
         return current; // a resend of what is already stored
     if (offset > current) {
-        Error error = Error::make(u"offset_mismatch"_s,
-                                  u"log batch at offset %1 but the log holds %2 bytes; send from %2"_s
-                                      .arg(offset)
-                                      .arg(current),
-                                  u"offset"_s);
+        Error error = Error::make(
+            ErrorCode::OffsetMismatch,
+            u"log batch at offset %1 but the log holds %2 bytes; send from %2"_s.arg(offset).arg(
+                current),
+            u"offset"_s);
         error.details.insert(u"offset"_s, current);
         return error;
     }
     // A resend that overlaps what is stored contributes only its new tail.
     const QByteArray tail = bytes.mid(current - offset);
     if (file.write(tail) != tail.size()) {
-        return Error::make(u"io_error"_s,
+        return Error::make(ErrorCode::IoError,
                            u"cannot write %1: %2"_s.arg(file.fileName(), file.errorString()));
     }
     return current + tail.size();
@@ -133,7 +133,7 @@ static Result<qint64> appendAt(const QString &path, qint64 offset, const QByteAr
 Result<LogOffsets> LogStorage::append(qint64 taskId, const LogBatch &batch) const
 {
     if (batch.bytes.size() > MaxAppendBytes) {
-        return Error::make(u"payload_too_large"_s,
+        return Error::make(ErrorCode::PayloadTooLarge,
                            u"a log batch may hold at most %1 bytes"_s.arg(MaxAppendBytes));
     }
     const QString mergedPath = path(taskId);
@@ -148,7 +148,7 @@ Result<LogOffsets> LogStorage::append(qint64 taskId, const LogBatch &batch) cons
     if (behind) {
         // Nothing is written: the worker goes back to a point that every file holds.
         Error error = Error::make(
-            u"offset_mismatch"_s,
+            ErrorCode::OffsetMismatch,
             batch.tagged
                 ? u"log batch at offset %1 (stdout %2, stderr %3) but the logs hold %4 (stdout %5, "
                   u"stderr %6) bytes; send from %4"_s.arg(batch.offset)

@@ -8,12 +8,12 @@ Status SearchAdmission::admit(qint64 user)
 {
     std::lock_guard lock(m_mutex);
     if (m_perUser.value(user) >= MaxPendingPerUser) {
-        return Error::make(u"rate_limited"_s,
+        return Error::make(ErrorCode::RateLimited,
                            u"%1 of your log searches are still running; wait for their answers "
                            u"before starting another"_s.arg(MaxPendingPerUser));
     }
     if (m_pending >= MaxPending) {
-        return Error::make(u"rate_limited"_s,
+        return Error::make(ErrorCode::RateLimited,
                            u"the server is busy with other log searches; try again in a moment"_s);
     }
     ++m_pending;

@@ -28,6 +28,8 @@ QList<std::pair<QString, QStringList>> labelledPorts(const QJsonObject &role, in
     return ports;
 }
 
+} // namespace
+
 QJsonObject roleNamed(const QJsonObject &spec, const QString &name)
 {
     for (const QJsonValue &role : spec.value(u"taskRoles"_s).toArray()) {
@@ -36,8 +38,6 @@ QJsonObject roleNamed(const QJsonObject &spec, const QString &name)
     }
     return {};
 }
-
-} // namespace
 
 int openPaiPortCount(const QJsonObject &role)
 {

@@ -6,6 +6,9 @@
 
 namespace ddl::server {
 
+// The task role of this name in a spec (its wire JSON); empty when it has none.
+QJsonObject roleNamed(const QJsonObject &spec, const QString &name);
+
 // The ports a task of this task role (its wire JSON) books on its worker: its own one plus the
 // portNumber of every portList entry.
 int openPaiPortCount(const QJsonObject &role);

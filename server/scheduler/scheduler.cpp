@@ -1,13 +1,14 @@
 #include "scheduler.h"
 
-#include "jobs/jobstate.h"
+#include "leasebuilder.h"
 #include "openpaienvironment.h"
+#include "store/jobstore.h"
 #include "store/sql.h"
+#include "wire/jobstate.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLoggingCategory>
-#include <QSqlError>
 #include <set>
 
 Q_LOGGING_CATEGORY(lcScheduler, "ddl.server.scheduler")
@@ -25,33 +26,15 @@ Scheduler::Scheduler(const QSqlDatabase &db, QObject *parent)
     });
 }
 
-// The role of a spec by name.
-static QJsonObject roleOf(const QJsonObject &spec, const QString &name)
-{
-    for (const QJsonValue &role : spec.value(QStringLiteral("taskRoles")).toArray()) {
-        if (role.toObject().value(QStringLiteral("name")).toString() == name)
-            return role.toObject();
-    }
-    return {};
-}
-
 static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString &roleName)
 {
-    const QJsonObject role = roleOf(spec, roleName);
+    const QJsonObject role = roleNamed(spec, roleName);
     return TaskDemand{taskId,
                       role.value(QStringLiteral("gpuNumber")).toInt(),
                       role.value(QStringLiteral("cpuNumber")).toInt(1),
                       role.value(QStringLiteral("memoryMB")).toInteger(),
                       openPaiPortCount(role),
                       spec.value(QStringLiteral("gpuType")).toString()};
-}
-
-static QString joinIndices(const QList<int> &indices)
-{
-    QStringList parts;
-    for (const int index : indices)
-        parts << QString::number(index);
-    return parts.join(u',');
 }
 
 static QList<int> splitIndices(const QString &text)
@@ -86,7 +69,7 @@ Status Scheduler::load()
         QStringLiteral("SELECT t.id, t.job_id, j.user_id, t.worker_id, t.port, t.gpu_indices, "
                        "t.role, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.state = "
                        "? AND t.worker_id IS NOT NULL"),
-        {JobState::Running});
+        {stateName(JobState::Running)});
     if (!running)
         return running.error();
     while (running->next()) {
@@ -103,8 +86,9 @@ Status Scheduler::load()
         account(allocation, +1);
         m_allocations.insert(demand.taskId, allocation);
     }
-    Result<QSqlQuery> waiting = runSql(m_db, QStringLiteral("SELECT id FROM jobs WHERE state = ?"),
-                                       {JobState::Waiting});
+    Result<QSqlQuery> waiting = runSql(m_db,
+                                       QStringLiteral("SELECT id FROM jobs WHERE state = ?"),
+                                       {stateName(JobState::Waiting)});
     if (!waiting)
         return waiting.error();
     QList<qint64> jobs;
@@ -121,10 +105,11 @@ Status Scheduler::load()
 
 void Scheduler::enqueue(qint64 jobId)
 {
-    Result<QSqlQuery> job = runSql(m_db,
-                                   QStringLiteral("SELECT user_id, priority, spec, attempt, reason "
-                                                  "FROM jobs WHERE id = ? AND state IN (?, ?)"),
-                                   {jobId, JobState::Waiting, JobState::Running});
+    Result<QSqlQuery> job =
+        runSql(m_db,
+               QStringLiteral("SELECT user_id, priority, spec, attempt, reason "
+                              "FROM jobs WHERE id = ? AND state IN (?, ?)"),
+               {jobId, stateName(JobState::Waiting), stateName(JobState::Running)});
     if (!job || !job->next())
         return;
     QueuedJob queued;
@@ -136,7 +121,7 @@ void Scheduler::enqueue(qint64 jobId)
     Result<QSqlQuery> tasks = runSql(m_db,
                                      QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
                                                     "AND attempt = ? AND state = ?"),
-                                     {jobId, job->value(3), JobState::Waiting});
+                                     {jobId, job->value(3), stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {
         queued.tasks << demandOf(tasks->value(0).toLongLong(), spec, tasks->value(1).toString());
         queued.gpus += queued.tasks.last().gpus;
@@ -333,27 +318,13 @@ Status Scheduler::persist(const QList<Allocation> &placed, const QList<qint64> &
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
-    const qint64 now = nowMs();
-    // One prepared statement for every placement of the pass.
-    QSqlQuery assign(m_db);
-    if (!assign.prepare(QStringLiteral("UPDATE tasks SET state = ?, worker_id = ?, port = ?, "
-                                       "gpu_indices = COALESCE(?, ''), leased_at = ?, delivered = 0 WHERE id = ? "
-                                       "AND state = ?")))
-        return Error::make(QStringLiteral("internal"), assign.lastError().text());
+    JobStore store(m_db);
     for (const Allocation &allocation : placed) {
         const Placement &placement = allocation.placement;
-        const QVariantList values{JobState::Running,   placement.workerId,
-                                  placement.port,      joinIndices(placement.gpuIndices),
-                                  now,                 placement.taskId,
-                                  JobState::Waiting};
-        for (int i = 0; i < values.size(); ++i)
-            assign.bindValue(i, values.at(i));
-        if (!assign.exec()) {
-            return Error::make(QStringLiteral("internal"),
-                               QStringLiteral("store error placing task %1: %2")
-                                   .arg(placement.taskId)
-                                   .arg(assign.lastError().text()));
-        }
+        const Result<bool> stored = store.placeTask(
+            {placement.taskId, placement.workerId, placement.port, placement.gpuIndices});
+        if (!stored)
+            return stored.error();
     }
     QList<std::pair<qint64, QString>> updates;
     for (const auto &[job, reason] : reasons)
@@ -362,126 +333,10 @@ Status Scheduler::persist(const QList<Allocation> &placed, const QList<qint64> &
     for (const qint64 jobId : placedJobs)
         updates.append({jobId, QStringLiteral("placed; starting on its workers")});
     for (const auto &[jobId, reason] : std::as_const(updates)) {
-        if (Result<QSqlQuery> update = runSql(m_db,
-                                              QStringLiteral("UPDATE jobs SET reason = ? WHERE id "
-                                                             "= ? AND state = ?"),
-                                              {reason, jobId, JobState::Waiting});
-            !update)
-            return update.error();
+        if (Status stored = store.setWaitingReason(jobId, reason); !stored)
+            return stored;
     }
     return transaction.commit();
-}
-
-namespace {
-
-// "address:port" of a task of the attempt, with its role.
-struct TaskHost
-{
-    QString role;
-    QString hostPort;
-};
-
-} // namespace
-
-// Every task of the attempt, in task order.
-static QList<TaskHost> taskHosts(const QSqlDatabase &db, qint64 jobId, int attempt)
-{
-    QList<TaskHost> hosts;
-    Result<QSqlQuery> query = runSql(db,
-                                     QStringLiteral("SELECT t.role, t.port, w.address FROM tasks t "
-                                                    "JOIN workers w ON w.id = t.worker_id WHERE "
-                                                    "t.job_id = ? AND t.attempt = ? ORDER BY "
-                                                    "t.task_index"),
-                                     {jobId, attempt});
-    while (query && query->next()) {
-        hosts.append(
-            {query->value(0).toString(),
-             query->value(2).toString() + u':' + QString::number(query->value(1).toInt())});
-    }
-    return hosts;
-}
-
-// OpenPAI's environment for one task (its table of PAI_* variables), with the host lists of the
-// whole gang: "address:port" of every task, by role number.
-static QJsonObject paiEnvironment(const QList<TaskHost> &hosts,
-                                  const QJsonObject &spec,
-                                  const QString &userEmail,
-                                  const QString &role,
-                                  int roleIndex)
-{
-    const QJsonArray roles = spec.value(QStringLiteral("taskRoles")).toArray();
-    const QJsonObject current = roleOf(spec, role);
-    int totalTasks = 0;
-    QStringList roleNames;
-    for (const QJsonValue &value : roles) {
-        totalTasks += value.toObject().value(QStringLiteral("taskNumber")).toInt();
-        roleNames << value.toObject().value(QStringLiteral("name")).toString();
-    }
-    const QString cpus = QString::number(current.value(QStringLiteral("cpuNumber")).toInt());
-    const QString memory = QString::number(current.value(QStringLiteral("memoryMB")).toInt());
-    const QString gpus = QString::number(current.value(QStringLiteral("gpuNumber")).toInt());
-    QJsonObject env{
-        {QStringLiteral("PAI_JOB_NAME"), spec.value(QStringLiteral("jobName")).toString()},
-        {QStringLiteral("PAI_USER_NAME"), userEmail},
-        // The config's strings; the worker gives the task real folders and keeps these as
-        // PAI_*_DIR_URI.
-        {QStringLiteral("PAI_DATA_DIR"), spec.value(QStringLiteral("dataDir")).toString()},
-        {QStringLiteral("PAI_OUTPUT_DIR"), spec.value(QStringLiteral("outputDir")).toString()},
-        {QStringLiteral("PAI_CODE_DIR"), spec.value(QStringLiteral("codeDir")).toString()},
-        {QStringLiteral("PAI_TASK_ROLE_NAME"), role},
-        {QStringLiteral("PAI_TASK_ROLE_NO"), QString::number(roleNames.indexOf(role))},
-        {QStringLiteral("PAI_TASK_ROLE_NUM"),
-         QString::number(current.value(QStringLiteral("taskNumber")).toInt())},
-        {QStringLiteral("PAI_TASK_ROLE_INDEX"), QString::number(roleIndex)},
-        {QStringLiteral("PAI_TASKS_NUM"), QString::number(totalTasks)},
-        {QStringLiteral("PAI_TASK_ROLES_NUM"), QString::number(roles.size())},
-        {QStringLiteral("PAI_TASK_ROLE_LIST"), roleNames.join(u',')},
-        {QStringLiteral("PAI_KILL_ALL_ON_COMPLETED_TASK_NUM"),
-         QString::number(spec.value(QStringLiteral("killAllOnCompletedTaskNumber")).toInt())},
-        {QStringLiteral("PAI_TASK_CPU_NUM"), cpus},
-        {QStringLiteral("PAI_TASK_MEM_MB"), memory},
-        {QStringLiteral("PAI_TASK_GPU_NUM"), gpus},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_CPU_COUNT"), cpus},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_MEM_MB"), memory},
-        {QStringLiteral("PAI_CURRENT_TASK_ROLE_GPU_COUNT"), gpus},
-    };
-    QHash<QString, QStringList> lists;
-    for (const TaskHost &host : hosts)
-        lists[host.role] << host.hostPort;
-    for (int i = 0; i < roleNames.size(); ++i) {
-        env.insert(QStringLiteral("PAI_TASK_ROLE_%1_HOST_LIST").arg(i),
-                   lists.value(roleNames[i]).join(u','));
-    }
-    return env;
-}
-
-// What main() of a DDL job's task is told of its peers: its rank, their number, and TF_CONFIG
-// for TensorFlow's MultiWorkerMirroredStrategy (every task's "address:port" in task order).
-static void addDdlEnvironment(QJsonObject &env, const QList<TaskHost> &hosts, int taskIndex)
-{
-    QJsonArray workers;
-    for (const TaskHost &host : hosts)
-        workers.append(host.hostPort);
-    const QJsonObject tfConfig{
-        {QStringLiteral("cluster"), QJsonObject{{QStringLiteral("worker"), workers}}},
-        {QStringLiteral("task"),
-         QJsonObject{{QStringLiteral("type"), QStringLiteral("worker")},
-                     {QStringLiteral("index"), taskIndex}}}};
-    env.insert(QStringLiteral("DDL_WORKER_INDEX"), QString::number(taskIndex));
-    env.insert(QStringLiteral("DDL_WORKER_COUNT"), QString::number(hosts.size()));
-    env.insert(QStringLiteral("TF_CONFIG"),
-               QString::fromUtf8(QJsonDocument(tfConfig).toJson(QJsonDocument::Compact)));
-}
-
-// Where a task's output files go among the job's artifacts: the root for a job of one task,
-// else a folder per task, "<role>-<index>/" ("worker-0/", "worker-1/"), so that none overwrites
-// another's.
-static QString outputPrefix(const QJsonObject &spec, const QString &role, int roleIndex)
-{
-    int totalTasks = 0;
-    for (const QJsonValue &value : spec.value(QStringLiteral("taskRoles")).toArray())
-        totalTasks += value.toObject().value(QStringLiteral("taskNumber")).toInt();
-    return totalTasks > 1 ? QStringLiteral("%1-%2/").arg(role).arg(roleIndex) : QString();
 }
 
 Result<QJsonArray> Scheduler::lease(qint64 workerId)
@@ -492,86 +347,24 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
         if (Result<int> placed = schedule(); !placed)
             return placed.error();
     }
-    Result<QSqlQuery> assigned = runSql(
-        m_db,
-        QStringLiteral("SELECT t.id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
-                       "t.gpu_indices, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
-                       "j.dataset_sha256, u.email, w.address, j.dataset_manifest, "
-                       "t.task_index FROM tasks t "
-                       "JOIN jobs j ON j.id = "
-                       "t.job_id JOIN users u ON u.id = j.user_id JOIN workers w ON w.id = "
-                       "t.worker_id WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 "
-                       "ORDER BY t.id"),
-        {workerId, JobState::Running});
-    if (!assigned)
-        return assigned.error();
-    QList<QVariantList> rows;
-    while (assigned->next()) {
-        QVariantList row;
-        for (int column = 0; column < 17; ++column)
-            row << assigned->value(column);
-        rows << row;
-    }
-    assigned->finish();
-    QJsonArray leases;
-    if (rows.isEmpty())
-        return leases;
+    Result<QList<TaskLease>> leases = LeaseBuilder(m_db).undelivered(workerId);
+    if (!leases)
+        return leases.error();
+    QJsonArray answer;
+    if (leases->isEmpty())
+        return answer;
+    JobStore store(m_db);
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun.error();
-    for (const QVariantList &row : std::as_const(rows)) {
-        const qint64 taskId = row.at(0).toLongLong();
-        const QJsonObject spec = QJsonDocument::fromJson(row.at(10).toByteArray()).object();
-        const QString role = row.at(3).toString();
-        const QJsonObject roleSpec = roleOf(spec, role);
-        const QList<int> gpus = splitIndices(row.at(6).toString());
-        const QList<TaskHost> hosts = taskHosts(m_db, row.at(1).toLongLong(), row.at(2).toInt());
-        QJsonObject env =
-            paiEnvironment(hosts, spec, row.at(13).toString(), role, row.at(4).toInt());
-        if (row.at(9).toString() == QLatin1String("ddl"))
-            addDdlEnvironment(env, hosts, row.at(16).toInt());
-        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_IP"), row.at(14).toString());
-        env.insert(QStringLiteral("PAI_CURRENT_CONTAINER_PORT"), QString::number(row.at(5).toInt()));
-        addOpenPaiEnvironment(
-            env, m_db, row.at(1).toLongLong(), row.at(2).toInt(), spec, role, row.at(5).toInt());
-        QJsonArray gpuIndices;
-        for (const int index : gpus)
-            gpuIndices.append(index);
-        leases.append(QJsonObject{
-            {QStringLiteral("task_id"), taskId},
-            {QStringLiteral("job_uuid"), row.at(7).toString()},
-            {QStringLiteral("job_name"), row.at(8).toString()},
-            {QStringLiteral("kind"), row.at(9).toString()},
-            {QStringLiteral("attempt"), row.at(2).toInt()},
-            {QStringLiteral("role"), role},
-            {QStringLiteral("role_index"), row.at(4).toInt()},
-            {QStringLiteral("command"), roleSpec.value(QStringLiteral("command")).toString()},
-            {QStringLiteral("image"), spec.value(QStringLiteral("image")).toString()},
-            {QStringLiteral("gpus"), int(gpus.size())},
-            {QStringLiteral("gpu_indices"), gpuIndices},
-            {QStringLiteral("cpus"), roleSpec.value(QStringLiteral("cpuNumber")).toInt()},
-            {QStringLiteral("memory_mb"), roleSpec.value(QStringLiteral("memoryMB")).toInteger()},
-            {QStringLiteral("port"), row.at(5).toInt()},
-            {QStringLiteral("shm_mb"), roleSpec.value(QStringLiteral("shmMB")).toInt()},
-            {QStringLiteral("package_sha256"),
-             row.at(11).toString().isEmpty() ? QJsonValue() : QJsonValue(row.at(11).toString())},
-            {QStringLiteral("dataset_sha256"),
-             row.at(12).isNull() ? QJsonValue() : QJsonValue(row.at(12).toString())},
-            {QStringLiteral("dataset_manifest"),
-             row.at(15).isNull() ? QJsonValue() : QJsonValue(row.at(15).toString())},
-            {QStringLiteral("env"), env},
-            {QStringLiteral("output_prefix"), outputPrefix(spec, role, row.at(4).toInt())},
-        });
-        if (Result<QSqlQuery> delivered = runSql(m_db,
-                                                 QStringLiteral("UPDATE tasks SET delivered = 1, "
-                                                                "leased_at = ? WHERE id = ?"),
-                                                 {nowMs(), taskId});
-            !delivered)
+    for (const TaskLease &lease : std::as_const(*leases)) {
+        answer.append(lease.toJson());
+        if (Status delivered = store.markDelivered(lease.taskId); !delivered)
             return delivered.error();
     }
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return leases;
+    return answer;
 }
 
 } // namespace ddl::server

@@ -19,16 +19,16 @@ int Database::schemaVersion()
 Result<QSqlDatabase> Database::open(const QString &dataDir, const QString &connectionName)
 {
     if (!QDir().mkpath(dataDir)) {
-        return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot create the data dir %1; check its permissions")
-                               .arg(dataDir));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot create the data dir %1; check its permissions").arg(dataDir));
     }
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), connectionName);
     db.setDatabaseName(QDir(dataDir).filePath(QStringLiteral("ddl.sqlite")));
     // A second process (ddl-server token create) may write while the server runs: wait for it.
     db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
     if (!db.open()) {
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot open the store %1: %2")
                                .arg(db.databaseName(), db.lastError().text()));
     }
@@ -59,7 +59,7 @@ Status Database::migrate(const QSqlDatabase &db)
     const int version = current->next() ? current->value(0).toInt() : 0;
     const auto &migrations = schemaMigrations();
     if (version > int(migrations.size())) {
-        return Error::make(QStringLiteral("schema_too_new"),
+        return Error::make(ErrorCode::SchemaTooNew,
                            QStringLiteral("the store is at schema version %1 but this ddl-server "
                                           "knows only %2; run a newer ddl-server")
                                .arg(version)

@@ -8,9 +8,9 @@ namespace ddl::server {
 
 static Error sqlError(const QString &sql, const QSqlError &error)
 {
-    return Error::make(QStringLiteral("internal"),
-                       QStringLiteral("store error in \"%1\": %2")
-                           .arg(sql.simplified().left(80), error.text()));
+    return Error::make(
+        ErrorCode::Internal,
+        QStringLiteral("store error in \"%1\": %2").arg(sql.simplified().left(80), error.text()));
 }
 
 Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)

@@ -15,7 +15,7 @@ namespace ddl::server {
 
 static Error tlsError(const QString &what)
 {
-    return Error::make(QStringLiteral("tls_error"), what);
+    return Error::make(ErrorCode::TlsError, what);
 }
 
 static Result<QByteArray> readFile(const QString &path, const QString &what)

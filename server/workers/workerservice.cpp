@@ -3,9 +3,10 @@
 #include "auth/secrettoken.h"
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
-#include "jobs/jobstate.h"
 #include "scheduler/scheduler.h"
+#include "store/jobstore.h"
 #include "store/sql.h"
+#include "wire/jobstate.h"
 
 #include <QLoggingCategory>
 #include <QRegularExpression>
@@ -55,7 +56,7 @@ Result<QString> WorkerService::createEnrollToken()
 
 static Error badField(const QString &field, const QString &what)
 {
-    return Error::make(QStringLiteral("bad_request"), field + QStringLiteral(": ") + what, field);
+    return Error::make(ErrorCode::BadRequest, field + QStringLiteral(": ") + what, field);
 }
 
 // A worker's --advertise-address goes into host lists as "address:port": a host name or IP
@@ -99,7 +100,7 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
     if (!token)
         return token.error();
     if (!token->next()) {
-        return Error::make(QStringLiteral("unauthorized"),
+        return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("the enrollment token is not valid; make one with "
                                           "ddl-server token create"),
                            QStringLiteral("enroll_token"));
@@ -158,7 +159,7 @@ Result<WorkerRef> WorkerService::authenticate(const QString &workerToken)
     if (!query)
         return query.error();
     if (!query->next()) {
-        return Error::make(QStringLiteral("unauthorized"),
+        return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("unknown worker token; enroll the worker again"));
     }
     return WorkerRef{query->value(0).toLongLong(), query->value(1).toString()};
@@ -185,7 +186,7 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
                               "slots, gpu_type FROM workers WHERE id = ?"),
                {worker.id});
     if (!before || !before->next())
-        return before ? Error::make(QStringLiteral("unauthorized"), QStringLiteral("unknown worker"))
+        return before ? Error::make(ErrorCode::Unauthorized, QStringLiteral("unknown worker"))
                       : before.error();
     QJsonObject declared{{QStringLiteral("cpus"), before->value(2).toLongLong()},
                          {QStringLiteral("memory_mb"), before->value(3).toLongLong()},
@@ -238,7 +239,7 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     Result<QSqlQuery> held = runSql(m_db,
                                     QStringLiteral("SELECT id, cancel_requested, leased_at FROM "
                                                    "tasks WHERE worker_id = ? AND state = ?"),
-                                    {worker.id, JobState::Running});
+                                    {worker.id, stateName(JobState::Running)});
     if (!held)
         return held.error();
     QJsonArray cancel;
@@ -268,17 +269,18 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
 
 Status WorkerService::checkLease(const WorkerRef &worker, qint64 taskId)
 {
-    Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT 1 FROM tasks WHERE id = ? AND worker_id "
-                                                    "= ? AND state = ?"),
-                                     {taskId, worker.id, JobState::Running});
+    Result<QSqlQuery> query =
+        runSql(m_db,
+               QStringLiteral("SELECT 1 FROM tasks WHERE id = ? AND worker_id "
+                              "= ? AND state = ?"),
+               {taskId, worker.id, stateName(JobState::Running)});
     if (!query)
         return query.error();
     if (!query->next()) {
-        return Error::make(QStringLiteral("conflict"),
-                           QStringLiteral("task %1 is not leased to this worker any more; stop it")
-                               .arg(taskId),
-                           QStringLiteral("task_id"));
+        return Error::make(
+            ErrorCode::Conflict,
+            QStringLiteral("task %1 is not leased to this worker any more; stop it").arg(taskId),
+            QStringLiteral("task_id"));
     }
     return Ok{};
 }
@@ -287,23 +289,20 @@ Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const 
 {
     if (Status leased = checkLease(worker, taskId); !leased)
         return leased;
-    const QString state = request.value(QStringLiteral("state")).toString();
-    if (state == JobState::Running)
+    const Result<JobState> state = parseJobState(request.value(QStringLiteral("state")).toString());
+    if (state && *state == JobState::Running)
         return m_progress.taskStarted(taskId);
-    if (!JobState::isFinal(state)) {
+    if (!state || !isFinal(*state)) {
         return badField(QStringLiteral("state"),
                         QStringLiteral("must be RUNNING, SUCCEEDED, FAILED or STOPPED"));
     }
-    TaskOutcome outcome{state, std::nullopt, request.value(QStringLiteral("message")).toString()};
+    TaskEnd outcome{*state, std::nullopt, request.value(QStringLiteral("message")).toString()};
     if (request.value(QStringLiteral("exit_code")).isDouble())
         outcome.exitCode = request.value(QStringLiteral("exit_code")).toInt();
-    if (state == JobState::Stopped) {
+    if (*state == JobState::Stopped) {
         // A task nobody asked to stop did not end well: count it as failed.
-        Result<QSqlQuery> asked = runSql(m_db,
-                                         QStringLiteral("SELECT cancel_requested FROM tasks WHERE "
-                                                        "id = ?"),
-                                         {taskId});
-        if (asked && asked->next() && !asked->value(0).toBool()) {
+        const Result<TaskRow> asked = JobStore(m_db).task(taskId);
+        if (asked && !asked->cancelRequested) {
             outcome.state = JobState::Failed;
             if (outcome.message.isEmpty())
                 outcome.message = QStringLiteral("stopped on the worker");
@@ -374,7 +373,7 @@ bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
                        "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ? OR "
                        "j.dataset_manifest = ? OR EXISTS (SELECT 1 FROM manifest_files m WHERE "
                        "m.manifest_sha256 = j.dataset_manifest AND m.sha256 = ?)) LIMIT 1"),
-        {worker.id, JobState::Running, sha256, sha256, sha256, sha256});
+        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256});
     return query && query->next();
 }
 
@@ -385,7 +384,7 @@ Result<QJsonObject> WorkerService::list()
         QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
                        "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
                        "t.state = ?), w.gpu_type FROM workers w ORDER BY w.name, w.id"),
-        {JobState::Running});
+        {stateName(JobState::Running)});
     if (!query)
         return query.error();
     QJsonArray workers;
@@ -428,7 +427,7 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
         Result<QSqlQuery> tasks = runSql(m_db,
                                          QStringLiteral("SELECT id FROM tasks WHERE worker_id = ? "
                                                         "AND state = ?"),
-                                         {workerId, JobState::Running});
+                                         {workerId, stateName(JobState::Running)});
         QList<qint64> ids;
         while (tasks && tasks->next())
             ids << tasks->value(0).toLongLong();

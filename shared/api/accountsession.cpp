@@ -18,7 +18,7 @@ Result<SessionTokens> SessionTokens::fromJson(const QJsonObject &answer)
     tokens.accessToken = answer.value("access_token"_L1).toString();
     tokens.refreshToken = answer.value("refresh_token"_L1).toString();
     if (tokens.accessToken.isEmpty() || tokens.refreshToken.isEmpty()) {
-        return Error::make(u"bad_answer"_s,
+        return Error::make(ErrorCode::BadAnswer,
                            u"the server's answer holds no access_token or refresh_token; is it "
                            "a DDL server?"_s);
     }
@@ -90,7 +90,8 @@ void AccountSession::checkVersion(bool askOnUntrusted)
         if (request->result()) {
             setState(State::Connected);
             emit connected();
-        } else if (askOnUntrusted && request->result().error().code == u"untrusted_certificate"_s) {
+        } else if (askOnUntrusted &&
+                   request->result().error().is(ErrorCode::UntrustedCertificate)) {
             fetchCertificate();
         } else {
             setState(State::Disconnected);
@@ -211,12 +212,9 @@ void AccountSession::refresh()
             return;
         }
         // A refused refresh token means logging in again; anything else is tried again soon.
-        static const QStringList refused{u"unauthorized"_s,
-                                         u"session_expired"_s,
-                                         u"bad_request"_s,
-                                         u"not_found"_s,
-                                         u"forbidden"_s};
-        if (refused.contains(tokens.error().code)) {
+        const Error &error = tokens.error();
+        if (isUnauthorized(error) || error.is(ErrorCode::BadRequest) ||
+            error.is(ErrorCode::NotFound) || error.is(ErrorCode::Forbidden)) {
             m_refreshTimer.stop();
             m_tokens = {};
             m_client->setBearerToken({});

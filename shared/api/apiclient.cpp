@@ -14,7 +14,7 @@ Result<ServerTrust> ServerTrust::fromCaFile(const QString &path)
 {
     const QList<QSslCertificate> certificates = QSslCertificate::fromPath(path);
     if (certificates.isEmpty()) {
-        return Error::make(QStringLiteral("bad_ca_cert"),
+        return Error::make(ErrorCode::BadCaCert,
                            QStringLiteral("%1 holds no PEM certificate; pass the server's "
                                           "certificate or its CA (for a default server: "
                                           "DATA_DIR/tls/server.crt)")
@@ -57,8 +57,7 @@ ApiRequest *ApiClient::wrap(QNetworkReply *reply)
     auto *request = new ApiRequest(reply, m_trust.pinnedSha256Hex, m_timeoutMs, this);
     if (reply->request().hasRawHeader("Authorization")) {
         connect(request, &ApiRequest::finished, this, [this, request] {
-            if (!request->result() &&
-                request->result().error().code == QLatin1String("unauthorized"))
+            if (!request->result() && request->result().error().is(ErrorCode::Unauthorized))
                 emit tokenRefused();
         });
     }
@@ -277,7 +276,7 @@ Result<QSslCertificate> fetchServerCertificate(const QUrl &url, int timeoutMs)
     socket.setPeerVerifyMode(QSslSocket::QueryPeer);
     socket.connectToHostEncrypted(url.host(), quint16(url.port(443)));
     if (!socket.waitForEncrypted(timeoutMs)) {
-        return Error::make(QStringLiteral("unreachable"),
+        return Error::make(ErrorCode::Unreachable,
                            QStringLiteral("cannot open a TLS connection to %1: %2; check the URL "
                                           "and that ddl-server is running")
                                .arg(url.toString(), socket.errorString()));

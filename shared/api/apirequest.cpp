@@ -21,7 +21,7 @@ ApiRequest::ApiRequest(QNetworkReply *reply, const QByteArray &pinnedSha256, int
         const QString url = m_reply ? m_reply->url().toString() : QString();
         if (m_reply)
             m_reply->abort();
-        finish(Error::make(QStringLiteral("timeout"),
+        finish(Error::make(ErrorCode::Timeout,
                            QStringLiteral("no answer from %1 within %2 s; check that the server "
                                           "is running and reachable")
                                .arg(url)
@@ -78,7 +78,7 @@ void ApiRequest::abort()
 {
     if (m_reply)
         m_reply->abort();
-    finish(Error::make(QStringLiteral("aborted"), QStringLiteral("the request was cancelled")));
+    finish(Error::make(ErrorCode::Aborted, QStringLiteral("the request was cancelled")));
 }
 
 void ApiRequest::handleSslErrors(const QList<QSslError> &errors)
@@ -102,26 +102,27 @@ static Error networkError(QNetworkReply *reply, bool pinMismatch)
     case QNetworkReply::RemoteHostClosedError:
     case QNetworkReply::NetworkSessionFailedError:
     case QNetworkReply::TemporaryNetworkFailureError:
-        return Error::make(QStringLiteral("unreachable"),
+        return Error::make(ErrorCode::Unreachable,
                            QStringLiteral("cannot reach the server at %1 (%2); check the URL and "
                                           "that ddl-server is running")
                                .arg(url, reply->errorString()));
     case QNetworkReply::SslHandshakeFailedError:
         if (pinMismatch) {
             return Error::make(
-                QStringLiteral("certificate_changed"),
+                ErrorCode::CertificateChanged,
                 QStringLiteral("the server at %1 presented a certificate that does not match the "
                                "pinned fingerprint; if the server's certificate was replaced on "
                                "purpose, remove the pin from ~/.config/ddl/config.json")
                     .arg(url));
         }
-        return Error::make(QStringLiteral("untrusted_certificate"),
+        return Error::make(ErrorCode::UntrustedCertificate,
                            QStringLiteral("the server at %1 is not trusted (%2); pass --ca-cert "
                                           "FILE or set DDL_CA_CERT")
                                .arg(url, reply->errorString()));
     default:
-        return Error::make(QStringLiteral("network"),
-                           QStringLiteral("request to %1 failed: %2").arg(url, reply->errorString()));
+        return Error::make(
+            ErrorCode::Network,
+            QStringLiteral("request to %1 failed: %2").arg(url, reply->errorString()));
     }
 }
 
@@ -145,10 +146,10 @@ void ApiRequest::handleFinished()
     }
     Error error = Error::fromJson(QJsonDocument::fromJson(response.body).object());
     if (error.code.isEmpty()) {
-        error = Error::make(QStringLiteral("http_%1").arg(status),
-                            QStringLiteral("the server answered HTTP %1 for %2")
-                                .arg(status)
-                                .arg(reply->url().toString(QUrl::RemoveQuery)));
+        error = Error::httpStatus(status,
+                                  QStringLiteral("the server answered HTTP %1 for %2")
+                                      .arg(status)
+                                      .arg(reply->url().toString(QUrl::RemoveQuery)));
     }
     finish(std::move(error));
 }

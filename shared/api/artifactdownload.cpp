@@ -23,7 +23,7 @@ ArtifactDownload::~ArtifactDownload() = default;
 Result<QString> ArtifactDownload::safeRelativePath(const QString &path)
 {
     auto refuse = [&path](const QString &why) {
-        return Error::make(u"unsafe_path"_s,
+        return Error::make(ErrorCode::UnsafePath,
                            u"the server listed the artifact '%1', which %2; it was not "
                            "downloaded"_s.arg(path, why),
                            u"path"_s);
@@ -53,9 +53,9 @@ Result<QList<ArtifactFile>> ArtifactDownload::parseList(const QJsonArray &files)
             return path.error();
         const QString sha256 = file.value("sha256"_L1).toString();
         if (!isSha256Hex(sha256)) {
-            return Error::make(u"bad_answer"_s,
-                               u"the server listed the artifact '%1' without a valid sha256"_s.arg(
-                                   *path));
+            return Error::make(
+                ErrorCode::BadAnswer,
+                u"the server listed the artifact '%1' without a valid sha256"_s.arg(*path));
         }
         list.append({*path, file.value("size"_L1).toInteger(), sha256});
     }
@@ -73,8 +73,8 @@ void ArtifactDownload::start(const QList<ArtifactFile> &files, const QString &de
     for (const ArtifactFile &file : files)
         m_totalBytes += file.size;
     if (!QDir().mkpath(m_destination)) {
-        finish(Error::make(u"io_error"_s, u"cannot create the folder %1"_s.arg(m_destination),
-                           u"dest"_s));
+        finish(Error::make(
+            ErrorCode::IoError, u"cannot create the folder %1"_s.arg(m_destination), u"dest"_s));
         return;
     }
     next();
@@ -85,7 +85,7 @@ void ArtifactDownload::cancel()
     if (m_current)
         m_current->deleteLater();
     if (!isFinished())
-        finish(Error::make(u"aborted"_s, u"the download was cancelled"_s));
+        finish(Error::make(ErrorCode::Aborted, u"the download was cancelled"_s));
 }
 
 const Result<QList<ArtifactFile>> &ArtifactDownload::waitForFinished()
@@ -116,7 +116,7 @@ void ArtifactDownload::next(bool retry)
     ArtifactFile &file = m_files[m_index];
     const QString target = m_destination + u'/' + file.path;
     if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !staysInside(m_destination, target)) {
-        finish(Error::make(u"unsafe_path"_s,
+        finish(Error::make(ErrorCode::UnsafePath,
                            u"%1 would be written outside %2 (through a link?); nothing more was "
                            "downloaded"_s.arg(target, m_destination)));
         return;
@@ -135,7 +135,7 @@ void ArtifactDownload::next(bool retry)
         return;
     }
     if (!m_client) {
-        finish(Error::make(u"aborted"_s, u"the connection to the server was closed"_s));
+        finish(Error::make(ErrorCode::Aborted, u"the connection to the server was closed"_s));
         return;
     }
     const bool resumed = QFileInfo::exists(target + u".part"_s);
@@ -154,7 +154,7 @@ void ArtifactDownload::next(bool retry)
         ArtifactFile &file = m_files[m_index];
         if (!download->result()) {
             // A .part left by something else fails the digest and is removed: once more from 0.
-            if (resumed && !retry && download->result().error().code == u"digest_mismatch"_s) {
+            if (resumed && !retry && download->result().error().is(ErrorCode::DigestMismatch)) {
                 next(true);
                 return;
             }

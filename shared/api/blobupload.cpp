@@ -25,7 +25,7 @@ BlobUpload::~BlobUpload()
 void BlobUpload::start()
 {
     if (!m_file.open(QIODevice::ReadOnly)) {
-        fail(Error::make(QStringLiteral("io_error"),
+        fail(Error::make(ErrorCode::IoError,
                          QStringLiteral("cannot read %1: %2").arg(m_path, m_file.errorString())));
         return;
     }
@@ -44,7 +44,7 @@ void BlobUpload::start()
 void BlobUpload::cancel()
 {
     if (!isFinished())
-        fail(Error::make(QStringLiteral("aborted"), QStringLiteral("the upload was cancelled")));
+        fail(Error::make(ErrorCode::Aborted, QStringLiteral("the upload was cancelled")));
 }
 
 void BlobUpload::createUpload()
@@ -100,7 +100,7 @@ void BlobUpload::sendChunks()
         if (m_file.seek(m_nextSend))
             bytes = m_file.read(length);
         if (bytes.size() != length) {
-            fail(Error::make(QStringLiteral("io_error"),
+            fail(Error::make(ErrorCode::IoError,
                              QStringLiteral("%1 changed while it was being uploaded; upload it "
                                             "again")
                                  .arg(m_path)));
@@ -133,10 +133,10 @@ void BlobUpload::handleChunkAnswer(ApiRequest *request)
     if (!request->result()) {
         // Another upload of the same bytes by the same owner moved the upload on or finished
         // it, or a chunk was corrupted on the way: ask the server where things stand.
-        const QString code = request->result().error().code;
-        if ((code == QLatin1String("not_found") || code == QLatin1String("offset_mismatch")
-             || code == QLatin1String("conflict") || code == QLatin1String("chunk_corrupted"))
-            && m_restarts++ < MaxRestarts) {
+        const Error &error = request->result().error();
+        if ((error.is(ErrorCode::NotFound) || error.is(ErrorCode::OffsetMismatch) ||
+             error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted)) &&
+            m_restarts++ < MaxRestarts) {
             createUpload();
             return;
         }

@@ -83,7 +83,7 @@ void DatasetDownload::fetchFiles()
         const ManifestFile file = m_toFetch.at(m_next++);
         const QString target = QDir(m_destination).filePath(file.path);
         if (!QDir().mkpath(QFileInfo(target).absolutePath())) {
-            fail(Error::make(QStringLiteral("io_error"),
+            fail(Error::make(ErrorCode::IoError,
                              QStringLiteral("cannot create the folder of %1").arg(target)));
             return;
         }

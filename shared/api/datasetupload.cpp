@@ -45,7 +45,7 @@ void DatasetUpload::start()
 void DatasetUpload::cancel()
 {
     if (!isFinished())
-        fail(Error::make(QStringLiteral("aborted"), QStringLiteral("the upload was cancelled")));
+        fail(Error::make(ErrorCode::Aborted, QStringLiteral("the upload was cancelled")));
 }
 
 const Result<QString> &DatasetUpload::waitForFinished()
@@ -64,7 +64,7 @@ void DatasetUpload::handleScanned()
         return;
     Result<DatasetManifest> scanned = m_scan.result();
     if (!scanned || !m_client) {
-        fail(scanned ? Error::make(QStringLiteral("aborted"),
+        fail(scanned ? Error::make(ErrorCode::Aborted,
                                    QStringLiteral("the connection to the server was closed"))
                      : scanned.error());
         return;
@@ -162,7 +162,7 @@ void DatasetUpload::sendManifest()
     QFile file(path);
     if (!m_scratch.isValid() || !file.open(QIODevice::WriteOnly)
         || file.write(m_manifest.toJson()) != m_manifest.toJson().size()) {
-        fail(Error::make(QStringLiteral("io_error"),
+        fail(Error::make(ErrorCode::IoError,
                          QStringLiteral("cannot write the dataset manifest to %1").arg(path)));
         return;
     }
@@ -187,7 +187,7 @@ void DatasetUpload::nameDataset()
         return;
     }
     if (!m_client) {
-        fail(Error::make(QStringLiteral("aborted"),
+        fail(Error::make(ErrorCode::Aborted,
                          QStringLiteral("the connection to the server was closed")));
         return;
     }

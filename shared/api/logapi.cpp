@@ -100,7 +100,7 @@ Result<LogSearchAnswer> parseSearchAnswer(const ApiResponse &response)
 {
     const QJsonObject json = response.json();
     if (!json.value(u"scanned_to"_s).isDouble() || !json.value(u"matches"_s).isArray()) {
-        return Error::make(u"bad_response"_s,
+        return Error::make(ErrorCode::BadAnswer,
                            u"the server's log search answer has no matches or scanned_to"_s);
     }
     LogSearchAnswer answer;

@@ -24,9 +24,9 @@ void RangeDownload::start()
 {
     QDir().mkpath(QFileInfo(m_destination).absolutePath());
     if (!m_part.open(QIODevice::ReadWrite)) {
-        fail(Error::make(QStringLiteral("io_error"),
-                         QStringLiteral("cannot write %1: %2")
-                             .arg(m_part.fileName(), m_part.errorString())));
+        fail(Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString())));
         return;
     }
     m_clock.start(m_part.size());
@@ -84,9 +84,9 @@ void RangeDownload::handleRange()
     request->deleteLater();
     if (!request->result()) {
         // 416: the part file already holds everything (or more): start it again.
-        const QString code = request->result().error().code;
-        if ((code == QLatin1String("range_not_satisfiable") || code == QLatin1String("http_416"))
-            && m_part.size() > 0) {
+        const Error &error = request->result().error();
+        if ((error.is(ErrorCode::RangeNotSatisfiable) || error.code == QLatin1String("http_416")) &&
+            m_part.size() > 0) {
             m_part.resize(0);
             requestNextRange();
             return;
@@ -104,7 +104,7 @@ void RangeDownload::handleRange()
     else if (!m_rangeChecked)    // an empty answer: nothing was looked at yet
         m_total = totalFromContentRange(request->result()->header("Content-Range"));
     if (m_rangeBytes == 0 && m_part.size() < m_total) {
-        fail(Error::make(QStringLiteral("network"),
+        fail(Error::make(ErrorCode::Network,
                          QStringLiteral("the server sent no bytes for %1; try again").arg(m_path)));
         return;
     }
@@ -118,7 +118,7 @@ Status RangeDownload::writeBytes(const QByteArray &bytes)
         if (m_request->streamingStatus() == 206) {
             m_total = totalFromContentRange(m_request->streamingHeader("Content-Range"));
             if (m_total < 0) {
-                return Error::make(QStringLiteral("network"),
+                return Error::make(ErrorCode::Network,
                                    QStringLiteral("the server sent part of %1 without saying its "
                                                   "size (no Content-Range); try again")
                                        .arg(m_path));
@@ -133,9 +133,9 @@ Status RangeDownload::writeBytes(const QByteArray &bytes)
         return Ok{};
     m_part.seek(m_part.size());
     if (m_part.write(bytes) != bytes.size()) {
-        return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot write %1: %2")
-                               .arg(m_part.fileName(), m_part.errorString()));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString()));
     }
     m_rangeBytes += bytes.size();
     emit progress(m_clock.at(m_part.size(), std::max(m_total, m_part.size())));
@@ -153,7 +153,7 @@ void RangeDownload::complete()
         }
         if (*digest != m_expectedSha256) {
             QFile::remove(m_part.fileName());
-            fail(Error::make(QStringLiteral("digest_mismatch"),
+            fail(Error::make(ErrorCode::DigestMismatch,
                              QStringLiteral("%1 arrived corrupted (sha256 %2, expected %3); it was "
                                             "removed, download it again")
                                  .arg(m_destination, *digest, m_expectedSha256)));
@@ -162,7 +162,7 @@ void RangeDownload::complete()
     }
     QFile::remove(m_destination);
     if (!QFile::rename(m_part.fileName(), m_destination)) {
-        fail(Error::make(QStringLiteral("io_error"),
+        fail(Error::make(ErrorCode::IoError,
                          QStringLiteral("cannot move the download into %1").arg(m_destination)));
         return;
     }

@@ -8,19 +8,20 @@ Result<QUrl> ServerAddress::parse(const QString &text)
 {
     QString trimmed = text.trimmed();
     if (trimmed.isEmpty()) {
-        return Error::make(
-            u"usage"_s, tr("no server URL given; write it as https://HOST:PORT"), u"server"_s);
+        return Error::make(ErrorCode::Usage,
+                           tr("no server URL given; write it as https://HOST:PORT"),
+                           u"server"_s);
     }
     if (!trimmed.contains(u"://"_s))
         trimmed.prepend(u"https://"_s);
     const QUrl url(trimmed, QUrl::StrictMode);
     if (!url.isValid() || url.host().isEmpty()) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("'%1' is not a server URL; write it as https://HOST:PORT").arg(text),
                            u"server"_s);
     }
     if (url.scheme().compare(u"https"_s, Qt::CaseInsensitive) != 0) {
-        return Error::make(u"usage"_s,
+        return Error::make(ErrorCode::Usage,
                            tr("'%1' does not use https; DDL servers only speak TLS, write "
                               "https://%2")
                                .arg(text, url.authority()),

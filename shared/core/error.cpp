@@ -2,9 +2,21 @@
 
 namespace ddl {
 
-Error Error::make(const QString &code, const QString &message, const QString &field)
+Error Error::make(ErrorCode code, const QString &message, const QString &field)
 {
-    return Error{code, message, field, {}};
+    return Error{codeName(code), message, field, {}};
+}
+
+Error Error::httpStatus(int status, const QString &message)
+{
+    return Error{QStringLiteral("http_%1").arg(status), message, {}, {}};
+}
+
+Error Error::withMessage(const QString &newMessage) const
+{
+    Error error = *this;
+    error.message = newMessage;
+    return error;
 }
 
 QJsonObject Error::toJson() const
@@ -24,6 +36,9 @@ Error Error::fromJson(const QJsonObject &object)
                 inner.take(QStringLiteral("message")).toString(),
                 inner.take(QStringLiteral("field")).toString(),
                 {}};
+    // An older server's synonym reads as the one spelling this version compares against.
+    if (const std::optional<ErrorCode> known = parseErrorCode(error.code))
+        error.code = codeName(*known);
     error.details = inner;
     return error;
 }

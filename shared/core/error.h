@@ -1,5 +1,7 @@
 #pragma once
 
+#include "wire/errorcode.h"
+
 #include <QJsonObject>
 #include <QString>
 
@@ -10,15 +12,21 @@ namespace ddl {
 // {"error":{"code":"...","message":"...","field":"..."}}
 struct Error
 {
-    QString code;    // e.g. "invalid_spec", "not_found", "session_expired"
+    QString code;    // codeName() of an ErrorCode, or "http_<status>" for an answer without one
     QString message; // what failed, with what input, and what to do
     QString field;   // optional: the field path or argument concerned
     QJsonObject details; // optional: more members of the wire error object (e.g. "errors")
 
-    static Error make(const QString &code, const QString &message, const QString &field = {});
+    static Error make(ErrorCode code, const QString &message, const QString &field = {});
+    // An HTTP answer that carried no error object (a proxy's 502): code "http_<status>".
+    static Error httpStatus(int status, const QString &message);
+    bool is(ErrorCode which) const { return code == codeName(which); }
+    // The same error told with another message (the cause's code, field and details kept).
+    Error withMessage(const QString &newMessage) const;
 
     QJsonObject toJson() const;
-    // Reads the wire shape; returns std::nullopt-like empty code when the object is not one.
+    // Reads the wire shape, synonyms of a code read as the code; an empty code when the object
+    // is not one.
     static Error fromJson(const QJsonObject &object);
 };
 

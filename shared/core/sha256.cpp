@@ -10,14 +10,14 @@ Result<QString> sha256OfFile(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
     Sha256Stream hash;
     QByteArray buffer(1 << 20, Qt::Uninitialized);
     for (;;) {
         const qint64 n = file.read(buffer.data(), buffer.size());
         if (n < 0)
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
         if (n == 0)
             break;

@@ -521,11 +521,11 @@ Result<QByteArray> readSpecFile(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()),
                            path);
     if (file.size() > MaxFileSize)
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("%1 is larger than %2 bytes; a job spec is a small "
                                           "text file")
                                .arg(path)
@@ -533,7 +533,7 @@ Result<QByteArray> readSpecFile(const QString &path)
                            path);
     const QByteArray data = file.readAll();
     if (file.error() != QFileDevice::NoError)
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()),
                            path);
     return data;

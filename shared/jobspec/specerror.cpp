@@ -36,7 +36,7 @@ Error specErrorsToError(const QList<SpecError> &errors)
     lines.reserve(errors.size());
     for (const SpecError &error : errors)
         lines.append(error.toString());
-    Error error = Error::make(QStringLiteral("invalid_spec"),
+    Error error = Error::make(ErrorCode::InvalidSpec,
                               lines.join(u'\n'),
                               errors.isEmpty() ? QString() : errors.first().field);
     // The wire carries every error with its field path, so clients can mark each one.

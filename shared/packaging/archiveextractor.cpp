@@ -101,7 +101,7 @@ public:
     {
         m_source.file.setFileName(m_archivePath);
         if (!m_source.file.open(QIODevice::ReadOnly))
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot read %1: %2")
                                    .arg(m_archivePath, m_source.file.errorString()));
 
@@ -131,7 +131,7 @@ public:
                 return done.error();
         }
         if (archive_write_close(m_writer.get()) != ARCHIVE_OK)
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot finish extracting %1: %2")
                                    .arg(m_archivePath, libarchiveMessage(m_writer.get())));
         return m_info;
@@ -141,7 +141,7 @@ private:
     Status extractEntry(struct archive_entry *entry)
     {
         if (++m_info.entryCount > m_limits.maxEntries)
-            return Error::make(QStringLiteral("archive_too_large"),
+            return Error::make(ErrorCode::ArchiveTooLarge,
                                QStringLiteral("%1 has more than %2 entries, the limit")
                                    .arg(m_archivePath)
                                    .arg(m_limits.maxEntries));
@@ -197,7 +197,7 @@ private:
                 return copied;
         }
         if (archive_write_finish_entry(m_writer.get()) < ARCHIVE_WARN)
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot extract %1 from %2: %3")
                                    .arg(QString::fromUtf8(rawPath),
                                         m_archivePath,
@@ -229,7 +229,7 @@ private:
             if (offset < 0 || offset + static_cast<qint64>(length) > size)
                 return unsafe(rawPath, QStringLiteral("data runs past the declared size"));
             if (archive_write_data_block(m_writer.get(), block, length, offset) < ARCHIVE_WARN)
-                return Error::make(QStringLiteral("io_error"),
+                return Error::make(ErrorCode::IoError,
                                    QStringLiteral("cannot write %1 from %2: %3")
                                        .arg(QString::fromUtf8(rawPath),
                                             m_archivePath,
@@ -239,14 +239,14 @@ private:
 
     Error unsafe(const QByteArray &rawPath, const QString &reason) const
     {
-        return Error::make(QStringLiteral("unsafe_archive"),
+        return Error::make(ErrorCode::UnsafeArchive,
                            QStringLiteral("%1 was not extracted: entry '%2' is refused: %3")
                                .arg(m_archivePath, QString::fromUtf8(rawPath), reason));
     }
 
     Error tooManyBytes() const
     {
-        return Error::make(QStringLiteral("archive_too_large"),
+        return Error::make(ErrorCode::ArchiveTooLarge,
                            QStringLiteral("%1 holds more than %2 bytes of files, the limit")
                                .arg(m_archivePath)
                                .arg(m_limits.maxTotalBytes));
@@ -254,7 +254,7 @@ private:
 
     Error corrupt() const
     {
-        return Error::make(QStringLiteral("corrupt_archive"),
+        return Error::make(ErrorCode::CorruptArchive,
                            QStringLiteral("cannot read %1 as a tar or tar.zst archive: %2")
                                .arg(m_archivePath, libarchiveMessage(m_reader.get())));
     }
@@ -302,22 +302,22 @@ Result<ExtractionInfo> ArchiveExtractor::extract(const QString &archivePath,
     if (destinationInfo.exists() || destinationInfo.isSymLink()) {
         if (!destinationInfo.isDir())
             return Error::make(
-                QStringLiteral("destination_not_empty"),
+                ErrorCode::DestinationNotEmpty,
                 QStringLiteral("cannot extract into %1: it is not a folder").arg(destination));
         if (!isEmptyFolder(destination))
             return Error::make(
-                QStringLiteral("destination_not_empty"),
+                ErrorCode::DestinationNotEmpty,
                 QStringLiteral("cannot extract into %1: the folder is not empty").arg(destination));
     } else {
         if (!QDir().mkpath(destination))
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot create the folder %1").arg(destination));
         created = true;
     }
     // No symlink may lie on the way to the destination, or SECURE_SYMLINKS would refuse it.
     const QString root = QFileInfo(destination).canonicalFilePath();
     if (root.isEmpty())
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot resolve the folder %1").arg(destination));
 
     Result<ExtractionInfo> result = [&]() {

@@ -20,7 +20,7 @@ static const QString Kind = QStringLiteral("ddl-dataset");
 
 static Error manifestError(const QString &message, const QString &field = QStringLiteral("files"))
 {
-    return Error::make(QStringLiteral("bad_manifest"), message, field);
+    return Error::make(ErrorCode::BadManifest, message, field);
 }
 
 Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
@@ -72,8 +72,7 @@ Result<DatasetManifest> DatasetManifest::scan(const QString &folder,
 {
     const QFileInfo root(folder);
     if (!root.isDir())
-        return Error::make(QStringLiteral("not_found"),
-                           QStringLiteral("%1 is not a folder").arg(folder));
+        return Error::make(ErrorCode::NotFound, QStringLiteral("%1 is not a folder").arg(folder));
     DatasetManifest manifest;
     const QDir base(root.absoluteFilePath());
     QList<QFileInfo> found;

@@ -96,7 +96,7 @@ public:
             const QFileInfo dirInfo(absoluteDir);
             // QDir lists an unreadable folder as empty; say so instead of losing its files.
             if (!dirInfo.isReadable() || !dirInfo.isExecutable())
-                return Error::make(QStringLiteral("io_error"),
+                return Error::make(ErrorCode::IoError,
                                    QStringLiteral("cannot read the folder %1: permission denied")
                                        .arg(absoluteDir));
             const QFileInfoList children =
@@ -171,7 +171,7 @@ Status copyFile(const Item &item, TarZstWriter &writer, qint64 *bytes)
     QFile file(item.absolutePath);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(
-            QStringLiteral("io_error"),
+            ErrorCode::IoError,
             QStringLiteral("cannot read %1: %2").arg(item.absolutePath, file.errorString()));
     const qint64 size = file.size();
     if (const Status begun = writer.beginFile(item.path, item.permissions, size, 0); !begun)
@@ -183,7 +183,7 @@ Status copyFile(const Item &item, TarZstWriter &writer, qint64 *bytes)
         const qint64 got = file.read(buffer.data(), wanted);
         if (got < 0)
             return Error::make(
-                QStringLiteral("io_error"),
+                ErrorCode::IoError,
                 QStringLiteral("cannot read %1: %2").arg(item.absolutePath, file.errorString()));
         if (got == 0)
             break;
@@ -192,7 +192,7 @@ Status copyFile(const Item &item, TarZstWriter &writer, qint64 *bytes)
         copied += got;
     }
     if (copied != size || !file.atEnd())
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("%1 changed size while it was archived; archive the "
                                           "folder again once nothing writes to it")
                                .arg(item.absolutePath));
@@ -207,14 +207,13 @@ Result<ArchiveInfo> DirectoryArchiver::archive(const QString &folder,
 {
     const QFileInfo folderInfo(folder);
     if (!folderInfo.isDir())
-        return Error::make(QStringLiteral("not_found"),
-                           QStringLiteral("%1 is not a folder").arg(folder));
+        return Error::make(ErrorCode::NotFound, QStringLiteral("%1 is not a folder").arg(folder));
     const QString root = folderInfo.canonicalFilePath();
     const QFileInfo archiveInfo(archivePath);
     const QString archiveDir = archiveInfo.absoluteDir().canonicalPath();
     const QString archiveAbsolute = archiveDir + u'/' + archiveInfo.fileName();
     if (!archiveDir.isEmpty() && isInside(archiveAbsolute, root))
-        return Error::make(QStringLiteral("invalid_argument"),
+        return Error::make(ErrorCode::InvalidArgument,
                            QStringLiteral("the archive %1 would lie inside the folder %2 it packs; "
                                           "write it somewhere else")
                                .arg(archivePath, folder));

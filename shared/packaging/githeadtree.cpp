@@ -13,7 +13,7 @@ using TreeEntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry_free
 
 static Error gitError(const QString &what, const QString &root)
 {
-    return Error::make(QStringLiteral("git_error"),
+    return Error::make(ErrorCode::GitError,
                        QStringLiteral("cannot %1 in %2: %3").arg(what, root, lastErrorMessage()));
 }
 
@@ -25,7 +25,7 @@ Result<GitHeadTree> GitHeadTree::open(const GitWorkTree &workTree, const QString
     git_reference *rawHead = nullptr;
     const int headRc = git_repository_head(&rawHead, repository);
     if (headRc == GIT_EUNBORNBRANCH || headRc == GIT_ENOTFOUND)
-        return Error::make(QStringLiteral("empty_repository"),
+        return Error::make(ErrorCode::EmptyRepository,
                            QStringLiteral("the git repository at %1 has no commits yet: commit "
                                           "your code (git add -A && git commit), then submit again")
                                .arg(root));
@@ -51,7 +51,7 @@ Result<GitHeadTree> GitHeadTree::open(const GitWorkTree &workTree, const QString
             return gitError(QStringLiteral("look up %1 at HEAD").arg(folder), root);
         const TreeEntryPtr entry(rawEntry);
         if (rc == GIT_ENOTFOUND || git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE)
-            return Error::make(QStringLiteral("not_committed"),
+            return Error::make(ErrorCode::NotCommitted,
                                QStringLiteral("the folder %1 is not in the last commit of %2: "
                                               "add and commit it (git add -A && git commit), "
                                               "then submit again")
@@ -122,7 +122,7 @@ Result<std::optional<QByteArray>> GitHeadTree::readFile(const QString &path, qin
     const TreeEntryPtr entry(rawEntry);
     const git_filemode_t mode = git_tree_entry_filemode(entry.get());
     if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE)
-        return Error::make(QStringLiteral("not_a_file"),
+        return Error::make(ErrorCode::NotAFile,
                            QStringLiteral("%1 is committed as a %2, not as a file")
                                .arg(path,
                                     mode == GIT_FILEMODE_LINK     ? QStringLiteral("symbolic link")

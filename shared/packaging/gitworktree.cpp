@@ -149,26 +149,25 @@ Result<GitWorkTree> GitWorkTree::open(const QString &folder)
     gitsupport::ensureInitialized();
     const QFileInfo info(folder);
     if (!info.isDir())
-        return Error::make(QStringLiteral("not_found"),
-                           QStringLiteral("%1 is not a folder").arg(folder));
+        return Error::make(ErrorCode::NotFound, QStringLiteral("%1 is not a folder").arg(folder));
 
     git_repository *repository = nullptr;
     const QByteArray start = QFile::encodeName(info.absoluteFilePath());
     const int rc = git_repository_open_ext(&repository, start.constData(), 0, nullptr);
     if (rc == GIT_ENOTFOUND)
-        return Error::make(QStringLiteral("not_a_repository"),
+        return Error::make(ErrorCode::NotARepository,
                            QStringLiteral("%1 is not inside a git repository: run `git init` there "
                                           "and commit your code, then submit again")
                                .arg(folder));
     if (rc < 0)
-        return Error::make(QStringLiteral("git_error"),
+        return Error::make(ErrorCode::GitError,
                            QStringLiteral("cannot open the git repository at %1: %2")
                                .arg(folder, gitsupport::lastErrorMessage()));
 
     const char *workdir = git_repository_workdir(repository);
     if (git_repository_is_bare(repository) || !workdir) {
         git_repository_free(repository);
-        return Error::make(QStringLiteral("bare_repository"),
+        return Error::make(ErrorCode::BareRepository,
                            QStringLiteral("the git repository at %1 is bare: it has no working "
                                           "tree to package; use a clone of it")
                                .arg(folder));
@@ -182,15 +181,14 @@ Result<QString> GitWorkTree::relativePath(const QString &folder) const
     const QString canonicalRoot = QFileInfo(m_rootPath).canonicalFilePath();
     const QString canonicalFolder = QFileInfo(folder).canonicalFilePath();
     if (canonicalRoot.isEmpty() || canonicalFolder.isEmpty())
-        return Error::make(QStringLiteral("not_found"),
-                           QStringLiteral("%1 is not a folder").arg(folder));
+        return Error::make(ErrorCode::NotFound, QStringLiteral("%1 is not a folder").arg(folder));
     if (canonicalFolder == canonicalRoot)
         return QString();
     const QString relative = QDir(canonicalRoot).relativeFilePath(canonicalFolder);
     if (!canonicalFolder.startsWith(canonicalRoot + u'/') || relative == QLatin1String(".git") ||
         relative.startsWith(QLatin1String(".git/")))
         return Error::make(
-            QStringLiteral("outside_work_tree"),
+            ErrorCode::OutsideWorkTree,
             QStringLiteral("%1 is not a folder of the working tree of %2").arg(folder, m_rootPath));
     return relative;
 }
@@ -209,7 +207,7 @@ Result<WorkTreeStatus> GitWorkTree::status(const QString &subfolder) const
 
     git_status_list *rawList = nullptr;
     if (git_status_list_new(&rawList, m_repository, &options) < 0)
-        return Error::make(QStringLiteral("git_error"),
+        return Error::make(ErrorCode::GitError,
                            QStringLiteral("cannot read the status of %1: %2")
                                .arg(m_rootPath, gitsupport::lastErrorMessage()));
     const gitsupport::StatusListPtr list(rawList);

@@ -124,7 +124,7 @@ Status MainFunctionCheck::check(const QByteArray &mainPy)
     if (parameters) {
         if (acceptsTwoArguments(*parameters))
             return Ok{};
-        return Error::make(QStringLiteral("no_main_function"),
+        return Error::make(ErrorCode::NoMainFunction,
                            QStringLiteral("main.py defines main(%1), but DDL calls "
                                           "main(dataset_dir, model_output_dir) with two "
                                           "arguments: give main these two parameters, commit, "
@@ -140,7 +140,7 @@ Status MainFunctionCheck::check(const QByteArray &mainPy)
         QRegularExpression::MultilineOption);
     if (otherBinding.match(QString::fromUtf8(mainPy)).hasMatch())
         return Ok{};
-    return Error::make(QStringLiteral("no_main_function"),
+    return Error::make(ErrorCode::NoMainFunction,
                        QStringLiteral("main.py defines no main function: DDL calls "
                                       "main(dataset_dir, model_output_dir) in it; add\n"
                                       "  def main(dataset_dir, model_output_dir):\n"

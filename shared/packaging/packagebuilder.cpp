@@ -121,7 +121,7 @@ private:
 
     static Error gitError(const QByteArray &path)
     {
-        return Error::make(QStringLiteral("git_error"),
+        return Error::make(ErrorCode::GitError,
                            QStringLiteral("cannot read %1 from the repository: %2")
                                .arg(QString::fromUtf8(path), lastErrorMessage()));
     }
@@ -163,7 +163,7 @@ Result<PackageInfo> PackageBuilder::build(const QString &archivePath) const
     if (!status)
         return status.error();
     if (!status->isClean())
-        return Error::make(QStringLiteral("dirty_tree"),
+        return Error::make(ErrorCode::DirtyTree,
                            QStringLiteral("the working tree of %1 has uncommitted changes:\n  %2\n"
                                           "commit or stash your changes (git stash -u), then "
                                           "submit again")

@@ -45,7 +45,7 @@ struct TarZstWriter::Private
     Error archiveError(const QString &what) const
     {
         const char *message = archive ? archive_error_string(archive) : nullptr;
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot write %1 (%2): %3")
                                .arg(path,
                                     what,
@@ -61,7 +61,7 @@ struct TarZstWriter::Private
                       const QByteArray &target)
     {
         if (!archive)
-            return Error::make(QStringLiteral("io_error"),
+            return Error::make(ErrorCode::IoError,
                                QStringLiteral("archive writer used before open()"));
         const ScopedUtf8Locale utf8;
         struct archive_entry *entry = archive_entry_new();
@@ -95,7 +95,7 @@ Status TarZstWriter::open(const QString &path)
     d->path = path;
     d->file.setFileName(path);
     if (!d->file.open(QIODevice::WriteOnly))
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("cannot create %1: %2").arg(path, d->file.errorString()));
     d->archive = archive_write_new();
     if (archive_write_set_format_pax_restricted(d->archive) != ARCHIVE_OK ||
@@ -141,7 +141,7 @@ Status TarZstWriter::writeData(const char *data, qint64 size)
 Result<WrittenArchive> TarZstWriter::commit()
 {
     if (!d->archive)
-        return Error::make(QStringLiteral("io_error"),
+        return Error::make(ErrorCode::IoError,
                            QStringLiteral("archive writer committed before open()"));
     const ScopedUtf8Locale utf8;
     if (archive_write_close(d->archive) != ARCHIVE_OK)
@@ -150,7 +150,7 @@ Result<WrittenArchive> TarZstWriter::commit()
     d->archive = nullptr;
     if (!d->file.commit())
         return Error::make(
-            QStringLiteral("io_error"),
+            ErrorCode::IoError,
             QStringLiteral("cannot save %1: %2").arg(d->path, d->file.errorString()));
     return WrittenArchive{d->path, QString::fromLatin1(d->hash.result().toHex()), d->size};
 }

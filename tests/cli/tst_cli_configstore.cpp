@@ -106,7 +106,7 @@ void TestCliConfigStore::badJsonNamesTheFile()
     ConfigStore store(dir.path());
     const ddl::Status loaded = store.load();
     QVERIFY(!loaded.ok());
-    QCOMPARE(loaded.error().code, u"bad_config"_s);
+    QCOMPARE(loaded.error().code, u"invalid_config"_s);
     QVERIFY(loaded.error().message.contains(file.fileName()));
     QVERIFY(loaded.error().message.contains(u"fix or delete it"_s));
 }

@@ -4,10 +4,10 @@
 // state rebuilt by load() after a restart. Users, jobs, tasks and workers are plain rows matching
 // store/migrations.cpp; tasks end through JobProgress, as a worker's report does.
 #include "jobs/jobprogress.h"
-#include "jobs/jobstate.h"
 #include "scheduler/scheduler.h"
 #include "store/database.h"
 #include "store/sql.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -102,7 +102,7 @@ private:
     QString taskState(qint64 taskId);
     QString jobReason(qint64 jobId);
     bool isPlaced(qint64 jobId);
-    void endTask(qint64 taskId, const QString &state = JobState::Succeeded);
+    void endTask(qint64 taskId, const QString &state = stateName(JobState::Succeeded));
 
     std::unique_ptr<QTemporaryDir> m_dir;
     QSqlDatabase m_db;
@@ -228,7 +228,7 @@ qint64 tst_Scheduler::submit(qint64 userId, const Ask &ask)
         QStringLiteral("INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, "
                        "commit_id, attempt, retry_count, reason, created_at, priority) VALUES (?, "
                        "?, 'job', 'ddl', ?, ?, '', '', 1, ?, 'waiting for the scheduler', ?, ?)"),
-        {QUuid::createUuid().toString(QUuid::WithoutBraces), userId, JobState::Waiting,
+        {QUuid::createUuid().toString(QUuid::WithoutBraces), userId, stateName(JobState::Waiting),
          QString::fromUtf8(QJsonDocument(spec).toJson(QJsonDocument::Compact)), ask.retryCount,
          nowMs(), ask.priority});
     if (!insert)
@@ -239,7 +239,7 @@ qint64 tst_Scheduler::submit(qint64 userId, const Ask &ask)
                                         QStringLiteral("INSERT INTO tasks (job_id, attempt, "
                                                        "task_index, role, role_index, state) "
                                                        "VALUES (?, 1, ?, 'worker', ?, ?)"),
-                                        {jobId, index, index, JobState::Waiting});
+                                        {jobId, index, index, stateName(JobState::Waiting)});
         if (!task)
             qFatal("%s", qPrintable(task.error().message));
     }
@@ -274,7 +274,7 @@ bool tst_Scheduler::isPlaced(qint64 jobId)
 {
     return value(QStringLiteral("SELECT COUNT(*) FROM tasks WHERE job_id = ? AND state = ? AND "
                                 "worker_id IS NOT NULL"),
-                 {jobId, JobState::Running})
+                 {jobId, stateName(JobState::Running)})
                .toInt()
            == tasksOf(jobId).size();
 }
@@ -282,7 +282,9 @@ bool tst_Scheduler::isPlaced(qint64 jobId)
 void tst_Scheduler::endTask(qint64 taskId, const QString &state)
 {
     QVERIFY(m_progress->taskStarted(taskId));
-    QVERIFY(m_progress->taskEnded(taskId, {state, state == JobState::Succeeded ? 0 : 1, {}}));
+    const Result<JobState> end = parseJobState(state);
+    QVERIFY(end.ok());
+    QVERIFY(m_progress->taskEnded(taskId, {*end, *end == JobState::Succeeded ? 0 : 1, {}}));
 }
 
 void tst_Scheduler::priorityOrder_data()
@@ -368,7 +370,7 @@ void tst_Scheduler::fairShare()
         const int running = value(QStringLiteral("SELECT COUNT(*) FROM tasks t JOIN jobs j ON "
                                                  "j.id = t.job_id WHERE j.user_id = ? AND t.state "
                                                  "= ?"),
-                                  {userIds[user], JobState::Running})
+                                  {userIds[user], stateName(JobState::Running)})
                                 .toInt();
         QCOMPARE(running, expected.at(user));
     }
@@ -543,7 +545,7 @@ void tst_Scheduler::placementsPersistedAndLeasedOnce()
                                                       "delivered FROM tasks WHERE id = ?"),
                                        {task});
         QVERIFY(row && row->next());
-        QCOMPARE(row->value(0).toString(), JobState::Running);
+        QCOMPARE(row->value(0).toString(), stateName(JobState::Running));
         workerOfTask.insert(task, row->value(1).toLongLong());
         portOfTask.insert(task, row->value(2).toInt());
         QVERIFY(row->value(2).toInt() >= GangPlacer::FirstPort);
@@ -607,7 +609,7 @@ void tst_Scheduler::dequeuedJobIsNotPlaced()
     m_scheduler->dequeue(job);
     QCOMPARE(m_scheduler->queuedJobs(), 0);
     QCOMPARE(*m_scheduler->schedule(), 0);
-    QCOMPARE(taskState(tasksOf(job).first()), JobState::Waiting);
+    QCOMPARE(taskState(tasksOf(job).first()), stateName(JobState::Waiting));
 }
 
 void tst_Scheduler::taskEndedFreesResourcesForTheNext()
@@ -629,7 +631,7 @@ void tst_Scheduler::taskEndedFreesResourcesForTheNext()
     // places the next job on the same GPU.
     endTask(tasksOf(first).first());
     QCOMPARE(value(QStringLiteral("SELECT state FROM jobs WHERE id = ?"), {first}).toString(),
-             JobState::Succeeded);
+             stateName(JobState::Succeeded));
     QTRY_VERIFY(isPlaced(second));
     QCOMPARE(value(QStringLiteral("SELECT gpu_indices FROM tasks WHERE job_id = ?"), {second})
                  .toString(),
@@ -645,10 +647,10 @@ void tst_Scheduler::retriedJobIsPlacedAgain()
     const qint64 job = submit(user, Ask{1, 2, 1, 1000, 0, 1});
     QCOMPARE(*m_scheduler->schedule(), 1);
 
-    endTask(tasksOf(job).first(), JobState::Failed);
+    endTask(tasksOf(job).first(), stateName(JobState::Failed));
     const QList<qint64> retry = tasksOf(job, 2);
     QCOMPARE(retry.size(), 1);
-    QTRY_COMPARE(taskState(retry.first()), JobState::Running);
+    QTRY_COMPARE(taskState(retry.first()), stateName(JobState::Running));
     QCOMPARE(value(QStringLiteral("SELECT gpu_indices FROM tasks WHERE id = ?"), {retry.first()})
                  .toString(),
              QStringLiteral("0,1"));
@@ -733,7 +735,7 @@ void tst_Scheduler::storeRefusalIsRetried()
     QCOMPARE(m_scheduler->queuedJobs(), 2);
     QCOMPARE(m_scheduler->placer().workers().value(worker).freeGpus(), 1);
     QCOMPARE(m_scheduler->placer().workers().value(worker).freeSlots, 8);
-    QCOMPARE(taskState(tasksOf(first).first()), JobState::Waiting);
+    QCOMPARE(taskState(tasksOf(first).first()), stateName(JobState::Waiting));
     QCOMPARE(jobReason(second), QStringLiteral("waiting for the scheduler"));
 
     // The next pass, with the store willing, places the first job and stores why the second waits.
@@ -817,31 +819,31 @@ void tst_Scheduler::completionPolicy_data()
     QTest::addColumn<QStringList>("ends");   // how tasks 0, 1, ... end, in that order
     QTest::addColumn<QString>("jobState");   // after them
 
-    const QString ok = JobState::Succeeded;
-    const QString failed = JobState::Failed;
+    const QString ok = stateName(JobState::Succeeded);
+    const QString failed = stateName(JobState::Failed);
     const QJsonValue null(QJsonValue::Null);
     QTest::newRow("one failure fails the job by default")
-        << 3 << QJsonObject() << QStringList{ok, failed} << JobState::Failed;
+        << 3 << QJsonObject() << QStringList{ok, failed} << stateName(JobState::Failed);
     QTest::newRow("all succeeded")
-        << 2 << QJsonObject() << QStringList{ok, ok} << JobState::Succeeded;
+        << 2 << QJsonObject() << QStringList{ok, ok} << stateName(JobState::Succeeded);
     QTest::newRow("minFailedTaskCount null: failures are tolerated")
         << 2 << QJsonObject{{QStringLiteral("minFailedTaskCount"), null}} << QStringList{failed, ok}
-        << JobState::Succeeded;
+        << stateName(JobState::Succeeded);
     QTest::newRow("minFailedTaskCount 2: one failure is not enough")
         << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}} << QStringList{failed, ok}
-        << JobState::Running;
+        << stateName(JobState::Running);
     QTest::newRow("minFailedTaskCount 2: two are")
         << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}}
-        << QStringList{failed, ok, failed} << JobState::Failed;
+        << QStringList{failed, ok, failed} << stateName(JobState::Failed);
     QTest::newRow("minFailedTaskCount 2: all ended below it")
         << 3 << QJsonObject{{QStringLiteral("minFailedTaskCount"), 2}}
-        << QStringList{failed, ok, ok} << JobState::Succeeded;
+        << QStringList{failed, ok, ok} << stateName(JobState::Succeeded);
     QTest::newRow("minSucceededTaskCount 1 ends the job early")
         << 3 << QJsonObject{{QStringLiteral("minSucceededTaskCount"), 1}} << QStringList{ok}
-        << JobState::Succeeded;
+        << stateName(JobState::Succeeded);
     QTest::newRow("minSucceededTaskCount 2: one is not enough")
         << 3 << QJsonObject{{QStringLiteral("minSucceededTaskCount"), 2}} << QStringList{ok}
-        << JobState::Running;
+        << stateName(JobState::Running);
 }
 
 void tst_Scheduler::completionPolicy()
@@ -865,7 +867,7 @@ void tst_Scheduler::completionPolicy()
     QCOMPARE(value(QStringLiteral("SELECT state FROM jobs WHERE id = ?"), {job}).toString(),
              jobState);
     // A job that ended early has its other tasks stopped.
-    if (jobState != JobState::Running) {
+    if (jobState != stateName(JobState::Running)) {
         for (qsizetype i = ends.size(); i < tasks.size(); ++i)
             QCOMPARE(value(QStringLiteral("SELECT cancel_requested FROM tasks WHERE id = ?"),
                            {tasks.at(i)})

@@ -2,12 +2,12 @@
 // on loopback): the test uploads datasets as a user, submits jobs on them, leases the tasks as
 // an enrolled worker and fetches through a BlobCache with that worker's credentials, as the
 // worker's task runner does. Counts of server fetches come from the cache's own log.
-#include "agent/tasklease.h"
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
 #include "polluntil.h"
 #include "serverprocess.h"
 #include "serveruser.h"
+#include "wire/tasklease.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -22,6 +22,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
+using ddl::TaskLease;
 
 #define VERIFY_OK(result) QVERIFY2((result), (result) ? "" : qPrintable((result).error().message))
 
@@ -201,7 +202,7 @@ ddl::Result<QString> tst_DatasetCache::fetch(const QString &manifest)
     m_cache->fetchManifestDataset(
         manifest, this, [&](const ddl::Result<QString> &r) { result = r; });
     if (!pollUntil([&] { return result.has_value(); }, 30000, {}, 10))
-        return ddl::Error::make(u"timeout"_s, u"the dataset did not arrive in 30 s"_s);
+        return ddl::Error::make(ErrorCode::Timeout, u"the dataset did not arrive in 30 s"_s);
     return *result;
 }
 

@@ -13,6 +13,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
+using ddl::TaskLease;
 
 namespace {
 

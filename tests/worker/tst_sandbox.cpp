@@ -25,6 +25,7 @@
 
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
+using ddl::TaskLease;
 
 namespace {
 
@@ -732,7 +733,7 @@ void tst_Sandbox::configSwitches()
                                              m_root->filePath(u"w"_s)} +
                                  flags;
         if (!parser.parse(args))
-            return ddl::Result<WorkerConfig>(ddl::Error::make(u"test"_s, parser.errorText()));
+            return ddl::Result<WorkerConfig>(ddl::Error::make(ErrorCode::Test, parser.errorText()));
         return WorkerConfig::fromParser(parser);
     };
     const auto plain = parse({});

@@ -128,7 +128,7 @@ Result<quint16> allocateFreePort()
     QTcpServer server;
     if (!server.listen(QHostAddress::Any, 0)) {
         return Error::make(
-            u"no_port"_s,
+            ErrorCode::NoPort,
             u"cannot find a free TCP port for the task: %1"_s.arg(server.errorString()));
     }
     const quint16 port = server.serverPort();

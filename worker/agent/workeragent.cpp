@@ -6,6 +6,7 @@
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
+#include "wire/jobstate.h"
 #include "workerlogging.h"
 
 #include <QDir>
@@ -17,22 +18,6 @@
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
-
-namespace {
-
-bool isUnauthorized(const Error &error)
-{
-    return error.code == u"unauthorized" || error.code == u"session_expired" ||
-           error.code == u"http_401";
-}
-
-bool isTransient(const Error &error)
-{
-    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network" ||
-           error.code == u"internal" || error.code.startsWith(u"http_5");
-}
-
-} // namespace
 
 WorkerAgent::WorkerAgent(const WorkerConfig &config, QObject *parent)
     : QObject(parent)
@@ -82,7 +67,7 @@ Status WorkerAgent::prepareSandbox()
                                : QStandardPaths::findExecutable(m_config.python);
     if (!python.isEmpty() && QFileInfo::exists(python) && !Sandbox::showsSystemPath(python)) {
         return Error::make(
-            u"invalid_config"_s,
+            ErrorCode::InvalidConfig,
             u"the Python interpreter %1 (%2) lies outside the system folders a sandboxed task "
             u"sees (%3); pass --python with an interpreter installed there, such as "
             u"/usr/bin/python3"_s.arg(python,
@@ -121,7 +106,7 @@ Status WorkerAgent::start()
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
         if (!QDir().mkpath(path)) {
-            return Error::make(u"io_error"_s,
+            return Error::make(ErrorCode::IoError,
                                u"cannot create %1; check that the work folder %2 is writable"_s.arg(
                                    path, m_config.workDir),
                                u"work-dir"_s);
@@ -160,7 +145,7 @@ Status WorkerAgent::start()
     }
     if (!m_identity && m_config.enrollToken.isEmpty()) {
         return Error::make(
-            u"no_token"_s,
+            ErrorCode::NoToken,
             u"this worker has no enrollment for %1 in %2 and no enrollment token "
             u"was given; create one with 'ddl-server token create --data-dir "
             u"DIR' and pass it with --token"_s.arg(m_config.serverUrl.toString(), identityPath()),
@@ -520,8 +505,9 @@ void WorkerAgent::startTask(const TaskLease &lease)
 
 void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
 {
-    QJsonObject body{
-        {u"state"_s, u"FAILED"_s}, {u"exit_code"_s, QJsonValue()}, {u"message"_s, message}};
+    QJsonObject body{{u"state"_s, stateName(JobState::Failed)},
+                     {u"exit_code"_s, QJsonValue()},
+                     {u"message"_s, message}};
     ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
     connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
 }

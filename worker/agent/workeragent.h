@@ -2,12 +2,12 @@
 
 #include "agent/cpucorepool.h"
 #include "agent/hostinfo.h"
-#include "agent/tasklease.h"
 #include "agent/workeridentity.h"
 #include "config/workerconfig.h"
 #include "container/podmanruntime.h"
 #include "core/result.h"
 #include "sandbox/sandbox.h"
+#include "wire/tasklease.h"
 
 #include <QMap>
 #include <QObject>

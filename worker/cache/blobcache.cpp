@@ -93,7 +93,7 @@ void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done
 {
     if (!isSha256Hex(sha256)) {
         QTimer::singleShot(0, context, [done, sha256] {
-            done(Error::make(u"bad_request"_s, u"'%1' is not a SHA-256 digest"_s.arg(sha256)));
+            done(Error::make(ErrorCode::BadRequest, u"'%1' is not a SHA-256 digest"_s.arg(sha256)));
         });
         return;
     }
@@ -111,13 +111,6 @@ void BlobCache::fetchBlob(const QString &sha256, QObject *context, Callback done
         downloadBlob(sha256);
 }
 
-// The server could not be reached or failed on its side: worth another try.
-static bool isTransient(const Error &error)
-{
-    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network"
-           || error.code == u"internal" || error.code.startsWith(u"http_5");
-}
-
 void BlobCache::downloadBlob(const QString &sha256, int attempt)
 {
     qCInfo(lcWorkerCache) << "fetching blob" << sha256 << "from the server";
@@ -133,8 +126,8 @@ void BlobCache::downloadBlob(const QString &sha256, int attempt)
             qCWarning(lcWorkerCache).noquote()
                 << u"cannot fetch blob %1 (%2); trying again in %3 ms"_s.arg(
                        sha256, result.error().message, QString::number(delayMs));
-            QTimer::singleShot(delayMs, this,
-                               [this, sha256, attempt] { downloadBlob(sha256, attempt + 1); });
+            QTimer::singleShot(
+                delayMs, this, [this, sha256, attempt] { downloadBlob(sha256, attempt + 1); });
             return;
         }
         if (result) {
@@ -188,8 +181,9 @@ void BlobCache::extractDataset(const QString &sha256, const QString &blob)
         if (status && !QDir().rename(partial, destination)) {
             QDir(partial).removeRecursively();
             if (!QFileInfo(destination).isDir()) {
-                status = Error::make(
-                    u"io_error"_s, u"cannot move the extracted dataset into %1"_s.arg(destination));
+                status =
+                    Error::make(ErrorCode::IoError,
+                                u"cannot move the extracted dataset into %1"_s.arg(destination));
             }
         }
         if (status) {
@@ -201,8 +195,7 @@ void BlobCache::extractDataset(const QString &sha256, const QString &blob)
             qCWarning(lcWorkerCache).noquote()
                 << u"cannot extract dataset %1: %2"_s.arg(sha256, status.error().message);
             notify(m_datasetWaiters.take(sha256),
-                   Error::make(
-                       status.error().code,
+                   status.error().withMessage(
                        u"cannot extract dataset %1: %2"_s.arg(sha256, status.error().message)));
         }
     });

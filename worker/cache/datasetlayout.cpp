@@ -23,7 +23,7 @@ namespace {
 
 Error ioError(const QString &what, int error)
 {
-    return Error::make(u"io_error"_s,
+    return Error::make(ErrorCode::IoError,
                        u"%1: %2"_s.arg(what, QString::fromLocal8Bit(std::strerror(error))));
 }
 
@@ -37,9 +37,9 @@ bool copyInstead(int error)
 Status copyFile(const QString &from, const QString &to, QFileDevice::Permissions permissions)
 {
     if (!QFile::copy(from, to))
-        return Error::make(u"io_error"_s, u"cannot copy %1 to %2"_s.arg(from, to));
+        return Error::make(ErrorCode::IoError, u"cannot copy %1 to %2"_s.arg(from, to));
     if (!QFile::setPermissions(to, permissions))
-        return Error::make(u"io_error"_s, u"cannot set the permissions of %1"_s.arg(to));
+        return Error::make(ErrorCode::IoError, u"cannot set the permissions of %1"_s.arg(to));
     return Ok{};
 }
 
@@ -77,7 +77,7 @@ layOutDataset(const DatasetManifest &manifest, const QString &blobDir, const QSt
     const QString partial = target.absolutePath() + u"/.partial-"_s + target.fileName() + u'-' +
                             QUuid::createUuid().toString(QUuid::WithoutBraces);
     if (!QDir().mkpath(partial))
-        return Error::make(u"io_error"_s, u"cannot create %1"_s.arg(partial));
+        return Error::make(ErrorCode::IoError, u"cannot create %1"_s.arg(partial));
     auto fail = [&partial](const Error &error) -> Result<LayoutStats> {
         QDir(partial).removeRecursively();
         return error;
@@ -91,7 +91,7 @@ layOutDataset(const DatasetManifest &manifest, const QString &blobDir, const QSt
         const QString folder = QFileInfo(path).path();
         if (!folders.contains(folder)) {
             if (!QDir().mkpath(folder))
-                return fail(Error::make(u"io_error"_s, u"cannot create %1"_s.arg(folder)));
+                return fail(Error::make(ErrorCode::IoError, u"cannot create %1"_s.arg(folder)));
             folders.insert(folder);
         }
         struct stat info = {};
@@ -99,7 +99,7 @@ layOutDataset(const DatasetManifest &manifest, const QString &blobDir, const QSt
             return fail(
                 ioError(u"blob %1 of %2 is not in the cache"_s.arg(file.sha256, file.path), errno));
         if (info.st_size != file.size) {
-            return fail(Error::make(u"bad_manifest"_s,
+            return fail(Error::make(ErrorCode::BadManifest,
                                     u"%1 is %2 bytes in the manifest, its blob %3 has %4"_s.arg(
                                         file.path,
                                         QString::number(file.size),

@@ -38,7 +38,7 @@ void DatasetMaterializer::fetch(const QString &manifestSha256, QObject *context,
 {
     if (!isSha256Hex(manifestSha256)) {
         QTimer::singleShot(0, context, [done, manifestSha256] {
-            done(Error::make(u"bad_request"_s,
+            done(Error::make(ErrorCode::BadRequest,
                              u"'%1' is not a SHA-256 digest of a manifest"_s.arg(manifestSha256)));
         });
         return;
@@ -60,9 +60,8 @@ void DatasetMaterializer::fetch(const QString &manifestSha256, QObject *context,
     m_cache->fetchBlob(manifestSha256, this, [this, build](const Result<QString> &blob) {
         if (!blob) {
             finish(build,
-                   Error::make(blob.error().code,
-                               u"cannot fetch the manifest %1: %2"_s.arg(build->manifestSha256,
-                                                                         blob.error().message)));
+                   blob.error().withMessage(u"cannot fetch the manifest %1: %2"_s.arg(
+                       build->manifestSha256, blob.error().message)));
             return;
         }
         readManifest(build, *blob);
@@ -91,11 +90,11 @@ void DatasetMaterializer::readManifest(const std::shared_ptr<Build> &build, cons
     auto makePlan = [blob, blobDir]() -> Result<Plan> {
         QFile file(blob);
         if (!file.open(QIODevice::ReadOnly))
-            return Error::make(u"io_error"_s,
+            return Error::make(ErrorCode::IoError,
                                u"cannot read %1: %2"_s.arg(blob, file.errorString()));
         if (file.size() > DatasetManifest::MaxJsonBytes) {
             return Error::make(
-                u"bad_manifest"_s,
+                ErrorCode::BadManifest,
                 u"the manifest is %1, more than a manifest may be (%2)"_s.arg(
                     formatByteSize(file.size()), formatByteSize(DatasetManifest::MaxJsonBytes)));
         }
@@ -119,9 +118,8 @@ void DatasetMaterializer::readManifest(const std::shared_ptr<Build> &build, cons
         const Result<Plan> plan = watcher->result();
         if (!plan) {
             finish(build,
-                   Error::make(plan.error().code,
-                               u"cannot read the manifest %1: %2"_s.arg(build->manifestSha256,
-                                                                        plan.error().message)));
+                   plan.error().withMessage(u"cannot read the manifest %1: %2"_s.arg(
+                       build->manifestSha256, plan.error().message)));
             return;
         }
         build->manifest = plan->manifest;
@@ -157,10 +155,10 @@ void DatasetMaterializer::downloadMore(const std::shared_ptr<Build> &build)
                 return;
             if (!blob) {
                 build->failed = true;
-                finish(build,
-                       Error::make(blob.error().code,
-                                   u"cannot fetch file blob %1 of dataset %2: %3"_s.arg(
-                                       sha, build->manifestSha256, blob.error().message)));
+                finish(
+                    build,
+                    blob.error().withMessage(u"cannot fetch file blob %1 of dataset %2: %3"_s.arg(
+                        sha, build->manifestSha256, blob.error().message)));
                 return;
             }
             downloadMore(build);
@@ -183,9 +181,8 @@ void DatasetMaterializer::layOut(const std::shared_ptr<Build> &build)
                 const Result<LayoutStats> stats = watcher->result();
                 if (!stats) {
                     finish(build,
-                           Error::make(stats.error().code,
-                                       u"cannot lay out dataset %1: %2"_s.arg(
-                                           build->manifestSha256, stats.error().message)));
+                           stats.error().withMessage(u"cannot lay out dataset %1: %2"_s.arg(
+                               build->manifestSha256, stats.error().message)));
                     return;
                 }
                 qCInfo(lcWorkerCache).noquote()

@@ -14,7 +14,7 @@ Result<qint64> parseByteSize(const QString &text)
                                             QRegularExpression::CaseInsensitiveOption);
     const QRegularExpressionMatch match = pattern.match(text);
     if (!match.hasMatch()) {
-        return Error::make(u"invalid_size"_s,
+        return Error::make(ErrorCode::InvalidSize,
                            u"'%1' is not a size; write a number of bytes with an optional K, M, "
                            u"G or T (powers of 1024), such as 20G"_s.arg(text));
     }
@@ -23,7 +23,7 @@ Result<qint64> parseByteSize(const QString &text)
     const int power = unit.isEmpty() ? 0 : int(units.indexOf(unit)) + 1;
     const double bytes = match.captured(1).toDouble() * std::pow(1024.0, power);
     if (bytes >= 9.0e18)
-        return Error::make(u"invalid_size"_s, u"'%1' is too large"_s.arg(text));
+        return Error::make(ErrorCode::InvalidSize, u"'%1' is too large"_s.arg(text));
     return qint64(std::llround(bytes));
 }
 

@@ -27,7 +27,7 @@ QString flagName(const char *key)
 
 Error configError(const QString &origin, const char *key, const QString &what)
 {
-    return Error::make(u"invalid_config"_s,
+    return Error::make(ErrorCode::InvalidConfig,
                        u"%1: '%2' %3"_s.arg(origin, QString::fromLatin1(key), what),
                        QString::fromLatin1(key));
 }
@@ -70,7 +70,7 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
     try {
         root = YAML::Load(yaml.toStdString());
     } catch (const YAML::Exception &e) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"%1: not valid YAML (line %2): %3"_s.arg(origin)
                                .arg(e.mark.line + 1)
                                .arg(QString::fromStdString(e.msg)));
@@ -79,7 +79,7 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         return config;
     if (!root.IsMap()) {
         return Error::make(
-            u"invalid_config"_s,
+            ErrorCode::InvalidConfig,
             u"%1: expected a mapping of keys (server: ..., work_dir: ...)"_s.arg(origin));
     }
     static const char *const known[] = {configkey::Server,
@@ -104,7 +104,7 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             QStringList names;
             for (const char *k : known)
                 names << QString::fromLatin1(k);
-            return Error::make(u"invalid_config"_s,
+            return Error::make(ErrorCode::InvalidConfig,
                                u"%1: unknown key '%2'; known keys: %3"_s.arg(
                                    origin, QString::fromStdString(key), names.join(u", ")),
                                QString::fromStdString(key));
@@ -176,7 +176,7 @@ Result<WorkerConfig> WorkerConfig::fromYamlFile(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"cannot read the worker config %1: %2"_s.arg(path, file.errorString()),
                            u"config"_s);
     }
@@ -312,7 +312,7 @@ void WorkerConfig::applyDefaults()
 Status WorkerConfig::validate() const
 {
     if (serverUrl.isEmpty()) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"no server given: pass --server https://HOST:PORT or set 'server' in "
                            u"worker.yaml"_s,
                            QString::fromLatin1(configkey::Server));
@@ -320,12 +320,12 @@ Status WorkerConfig::validate() const
     const QString scheme = serverUrl.scheme();
     if ((scheme != u"https" && scheme != u"http") || serverUrl.host().isEmpty()) {
         return Error::make(
-            u"invalid_config"_s,
+            ErrorCode::InvalidConfig,
             u"the server URL '%1' must look like https://HOST:PORT"_s.arg(serverUrl.toString()),
             QString::fromLatin1(configkey::Server));
     }
     if (workDir.isEmpty()) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"no work folder given: pass --work-dir DIR or set 'work_dir' in "
                            u"worker.yaml"_s,
                            QString::fromLatin1(configkey::WorkDir));
@@ -347,13 +347,13 @@ Status WorkerConfig::validate() const
                            u"must be at most 100 printable characters on one line"_s);
     }
     if (!sandbox && !network) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"--no-network needs the sandbox: it cannot be combined with "
                            u"--no-sandbox"_s,
                            QString::fromLatin1(configkey::NoNetwork));
     }
     if (!caCertFile.isEmpty() && !QFileInfo(caCertFile).isFile()) {
-        return Error::make(u"invalid_config"_s,
+        return Error::make(ErrorCode::InvalidConfig,
                            u"the CA certificate file %1 does not exist"_s.arg(caCertFile),
                            QString::fromLatin1(configkey::CaCert));
     }

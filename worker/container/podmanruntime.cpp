@@ -62,21 +62,21 @@ Result<QByteArray> runPodman(const QString &program, const QStringList &argument
     QProcess process;
     process.start(program, arguments);
     if (!process.waitForStarted(ProbeTimeoutMs))
-        return Error::make(u"container_unavailable"_s,
+        return Error::make(ErrorCode::ContainerUnavailable,
                            refusal(u"%1 does not start: %2"_s.arg(program, process.errorString())));
     process.closeWriteChannel();
     if (!process.waitForFinished(ProbeTimeoutMs)) {
         process.kill();
         process.waitForFinished(2000);
         return Error::make(
-            u"container_unavailable"_s,
+            ErrorCode::ContainerUnavailable,
             refusal(u"'%1 %2' did not finish within %3 s"_s.arg(program, arguments.join(u' '))
                         .arg(ProbeTimeoutMs / 1000)));
     }
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
         const QString said = QString::fromLocal8Bit(process.readAllStandardError()).trimmed();
         return Error::make(
-            u"container_unavailable"_s,
+            ErrorCode::ContainerUnavailable,
             refusal(u"'%1 %2' failed (exit %3)%4"_s.arg(program, arguments.join(u' '))
                         .arg(process.exitCode())
                         .arg(said.isEmpty() ? QString() : u": "_s + said)));
@@ -100,10 +100,10 @@ Result<PodmanRuntime> PodmanRuntime::probe(const QString &podman, const QString 
     const QString program = podman.isEmpty() ? defaultPodmanPath() : podman;
     const QFileInfo info(program);
     if (!info.exists() || !info.isExecutable())
-        return Error::make(u"container_unavailable"_s,
+        return Error::make(ErrorCode::ContainerUnavailable,
                            refusal(u"podman (%1) is not installed"_s.arg(program)));
     if (runcPath().isEmpty())
-        return Error::make(u"container_unavailable"_s,
+        return Error::make(ErrorCode::ContainerUnavailable,
                            refusal(u"runc is not installed (crun, podman's default on Debian 12, "
                                    u"cannot start containers on a hybrid cgroup hierarchy)"_s));
     if (Result<QByteArray> version =
@@ -135,7 +135,7 @@ Status PodmanRuntime::checkImageReference(const QString &image)
         QRegularExpression::anchoredPattern(u"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}"_s));
     if (reference.match(image).hasMatch())
         return Ok{};
-    return Error::make(u"invalid_image"_s,
+    return Error::make(ErrorCode::InvalidImage,
                        u"the job's image '%1' is not an image reference: use letters, digits and "
                        u". _ / : @ + - only, starting with a letter or digit, as in "
                        u"docker.io/library/python:3.11"_s.arg(image.left(100)));

@@ -14,9 +14,9 @@ Status LogIndex::open()
 {
     // Unbuffered: records are read back while later ones are written.
     if (!m_file.open(QIODevice::ReadWrite | QIODevice::Truncate | QIODevice::Unbuffered)) {
-        return Error::make(
-            u"io_error"_s,
-            u"cannot open the task log index %1: %2"_s.arg(m_file.fileName(), m_file.errorString()));
+        return Error::make(ErrorCode::IoError,
+                           u"cannot open the task log index %1: %2"_s.arg(m_file.fileName(),
+                                                                          m_file.errorString()));
     }
     m_count = 0;
     m_size = 0;

@@ -37,7 +37,7 @@ Status LogStreamer::open()
     if (!m_writer.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
         !m_reader.open(QIODevice::ReadOnly)) {
         return Error::make(
-            u"io_error"_s,
+            ErrorCode::IoError,
             u"cannot open the task log %1: %2"_s.arg(m_writer.fileName(), m_writer.errorString()));
     }
     if (Status indexed = m_index.open(); !indexed)
@@ -172,7 +172,7 @@ void LogStreamer::handleAnswer()
         const qint64 next = offset.isDouble() ? offset.toInteger() : m_sent + m_inflight;
         m_sent = std::clamp<qint64>(next, 0, m_written);
         m_failures = 0;
-    } else if (result.error().code == u"offset_mismatch") {
+    } else if (result.error().is(ErrorCode::OffsetMismatch)) {
         std::optional<qint64> serverOffset = offsetFromMismatch(result.error(), m_sent);
         const QJsonObject &details = result.error().details;
         if (serverOffset && details.value(u"stdout_offset"_s).isDouble()
@@ -200,8 +200,8 @@ void LogStreamer::handleAnswer()
             m_sent += m_inflight;
         }
         m_failures = 0;
-    } else if (result.error().code == u"not_found" || result.error().code == u"conflict" ||
-               result.error().code == u"forbidden") {
+    } else if (result.error().is(ErrorCode::NotFound) || result.error().is(ErrorCode::Conflict) ||
+               result.error().is(ErrorCode::Forbidden)) {
         qCWarning(lcWorkerRunner).noquote()
             << u"task %1: the server no longer takes its log (%2); it stays in %3"_s.arg(m_taskId)
                    .arg(result.error().message, m_writer.fileName());

@@ -93,7 +93,7 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
 Status preparePythonShim(const QString &binDir, const QString &python)
 {
     if (!QDir().mkpath(binDir))
-        return Error::make(u"io_error"_s, u"cannot create the folder %1"_s.arg(binDir));
+        return Error::make(ErrorCode::IoError, u"cannot create the folder %1"_s.arg(binDir));
     const QStringList systemPath = QString::fromLatin1(TaskSearchPath).split(u':');
     if (!QStandardPaths::findExecutable(u"python"_s, systemPath).isEmpty())
         return Ok{};
@@ -105,7 +105,7 @@ Status preparePythonShim(const QString &binDir, const QString &python)
     const QString link = binDir + u"/python"_s;
     QFile::remove(link);
     if (!QFile::link(target, link))
-        return Error::make(u"io_error"_s, u"cannot link %1 to %2"_s.arg(link, target));
+        return Error::make(ErrorCode::IoError, u"cannot link %1 to %2"_s.arg(link, target));
     return Ok{};
 }
 

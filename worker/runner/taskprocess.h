@@ -1,9 +1,9 @@
 #pragma once
 
-#include "agent/tasklease.h"
 #include "container/podmanruntime.h"
 #include "logindex.h"
 #include "sandbox/sandbox.h"
+#include "wire/tasklease.h"
 
 #include <QObject>
 #include <QProcess>

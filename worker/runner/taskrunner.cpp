@@ -8,6 +8,7 @@
 #include "process/cpuaffinity.h"
 #include "runner/logstreamer.h"
 #include "runner/venvmanager.h"
+#include "wire/jobstate.h"
 #include "workerlogging.h"
 
 #include <QDir>
@@ -27,12 +28,6 @@ namespace {
 constexpr int LogDrainTimeoutMs = 30000;
 constexpr int StateReportAttempts = 30;
 constexpr int StateReportRetryMs = 2000;
-
-bool isTransient(const Error &error)
-{
-    return error.code == u"unreachable" || error.code == u"timeout" || error.code == u"network" ||
-           error.code == u"internal" || error.code.startsWith(u"http_5");
-}
 
 } // namespace
 
@@ -280,7 +275,7 @@ void TaskRunner::handleProcessStarted()
     m_phase = Phase::Running;
     qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "running, pid" << m_process->processId();
     m_runningReportInFlight = true;
-    reportState(u"RUNNING"_s, std::nullopt, {}, [this] {
+    reportState(stateName(JobState::Running), std::nullopt, {}, [this] {
         m_runningReportInFlight = false;
         if (m_afterRunningReport)
             std::exchange(m_afterRunningReport, nullptr)();
@@ -299,13 +294,16 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     // -1: no exit status (not started, or killed by a signal).
     const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
     if (m_cancelled) {
-        finishTask(u"STOPPED"_s, code, u"cancelled"_s, false);
+        finishTask(stateName(JobState::Stopped), code, u"cancelled"_s, false);
     } else if (!started) {
-        finishTask(u"FAILED"_s, std::nullopt, description, false);
+        finishTask(stateName(JobState::Failed), std::nullopt, description, false);
     } else if (code == 0) {
-        finishTask(u"SUCCEEDED"_s, 0, {}, true);
+        finishTask(stateName(JobState::Succeeded), 0, {}, true);
     } else {
-        finishTask(u"FAILED"_s, code, u"the task's process ended: %1"_s.arg(description), true);
+        finishTask(stateName(JobState::Failed),
+                   code,
+                   u"the task's process ended: %1"_s.arg(description),
+                   true);
     }
 }
 
@@ -321,7 +319,8 @@ void TaskRunner::cancel()
         m_process->terminate(m_services.killGraceMs);
     } else if (!m_process || !m_process->isRunning()) {
         // Still fetching or preparing: nothing runs yet, stop here.
-        finishTask(u"STOPPED"_s, std::nullopt, u"cancelled before it started"_s, false);
+        finishTask(
+            stateName(JobState::Stopped), std::nullopt, u"cancelled before it started"_s, false);
     }
 }
 
@@ -330,7 +329,7 @@ void TaskRunner::failPreparation(const QString &message)
     qCWarning(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "failed:" << message;
     if (m_log)
         m_log->appendLine(u"error: "_s + message);
-    finishTask(u"FAILED"_s, std::nullopt, message, false);
+    finishTask(stateName(JobState::Failed), std::nullopt, message, false);
 }
 
 void TaskRunner::finishTask(const QString &state,
@@ -432,8 +431,8 @@ void TaskRunner::uploadNextArtifact()
             qCWarning(lcWorkerRunner).noquote()
                 << u"task %1: cannot upload output/%2: %3"_s.arg(m_lease.taskId)
                        .arg(artifact.relativePath, artifact.error);
-            if (m_finalState == u"SUCCEEDED") {
-                m_finalState = u"FAILED"_s;
+            if (m_finalState == stateName(JobState::Succeeded)) {
+                m_finalState = stateName(JobState::Failed);
                 m_finalMessage = u"the task succeeded but its output %1 could not be uploaded: "
                                  u"%2"_s.arg(artifact.relativePath, artifact.error);
             }
@@ -476,8 +475,8 @@ void TaskRunner::postArtifacts()
             m_log->appendLine(u"cannot register the output files: %1"_s.arg(message));
             qCWarning(lcWorkerRunner).noquote()
                 << u"task %1: cannot register its artifacts: %2"_s.arg(m_lease.taskId).arg(message);
-            if (m_finalState == u"SUCCEEDED") {
-                m_finalState = u"FAILED"_s;
+            if (m_finalState == stateName(JobState::Succeeded)) {
+                m_finalState = stateName(JobState::Failed);
                 m_finalMessage = u"the task succeeded but its outputs could not be registered: "
                                  u"%1"_s.arg(message);
             }

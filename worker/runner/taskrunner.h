@@ -1,7 +1,7 @@
 #pragma once
 
-#include "agent/tasklease.h"
 #include "runner/taskprocess.h"
+#include "wire/tasklease.h"
 
 #include <QObject>
 #include <QPointer>

@@ -256,7 +256,7 @@ private:
             return;
         qCWarning(lcWorkerRunner).noquote() << "venv" << m_hash << "failed:" << message;
         QDir(m_dir).removeRecursively();
-        finish(Error::make(u"venv_failed"_s, message, u"requirements.txt"_s));
+        finish(Error::make(ErrorCode::VenvFailed, message, u"requirements.txt"_s));
     }
 
     void finish(const Result<QString> &result)

@@ -99,11 +99,11 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
     const QString program = bubblewrap.isEmpty() ? defaultBubblewrapPath() : bubblewrap;
     const QFileInfo info(program);
     if (!info.exists()) {
-        return Error::make(u"sandbox_unavailable"_s,
+        return Error::make(ErrorCode::SandboxUnavailable,
                            refusal(u"bubblewrap (%1) is not installed"_s.arg(program)));
     }
     if (!info.isFile() || !info.isExecutable()) {
-        return Error::make(u"sandbox_unavailable"_s,
+        return Error::make(ErrorCode::SandboxUnavailable,
                            refusal(u"bubblewrap (%1) is not an executable file"_s.arg(program)));
     }
     Sandbox sandbox;
@@ -123,7 +123,7 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
     process.setArguments(sandbox.arguments(spec, truePath, {}));
     process.start();
     if (!process.waitForStarted(ProbeTimeoutMs)) {
-        return Error::make(u"sandbox_unavailable"_s,
+        return Error::make(ErrorCode::SandboxUnavailable,
                            refusal(u"bubblewrap (%1) does not start: %2"_s.arg(
                                sandbox.m_program, process.errorString())));
     }
@@ -131,7 +131,7 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
     if (!process.waitForFinished(ProbeTimeoutMs)) {
         process.kill();
         process.waitForFinished(2000);
-        return Error::make(u"sandbox_unavailable"_s,
+        return Error::make(ErrorCode::SandboxUnavailable,
                            refusal(u"bubblewrap (%1) did not finish a trial run within %2 s"_s
                                        .arg(sandbox.m_program)
                                        .arg(ProbeTimeoutMs / 1000)));
@@ -149,7 +149,7 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
                       u"kernel.unprivileged_userns_clone, user.max_user_namespaces, or AppArmor's "
                       u"kernel.apparmor_restrict_unprivileged_userns)"_s;
         }
-        return Error::make(u"sandbox_unavailable"_s, refusal(reason));
+        return Error::make(ErrorCode::SandboxUnavailable, refusal(reason));
     }
     return sandbox;
 }

@@ -23,7 +23,7 @@ Result<Sandbox> Sandbox::probe(const QString &bubblewrap, const SandboxPolicy &p
 {
     Q_UNUSED(bubblewrap);
     Q_UNUSED(policy);
-    return Error::make(u"sandbox_unavailable"_s,
+    return Error::make(ErrorCode::SandboxUnavailable,
                        refusal(u"the sandbox needs Linux with bubblewrap, and this is %1"_s.arg(
                            QSysInfo::prettyProductName())));
 }

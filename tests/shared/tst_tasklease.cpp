@@ -1,10 +1,10 @@
-#include "agent/tasklease.h"
+#include "wire/tasklease.h"
 
 #include <QJsonDocument>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
-using ddl::worker::TaskLease;
+using ddl::TaskLease;
 
 static const QByteArray Sha(64, 'a');
 

@@ -6,9 +6,10 @@
 #include <QMap>
 #include <QString>
 
-namespace ddl::worker {
+namespace ddl {
 
-// One task the server handed to this worker (POST /v1/workers/lease, docs/api.md).
+// One task the server hands a worker (POST /v1/workers/lease, docs/api.md): the server builds
+// it and sends toJson(), the worker reads it with fromJson().
 struct TaskLease
 {
     enum class Kind { Ddl, OpenPai };
@@ -36,6 +37,7 @@ struct TaskLease
     // root (a job of one task).
     QString outputPrefix;
 
+    QJsonObject toJson() const;
     // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that
     // the task can still be reported as failed.
     static Result<TaskLease> fromJson(const QJsonObject &object, qint64 *taskIdOut = nullptr);
@@ -44,4 +46,4 @@ struct TaskLease
     static bool isSafeOutputPrefix(const QString &prefix);
 };
 
-} // namespace ddl::worker
+} // namespace ddl

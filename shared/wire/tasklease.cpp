@@ -6,11 +6,12 @@
 
 using namespace Qt::StringLiterals;
 
-namespace ddl::worker {
+namespace ddl {
 
 static Error leaseError(const QString &field, const QString &message)
 {
-    return Error::make(u"invalid_lease"_s, u"lease field '%1' %2"_s.arg(field, message), field);
+    return Error::make(
+        ErrorCode::InvalidLease, u"lease field '%1' %2"_s.arg(field, message), field);
 }
 
 Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdOut)
@@ -89,6 +90,44 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
     return lease;
 }
 
+// A text that may be absent is null on the wire.
+static QJsonValue orNull(const QString &text)
+{
+    return text.isEmpty() ? QJsonValue() : QJsonValue(text);
+}
+
+QJsonObject TaskLease::toJson() const
+{
+    QJsonArray indices;
+    for (const int index : gpuIndices)
+        indices.append(index);
+    QJsonObject environment;
+    for (auto it = env.cbegin(); it != env.cend(); ++it)
+        environment.insert(it.key(), it.value());
+    return QJsonObject{
+        {u"task_id"_s, taskId},
+        {u"job_uuid"_s, jobUuid},
+        {u"job_name"_s, jobName},
+        {u"kind"_s, kindName(kind)},
+        {u"attempt"_s, attempt},
+        {u"role"_s, role},
+        {u"role_index"_s, roleIndex},
+        {u"command"_s, command},
+        {u"image"_s, image},
+        {u"gpus"_s, gpus},
+        {u"gpu_indices"_s, indices},
+        {u"cpus"_s, cpus},
+        {u"memory_mb"_s, memoryMb},
+        {u"port"_s, port},
+        {u"shm_mb"_s, shmMb},
+        {u"package_sha256"_s, orNull(packageSha256)},
+        {u"dataset_sha256"_s, orNull(datasetSha256)},
+        {u"dataset_manifest"_s, orNull(datasetManifest)},
+        {u"env"_s, environment},
+        {u"output_prefix"_s, outputPrefix},
+    };
+}
+
 bool TaskLease::isSafeOutputPrefix(const QString &prefix)
 {
     if (prefix.size() > 256 || !prefix.endsWith(u'/') || prefix.startsWith(u'/') ||
@@ -106,4 +145,4 @@ QString TaskLease::kindName(Kind kind)
     return kind == Kind::Ddl ? u"ddl"_s : u"openpai"_s;
 }
 
-} // namespace ddl::worker
+} // namespace ddl

@@ -1,0 +1,124 @@
+#pragma once
+
+#include "core/result.h"
+#include "wire/jobstate.h"
+
+#include <QJsonObject>
+#include <QSqlDatabase>
+
+#include <optional>
+
+namespace ddl::server {
+
+// A row of the jobs table, read by column name.
+struct JobRow
+{
+    qint64 id = 0;
+    qint64 userId = 0;
+    QString uuid;
+    QString name;
+    JobState state = JobState::Waiting;
+    QJsonObject spec;
+    int attempt = 1;
+    int retryCount = 0;
+    QString reason;
+};
+
+// A row of the tasks table, read by column name.
+struct TaskRow
+{
+    qint64 id = 0;
+    qint64 jobId = 0;
+    int attempt = 1;
+    QString role;
+    int roleIndex = 0;
+    JobState state = JobState::Waiting;
+    std::optional<int> exitCode;
+    QString message;
+    bool cancelRequested = false;
+};
+
+// A job as submitted: stored WAITING at attempt 1, with one WAITING task per task of each role.
+struct NewJob
+{
+    qint64 userId = 0;
+    QString uuid;
+    QString name;
+    QString kind;
+    QJsonObject spec;
+    QString packageSha256; // empty: none (an OpenPAI job may have no code)
+    QString commit;
+    QString datasetSha256;   // empty: none
+    QString datasetManifest; // empty: none
+    int retryCount = 0;
+    int priority = 0;
+    QString reason;
+    QList<std::pair<QString, int>> roles; // name, taskNumber; in spec order
+};
+
+// Where the scheduler placed a task.
+struct TaskPlacement
+{
+    qint64 taskId = 0;
+    qint64 workerId = 0;
+    int port = 0;
+    QList<int> gpuIndices;
+};
+
+// How a task ended, as its worker (or the server, for a lost worker) tells it.
+struct TaskEnd
+{
+    JobState state = JobState::Failed; // SUCCEEDED, FAILED or STOPPED
+    std::optional<int> exitCode;
+    QString message;
+};
+
+// The state changes of jobs and tasks, in one place: each is checked against the state the row
+// is in, and a change the states do not allow (a job that ended starting again, a task ending
+// twice) is refused with a conflict that names both states. Callers hold the transaction.
+class JobStore
+{
+public:
+    explicit JobStore(const QSqlDatabase &db);
+
+    // WAITING -> RUNNING -> SUCCEEDED | FAILED | STOPPED; WAITING may also end at once (cancel,
+    // a task that failed before it reported its start). Back to WAITING only by retryJob().
+    // Nothing leaves a final state.
+    static bool jobMayMove(JobState from, JobState to);
+    // WAITING -> RUNNING (placed) -> SUCCEEDED | FAILED | STOPPED; WAITING -> STOPPED.
+    static bool taskMayMove(JobState from, JobState to);
+
+    Result<JobRow> job(qint64 jobId) const;
+    Result<TaskRow> task(qint64 taskId) const;
+    // The tasks of one attempt of a job, in task order.
+    Result<QList<TaskRow>> tasksOf(qint64 jobId, int attempt) const;
+
+    // Stores a submitted job and its tasks; returns the job's id.
+    Result<qint64> addJob(const NewJob &job);
+    // A waiting task placed on a worker: RUNNING there, for the worker to collect. false: the
+    // task no longer waits (its job was cancelled meanwhile), and nothing changed.
+    Result<bool> placeTask(const TaskPlacement &placement);
+    // Why a waiting job waits; a job that is no longer waiting keeps its reason.
+    Status setWaitingReason(qint64 jobId, const QString &reason);
+    // The worker collected the task's lease.
+    Status markDelivered(qint64 taskId);
+
+    // Moves the job to `to` with this reason; RUNNING sets started_at once, a final state
+    // finished_at.
+    Status moveJob(qint64 jobId, JobState to, const QString &reason);
+    // A failed attempt with retries left: the job waits again, for attempt + 1, with a new
+    // WAITING task for each task of the failed attempt.
+    Status retryJob(qint64 jobId, const QString &reason);
+    // Ends a running task. false: it had ended already (a resend).
+    Result<bool> endTask(qint64 taskId, const TaskEnd &end);
+    // The task's process started on its worker: its start time, kept once.
+    Status taskStarted(qint64 taskId);
+    // Stops an attempt's (or every attempt's, when attempt is 0) waiting tasks now and asks its
+    // running ones to stop at their worker's next heartbeat.
+    Status stopTasks(qint64 jobId, int attempt = 0);
+
+private:
+    QSqlDatabase m_db;
+};
+
+} // namespace ddl::server
