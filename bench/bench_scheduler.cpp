@@ -53,7 +53,7 @@ struct Bench
                                           QStringLiteral("bench-password"));
         Result<QSqlQuery> user = runSql(db, QStringLiteral("SELECT id FROM users"));
         if (!user || !user->next())
-            return fail(Error::make(ErrorCode::Bench, QStringLiteral("no user")));
+            return fail(Error::make(ErrorCode::Internal, QStringLiteral("no user")));
         userId = user->value(0).toLongLong();
         const QByteArray bytes("package");
         package = QString::fromLatin1(
@@ -222,7 +222,7 @@ void latency(int workers, int seconds)
                 latencies << (clock.nsecsElapsed() - submittedAt.value(name)) / 1e6;
                 const qint64 taskId = lease.value(QStringLiteral("task_id")).toInteger();
                 (void) bench.context->progress.taskStarted(taskId);
-                (void) bench.context->progress.taskEnded(taskId, {QStringLiteral("SUCCEEDED"), 0, {}});
+                (void) bench.context->progress.taskEnded(taskId, {JobState::Succeeded, 0, {}});
             }
         }
     });

@@ -45,7 +45,7 @@ ddl::Result<QString> ServerUser::upload(const QByteArray &bytes)
                 QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex()));
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
-        return ddl::Error::make(ErrorCode::IoError, u"cannot write "_s + path);
+        return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot write "_s + path);
     file.close();
     ddl::BlobUpload upload(m_client.get(), path);
     upload.start();

@@ -202,7 +202,7 @@ ddl::Result<QString> tst_DatasetCache::fetch(const QString &manifest)
     m_cache->fetchManifestDataset(
         manifest, this, [&](const ddl::Result<QString> &r) { result = r; });
     if (!pollUntil([&] { return result.has_value(); }, 30000, {}, 10))
-        return ddl::Error::make(ErrorCode::Timeout, u"the dataset did not arrive in 30 s"_s);
+        return ddl::Error::make(ddl::ErrorCode::Timeout, u"the dataset did not arrive in 30 s"_s);
     return *result;
 }
 

@@ -152,13 +152,13 @@ void tst_LogStreamer::offsetFromMismatch()
     QFETCH(qint64, sent);
     QFETCH(qint64, expected);
     const std::optional<qint64> offset =
-        ddl::worker::offsetFromMismatch(ddl::Error::make(ErrorCode::OffsetMismatch, message), sent);
+        ddl::worker::offsetFromMismatch(ddl::Error::make(ddl::ErrorCode::OffsetMismatch, message), sent);
     QCOMPARE(offset.value_or(-1), expected);
 }
 
 void tst_LogStreamer::offsetFromErrorMember()
 {
-    ddl::Error error = ddl::Error::make(ErrorCode::OffsetMismatch, u"task 3: 10 is not 25"_s);
+    ddl::Error error = ddl::Error::make(ddl::ErrorCode::OffsetMismatch, u"task 3: 10 is not 25"_s);
     error.details.insert(u"offset"_s, 25);
     QCOMPARE(ddl::worker::offsetFromMismatch(error, 10).value_or(-1), 25);
 }

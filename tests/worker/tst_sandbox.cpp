@@ -733,7 +733,7 @@ void tst_Sandbox::configSwitches()
                                              m_root->filePath(u"w"_s)} +
                                  flags;
         if (!parser.parse(args))
-            return ddl::Result<WorkerConfig>(ddl::Error::make(ErrorCode::Test, parser.errorText()));
+            return ddl::Result<WorkerConfig>(ddl::Error::make(ddl::ErrorCode::InvalidArgument, parser.errorText()));
         return WorkerConfig::fromParser(parser);
     };
     const auto plain = parse({});

@@ -269,7 +269,7 @@ ddl::Result<QString> tst_WorkerAgent::uploadArchive(const QMap<QString, QByteArr
         QDir().mkpath(QFileInfo(path).absolutePath());
         QFile file(path);
         if (!file.open(QIODevice::WriteOnly) || file.write(it.value()) != it.value().size())
-            return ddl::Error::make(ErrorCode::IoError, u"cannot write "_s + path);
+            return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot write "_s + path);
     }
     const auto archive = ddl::DirectoryArchiver().archive(
         source, m_dir->filePath(u"archive-%1.tar.zst"_s.arg(m_archives)));
@@ -277,7 +277,7 @@ ddl::Result<QString> tst_WorkerAgent::uploadArchive(const QMap<QString, QByteArr
         return archive.error();
     QFile file(archive->archivePath);
     if (!file.open(QIODevice::ReadOnly))
-        return ddl::Error::make(ErrorCode::IoError, u"cannot read "_s + archive->archivePath);
+        return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot read "_s + archive->archivePath);
     return m_user->upload(file.readAll());
 }
 
@@ -287,11 +287,11 @@ ddl::Result<QString> tst_WorkerAgent::uploadManifestDataset()
     QDir().mkpath(folder + u"/more"_s);
     QFile numbers(folder + u"/numbers.txt"_s);
     if (!numbers.open(QIODevice::WriteOnly) || numbers.write("1 2 3\n") != 6)
-        return ddl::Error::make(ErrorCode::IoError, u"cannot write "_s + numbers.fileName());
+        return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot write "_s + numbers.fileName());
     numbers.close();
     QFile notes(folder + u"/more/notes.txt"_s);
     if (!notes.open(QIODevice::WriteOnly) || notes.write("read me\n") != 8)
-        return ddl::Error::make(ErrorCode::IoError, u"cannot write "_s + notes.fileName());
+        return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot write "_s + notes.fileName());
     notes.close();
     return m_user->uploadDataset(folder);
 }

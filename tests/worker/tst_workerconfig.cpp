@@ -35,7 +35,7 @@ private:
         QCommandLineParser parser;
         WorkerConfig::addOptions(parser);
         if (!parser.parse(QStringList{u"ddl-worker"_s} + arguments))
-            return ddl::Error::make(ErrorCode::BadFlags, parser.errorText());
+            return ddl::Error::make(ddl::ErrorCode::InvalidArgument, parser.errorText());
         return WorkerConfig::fromParser(parser);
     }
 };
