@@ -61,6 +61,7 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_table->setColumnWidth(JobListModel::NameColumn, 260);
     m_table->setColumnWidth(JobListModel::StateColumn, 110);
     m_table->setColumnWidth(JobListModel::SubmittedColumn, 150);
+    fitHeaders();
 
     m_emptyHint = new QLabel(this);
     m_emptyHint->setObjectName(u"emptyHint"_s);
@@ -143,6 +144,7 @@ void JobListView::takeStateFrom(const JobListView &old)
     m_stateCombo->setCurrentIndex(old.m_stateCombo->currentIndex());
     m_searchEdit->setText(old.m_searchEdit->text());
     m_table->horizontalHeader()->restoreState(old.m_table->horizontalHeader()->saveState());
+    fitHeaders(); // the widths kept were for the old language's words
     if (old.m_refreshTimer.isActive())
         m_refreshTimer.start(old.m_refreshTimer.interval());
     const QString uuid = old.selectedUuid();
@@ -155,6 +157,17 @@ void JobListView::takeStateFrom(const JobListView &old)
         table->verticalScrollBar()->setValue(scroll);
     });
     updateCount();
+}
+
+void JobListView::fitHeaders()
+{
+    // No header cut short in any language ("Wiederholungen" is wider than the default width).
+    QHeaderView *header = m_table->horizontalHeader();
+    for (int column = 0; column < header->count(); ++column) {
+        const int needed = header->sectionSizeHint(column);
+        if (header->sectionSize(column) < needed)
+            header->resizeSection(column, needed);
+    }
 }
 
 void JobListView::focusSearch()

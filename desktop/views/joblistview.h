@@ -45,6 +45,8 @@ signals:
 private:
     void showContextMenu(const QPoint &position);
     void updateCount();
+    // Widens the columns whose header text would be cut.
+    void fitHeaders();
     // The selected rows' (uuid, name) of the jobs that can still be stopped.
     QList<QPair<QString, QString>> stoppableSelection() const;
 

@@ -23,6 +23,7 @@
 #include <QPushButton>
 #include <QTabWidget>
 #include <QTableView>
+#include <QHeaderView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWizard>
@@ -283,6 +284,12 @@ void TestDesktopTranslations::liveSwitch()
         QVERIFY2(chooseLanguage(window, step.entry), qPrintable(step.entry));
         const VisibleTexts texts = visibleTexts(window);
         QCOMPARE(texts.menus, (QStringList{step.file, step.view, step.language}));
+        // No column header cut short (German "Wiederholungen" once was).
+        QHeaderView *header = window.jobListView()->table()->horizontalHeader();
+        for (int column = 0; column < header->count() - 1; ++column) {
+            QVERIFY2(header->sectionSize(column) >= header->sectionSizeHint(column),
+                     qPrintable(header->model()->headerData(column, Qt::Horizontal).toString()));
+        }
         // Dates in the language too (the job list, the timeline, the datasets format with it).
         QCOMPARE(QLocale().toString(QDate(2026, 11, 25), u"dddd"_s), step.wednesday);
         QCOMPARE(texts.tabs, (QStringList{step.jobs, step.editor, step.workers, step.datasets}));
