@@ -30,6 +30,19 @@ private slots:
     void containerRuntime();
 
 private:
+    // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
+    static ddl::Result<WorkerConfig>
+    parseWithFile(const QTemporaryDir &dir, const QByteArray &yaml, const QStringList &flags)
+    {
+        const QString file = dir.filePath(u"worker.yaml"_s);
+        QFile config(file);
+        if (!config.open(QIODevice::WriteOnly))
+            return ddl::Error::make(ddl::ErrorCode::IoError, u"cannot write "_s + file);
+        config.write("server: https://h:1\nwork_dir: " + dir.path().toUtf8() + '\n' + yaml);
+        config.close();
+        return parse(QStringList{u"--config"_s, file} + flags);
+    }
+
     static ddl::Result<WorkerConfig> parse(const QStringList &arguments)
     {
         QCommandLineParser parser;
@@ -265,13 +278,7 @@ void tst_WorkerConfig::gpuType()
     QFETCH(bool, valid);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString file = dir.filePath(u"worker.yaml"_s);
-    QFile config(file);
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("server: https://h:1\nwork_dir: " + dir.path().toUtf8() + '\n' + yaml);
-    config.close();
-
-    const ddl::Result<WorkerConfig> parsed = parse(QStringList{u"--config"_s, file} + flags);
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
     QCOMPARE(parsed.ok(), valid);
     if (!valid) {
         QCOMPARE(parsed.error().field, u"gpu_type"_s);
@@ -309,13 +316,7 @@ void tst_WorkerConfig::containerRuntime()
     QFETCH(bool, valid);
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
-    const QString file = dir.filePath(u"worker.yaml"_s);
-    QFile config(file);
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write("server: https://h:1\nwork_dir: " + dir.path().toUtf8() + '\n' + yaml);
-    config.close();
-
-    const ddl::Result<WorkerConfig> parsed = parse(QStringList{u"--config"_s, file} + flags);
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
     QCOMPARE(parsed.ok(), valid);
     if (!valid) {
         QCOMPARE(parsed.error().field, u"container_runtime"_s);
