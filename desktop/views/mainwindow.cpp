@@ -30,6 +30,8 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <memory>
+
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::desktop {
@@ -406,13 +408,15 @@ SubmitWizard *MainWindow::openSubmitWizard(const JobSpec &spec)
 void MainWindow::cancelJobs(const QStringList &uuids, const QStringList &names)
 {
     StopConfirmation::ask(this, names, [this, uuids] {
+        // The list is asked again once, when the last answer is in, not once per job.
+        auto pending = std::make_shared<qsizetype>(uuids.size());
         for (const QString &uuid : uuids) {
-            whenFinished(m_session->client()->cancelJob(uuid),
-                         this,
-                         [this](const Result<ApiResponse> &result) {
+            whenFinished(m_session->client()->cancelJob(uuid), this,
+                         [this, pending](const Result<ApiResponse> &result) {
                              if (!result)
                                  m_messages->showError(ErrorText::describe(result.error()));
-                             m_jobModel->refresh();
+                             if (--*pending == 0)
+                                 m_jobModel->refresh();
                          });
         }
     });
