@@ -29,8 +29,9 @@ QString refusal(const QString &reason)
 {
     return u"cannot run tasks in container images: %1. Install podman and runc (Debian/Ubuntu: "
            u"sudo apt install podman runc uidmap), check that 'podman info' runs for the worker's "
-           u"user, or start the worker without --container-runtime podman (jobs that name an "
-           u"image then run on other workers)"_s.arg(reason);
+           u"user, or start the worker without --container-runtime podman (its tasks then run "
+           u"in the bubblewrap sandbox, and a job's log says when its image was not used)"_s
+        .arg(reason);
 }
 
 // The limit value (soft:hard) the worker's own process has: the container may not get more.
