@@ -2,7 +2,7 @@
 
 #include "core/error.h"
 
-#include <iterator>
+#include <QList>
 
 using namespace Qt::StringLiterals;
 
@@ -16,72 +16,35 @@ struct Spelling
     QStringView name;
 };
 
-// In the order of the enum, so that a code is its own index.
-constexpr Spelling Spellings[] = {
-    {ErrorCode::Aborted, u"aborted"},
-    {ErrorCode::ArchiveTooLarge, u"archive_too_large"},
-    {ErrorCode::BadAnswer, u"bad_answer"},
-    {ErrorCode::BadCaCert, u"bad_ca_cert"},
-    {ErrorCode::BadManifest, u"bad_manifest"},
-    {ErrorCode::BadRequest, u"bad_request"},
-    {ErrorCode::BareRepository, u"bare_repository"},
-    {ErrorCode::CertificateChanged, u"certificate_changed"},
-    {ErrorCode::ChunkCorrupted, u"chunk_corrupted"},
-    {ErrorCode::ChunkPending, u"chunk_pending"},
-    {ErrorCode::Conflict, u"conflict"},
-    {ErrorCode::ContainerUnavailable, u"container_unavailable"},
-    {ErrorCode::CorruptArchive, u"corrupt_archive"},
-    {ErrorCode::DestinationNotEmpty, u"destination_not_empty"},
-    {ErrorCode::DigestMismatch, u"digest_mismatch"},
-    {ErrorCode::DirtyTree, u"dirty_tree"},
-    {ErrorCode::EmptyRepository, u"empty_repository"},
-    {ErrorCode::Forbidden, u"forbidden"},
-    {ErrorCode::GitError, u"git_error"},
-    {ErrorCode::HeadersTooLarge, u"headers_too_large"},
-    {ErrorCode::Internal, u"internal"},
-    {ErrorCode::InvalidArgument, u"invalid_argument"},
-    {ErrorCode::InvalidConfig, u"invalid_config"},
-    {ErrorCode::InvalidIdentity, u"invalid_identity"},
-    {ErrorCode::InvalidImage, u"invalid_image"},
-    {ErrorCode::InvalidLease, u"invalid_lease"},
-    {ErrorCode::InvalidSize, u"invalid_size"},
-    {ErrorCode::InvalidSpec, u"invalid_spec"},
-    {ErrorCode::IoError, u"io_error"},
-    {ErrorCode::LengthRequired, u"length_required"},
-    {ErrorCode::ListenFailed, u"listen_failed"},
-    {ErrorCode::MethodNotAllowed, u"method_not_allowed"},
-    {ErrorCode::NameInUse, u"name_in_use"},
-    {ErrorCode::Network, u"network"},
-    {ErrorCode::NoInput, u"no_input"},
-    {ErrorCode::NoMainFunction, u"no_main_function"},
-    {ErrorCode::NoMainPy, u"no_main_py"},
-    {ErrorCode::NoPort, u"no_port"},
-    {ErrorCode::NoServer, u"no_server"},
-    {ErrorCode::NoToken, u"no_token"},
-    {ErrorCode::NotAFile, u"not_a_file"},
-    {ErrorCode::NotARepository, u"not_a_repository"},
-    {ErrorCode::NotCommitted, u"not_committed"},
-    {ErrorCode::NotFound, u"not_found"},
-    {ErrorCode::NotLoggedIn, u"not_logged_in"},
-    {ErrorCode::OffsetMismatch, u"offset_mismatch"},
-    {ErrorCode::OutsideWorkTree, u"outside_work_tree"},
-    {ErrorCode::PayloadTooLarge, u"payload_too_large"},
-    {ErrorCode::RangeNotSatisfiable, u"range_not_satisfiable"},
-    {ErrorCode::RateLimited, u"rate_limited"},
-    {ErrorCode::SandboxUnavailable, u"sandbox_unavailable"},
-    {ErrorCode::SchemaTooNew, u"schema_too_new"},
-    {ErrorCode::SessionExpired, u"session_expired"},
-    {ErrorCode::Timeout, u"timeout"},
-    {ErrorCode::TlsError, u"tls_error"},
-    {ErrorCode::Unauthorized, u"unauthorized"},
-    {ErrorCode::Unreachable, u"unreachable"},
-    {ErrorCode::UnsafeArchive, u"unsafe_archive"},
-    {ErrorCode::UnsafePath, u"unsafe_path"},
-    {ErrorCode::Unschedulable, u"unschedulable"},
-    {ErrorCode::UntrustedCertificate, u"untrusted_certificate"},
-    {ErrorCode::Usage, u"usage"},
-    {ErrorCode::VenvFailed, u"venv_failed"},
+// The enumerators' names, in the order of the enum, so that a code is its own index.
+constexpr QStringView EnumeratorNames[] = {
+#define DDL_ERROR_CODE_NAME(name) u"" #name,
+    DDL_ERROR_CODES(DDL_ERROR_CODE_NAME)
+#undef DDL_ERROR_CODE_NAME
 };
+
+// "ArchiveTooLarge" -> "archive_too_large"
+QString snakeCase(QStringView name)
+{
+    QString spelling;
+    for (const QChar c : name) {
+        if (c.isUpper() && !spelling.isEmpty())
+            spelling += u'_';
+        spelling += c.toLower();
+    }
+    return spelling;
+}
+
+const QList<QString> &spellings()
+{
+    static const QList<QString> all = [] {
+        QList<QString> names;
+        for (const QStringView name : EnumeratorNames)
+            names.append(snakeCase(name));
+        return names;
+    }();
+    return all;
+}
 
 // Spellings older versions used for the same thing.
 constexpr Spelling Synonyms[] = {
@@ -94,16 +57,13 @@ constexpr Spelling Synonyms[] = {
 
 QString codeName(ErrorCode code)
 {
-    static_assert(std::size(Spellings) == std::size_t(ErrorCode::VenvFailed) + 1);
-    return Spellings[std::size_t(code)].name.toString();
+    return spellings().at(qsizetype(code));
 }
 
 std::optional<ErrorCode> parseErrorCode(QStringView name)
 {
-    for (const Spelling &spelling : Spellings) {
-        if (spelling.name == name)
-            return spelling.code;
-    }
+    if (const qsizetype index = spellings().indexOf(name); index >= 0)
+        return ErrorCode(index);
     for (const Spelling &synonym : Synonyms) {
         if (synonym.name == name)
             return synonym.code;

@@ -8,72 +8,27 @@ namespace ddl {
 
 struct Error;
 
-// Every machine code an Error carries (docs/api.md), one spelling each. The server sends some of
-// them on the wire; the rest name what failed on the client or worker side.
+// Every machine code an Error carries (docs/api.md), listed once: its wire spelling is the name in
+// snake_case (BadRequest is "bad_request"). The server sends some of them on the wire; the rest
+// name what failed on the client or worker side.
+#define DDL_ERROR_CODES(X) \
+    X(Aborted) X(ArchiveTooLarge) X(BadAnswer) X(BadCaCert) X(BadManifest) X(BadRequest) \
+    X(BareRepository) X(CertificateChanged) X(ChunkCorrupted) X(ChunkPending) X(Conflict) \
+    X(ContainerUnavailable) X(CorruptArchive) X(DestinationNotEmpty) X(DigestMismatch) \
+    X(DirtyTree) X(EmptyRepository) X(Forbidden) X(GitError) X(HeadersTooLarge) X(Internal) \
+    X(InvalidArgument) X(InvalidConfig) X(InvalidIdentity) X(InvalidImage) X(InvalidLease) \
+    X(InvalidSize) X(InvalidSpec) X(IoError) X(LengthRequired) X(ListenFailed) X(MethodNotAllowed) \
+    X(NameInUse) X(Network) X(NoInput) X(NoMainFunction) X(NoMainPy) X(NoPort) X(NoServer) \
+    X(NoToken) X(NotAFile) X(NotARepository) X(NotCommitted) X(NotFound) X(NotLoggedIn) \
+    X(OffsetMismatch) X(OutsideWorkTree) X(PayloadTooLarge) X(RangeNotSatisfiable) X(RateLimited) \
+    X(SandboxUnavailable) X(SchemaTooNew) X(SessionExpired) X(Timeout) X(TlsError) X(Unauthorized) \
+    X(Unreachable) X(UnsafeArchive) X(UnsafePath) X(Unschedulable) X(UntrustedCertificate) \
+    X(Usage) X(VenvFailed)
+
 enum class ErrorCode {
-    Aborted,
-    ArchiveTooLarge,
-    BadAnswer,
-    BadCaCert,
-    BadManifest,
-    BadRequest,
-    BareRepository,
-    CertificateChanged,
-    ChunkCorrupted,
-    ChunkPending,
-    Conflict,
-    ContainerUnavailable,
-    CorruptArchive,
-    DestinationNotEmpty,
-    DigestMismatch,
-    DirtyTree,
-    EmptyRepository,
-    Forbidden,
-    GitError,
-    HeadersTooLarge,
-    Internal,
-    InvalidArgument,
-    InvalidConfig,
-    InvalidIdentity,
-    InvalidImage,
-    InvalidLease,
-    InvalidSize,
-    InvalidSpec,
-    IoError,
-    LengthRequired,
-    ListenFailed,
-    MethodNotAllowed,
-    NameInUse,
-    Network,
-    NoInput,
-    NoMainFunction,
-    NoMainPy,
-    NoPort,
-    NoServer,
-    NoToken,
-    NotAFile,
-    NotARepository,
-    NotCommitted,
-    NotFound,
-    NotLoggedIn,
-    OffsetMismatch,
-    OutsideWorkTree,
-    PayloadTooLarge,
-    RangeNotSatisfiable,
-    RateLimited,
-    SandboxUnavailable,
-    SchemaTooNew,
-    SessionExpired,
-    Timeout,
-    TlsError,
-    Unauthorized,
-    Unreachable,
-    UnsafeArchive,
-    UnsafePath,
-    Unschedulable,
-    UntrustedCertificate,
-    Usage,
-    VenvFailed,
+#define DDL_ERROR_CODE_ENUMERATOR(name) name,
+    DDL_ERROR_CODES(DDL_ERROR_CODE_ENUMERATOR)
+#undef DDL_ERROR_CODE_ENUMERATOR
 };
 
 // The wire spelling: "bad_request", "not_found", ...

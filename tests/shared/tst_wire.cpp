@@ -25,6 +25,8 @@ private slots:
     void finalStates_data();
     void finalStates();
     void errorCodesRoundTrip();
+    void errorCodesSpelling_data();
+    void errorCodesSpelling();
     void synonymsRead_data();
     void synonymsRead();
     void unknownCodeKeptAsSent();
@@ -105,6 +107,30 @@ void tst_Wire::errorCodesRoundTrip()
         QCOMPARE(read.message, u"what failed"_s);
         QCOMPARE(read.field, u"field"_s);
     }
+}
+
+// The spellings clients and scripts match on (docs/api.md), with the names whose snake_case is
+// least obvious: one-letter words, initialisms.
+void tst_Wire::errorCodesSpelling_data()
+{
+    QTest::addColumn<ErrorCode>("code");
+    QTest::addColumn<QString>("spelling");
+    QTest::newRow("one word") << ErrorCode::Conflict << u"conflict"_s;
+    QTest::newRow("three words") << ErrorCode::ArchiveTooLarge << u"archive_too_large"_s;
+    QTest::newRow("a one-letter word") << ErrorCode::NotAFile << u"not_a_file"_s;
+    QTest::newRow("initialisms") << ErrorCode::BadCaCert << u"bad_ca_cert"_s;
+    QTest::newRow("io") << ErrorCode::IoError << u"io_error"_s;
+    QTest::newRow("py") << ErrorCode::NoMainPy << u"no_main_py"_s;
+    QTest::newRow("first") << ErrorCode::Aborted << u"aborted"_s;
+    QTest::newRow("last") << ErrorCode::VenvFailed << u"venv_failed"_s;
+}
+
+void tst_Wire::errorCodesSpelling()
+{
+    QFETCH(ErrorCode, code);
+    QFETCH(QString, spelling);
+    QCOMPARE(codeName(code), spelling);
+    QCOMPARE(parseErrorCode(spelling), std::optional<ErrorCode>(code));
 }
 
 void tst_Wire::synonymsRead_data()
