@@ -3,6 +3,8 @@
 #include "store/database.h"
 #include "store/sql.h"
 
+using namespace Qt::StringLiterals;
+
 namespace ddl::server {
 
 Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &change)
@@ -27,9 +29,10 @@ Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &ch
                                .arg(change.email),
                            QStringLiteral("email"));
     }
-    const qint64 id = user->value(0).toLongLong();
-    const QVariant gpus = change.maxGpus ? value(*change.maxGpus) : user->value(1);
-    const QVariant jobs = change.maxRunningJobs ? value(*change.maxRunningJobs) : user->value(2);
+    const qint64 id = user->value(u"id"_s).toLongLong();
+    const QVariant gpus = change.maxGpus ? value(*change.maxGpus) : user->value(u"max_gpus"_s);
+    const QVariant jobs = change.maxRunningJobs ? value(*change.maxRunningJobs)
+                                                : user->value(u"max_running_jobs"_s);
     user->finish();
     if (Result<QSqlQuery> update = runSql(*db,
                                           QStringLiteral("UPDATE users SET max_gpus = ?, "

@@ -6,6 +6,8 @@
 
 #include <QRegularExpression>
 
+using namespace Qt::StringLiterals;
+
 namespace ddl::server {
 
 AuthService::AuthService(const QSqlDatabase &db)
@@ -79,7 +81,8 @@ Result<LoginCandidate> AuthService::findLogin(const QString &email)
     static const QString dummy = PasswordHasher::hash(QStringLiteral("not-a-password"));
     if (!query->next())
         return LoginCandidate{0, dummy};
-    return LoginCandidate{query->value(0).toLongLong(), query->value(1).toString()};
+    return LoginCandidate{query->value(u"id"_s).toLongLong(),
+                          query->value(u"password_hash"_s).toString()};
 }
 
 Result<SessionTokens> AuthService::finishLogin(const LoginCandidate &candidate, bool passwordValid)
@@ -126,14 +129,14 @@ Result<SessionTokens> AuthService::refresh(const QString &refreshToken)
                                      {SecretToken::hashOf(refreshToken)});
     if (!query)
         return query.error();
-    if (!query->next() || query->value(2).toLongLong() < nowMs()) {
+    if (!query->next() || query->value(u"refresh_expires"_s).toLongLong() < nowMs()) {
         return Error::make(ErrorCode::SessionExpired,
                            QStringLiteral("your session has expired; log in again"));
     }
     // A refresh token is spent by its use: the old session ends, a new one begins.
-    const qint64 userId = query->value(1).toLongLong();
+    const qint64 userId = query->value(u"user_id"_s).toLongLong();
     if (Result<QSqlQuery> removed = runSql(m_db, QStringLiteral("DELETE FROM sessions WHERE id = ?"),
-                                           {query->value(0)});
+                                           {query->value(u"id"_s)});
         !removed)
         return removed.error();
     Result<SessionTokens> tokens = createSession(userId);
@@ -156,11 +159,11 @@ Result<qint64> AuthService::userForAccessToken(const QString &accessToken)
         return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("not logged in or the token is not valid; log in"));
     }
-    if (query->value(1).toLongLong() < nowMs()) {
+    if (query->value(u"access_expires"_s).toLongLong() < nowMs()) {
         return Error::make(ErrorCode::SessionExpired,
                            QStringLiteral("your session has expired; refresh it or log in again"));
     }
-    return query->value(0).toLongLong();
+    return query->value(u"user_id"_s).toLongLong();
 }
 
 } // namespace ddl::server

@@ -10,6 +10,8 @@
 
 #include <unistd.h>
 
+using namespace Qt::StringLiterals;
+
 namespace ddl::server {
 
 QJsonObject UploadState::toJson() const
@@ -65,8 +67,9 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
     if (!existing)
         return existing.error();
     if (existing->next())
-        return finishInterrupted(owner, UploadState{existing->value(0).toString(), sha256, size,
-                                                    existing->value(1).toLongLong(), false});
+        return finishInterrupted(owner, UploadState{existing->value(u"id"_s).toString(), sha256,
+                                                    size, existing->value(u"offset"_s).toLongLong(),
+                                                    false});
 
     UploadState upload{QUuid::createUuid().toString(QUuid::Id128), sha256, size, 0, false};
     Result<QSqlQuery> insert = runSql(m_db,
@@ -91,9 +94,9 @@ Result<UploadState> UploadService::state(const QString &owner, const QString &up
     if (!query->next())
         return uploadNotFound(uploadId);
     return finishInterrupted(owner,
-                             UploadState{uploadId, query->value(0).toString(),
-                                         query->value(1).toLongLong(),
-                                         query->value(2).toLongLong(), false});
+                             UploadState{uploadId, query->value(u"sha256"_s).toString(),
+                                         query->value(u"size"_s).toLongLong(),
+                                         query->value(u"offset"_s).toLongLong(), false});
 }
 
 // A crash after an upload's last chunk was recorded but before the upload became a blob (moved
@@ -206,7 +209,7 @@ Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 of
         return query.error();
     if (query->next()) {
         if (std::optional<Sha256Stream> saved = Sha256Stream::restoreState(
-                query->value(0).toByteArray())) {
+                query->value(u"hash_state"_s).toByteArray())) {
             return *saved;
         }
     }
@@ -336,7 +339,7 @@ void UploadService::expireAbandoned()
     if (!stale)
         return;
     while (stale->next()) {
-        const QString id = stale->value(0).toString();
+        const QString id = stale->value(u"id"_s).toString();
         m_storage.discard(id);
         (void) runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {id});
     }

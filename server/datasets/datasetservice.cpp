@@ -11,6 +11,8 @@
 #include <QRegularExpression>
 #include <QSet>
 
+using namespace Qt::StringLiterals;
+
 namespace ddl::server {
 
 static Error datasetNotFound(const QString &name)
@@ -60,7 +62,7 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
         if (!query)
             return query.error();
         while (query->next())
-            owned.insert(query->value(0).toString());
+            owned.insert(query->value(u"sha256"_s).toString());
     }
     QStringList result;
     QSet<QString> seen;
@@ -192,10 +194,11 @@ Result<QJsonObject> DatasetService::summary(qint64 userId, const QString &name)
     if (!query->next())
         return datasetNotFound(name);
     return QJsonObject{{QStringLiteral("name"), name},
-                       {QStringLiteral("manifest_sha256"), query->value(0).toString()},
-                       {QStringLiteral("file_count"), query->value(1).toLongLong()},
-                       {QStringLiteral("total_size"), query->value(2).toLongLong()},
-                       {QStringLiteral("created_at"), isoTime(query->value(3).toLongLong())}};
+                       {QStringLiteral("manifest_sha256"), query->value(u"manifest_sha256"_s).toString()},
+                       {QStringLiteral("file_count"), query->value(u"file_count"_s).toLongLong()},
+                       {QStringLiteral("total_size"), query->value(u"total_size"_s).toLongLong()},
+                       {QStringLiteral("created_at"),
+                        isoTime(query->value(u"created_at"_s).toLongLong())}};
 }
 
 Result<QJsonObject> DatasetService::list(qint64 userId)
@@ -208,7 +211,7 @@ Result<QJsonObject> DatasetService::list(qint64 userId)
         return query.error();
     QStringList names;
     while (query->next())
-        names << query->value(0).toString();
+        names << query->value(u"name"_s).toString();
     query->finish();
     QJsonArray datasets;
     for (const QString &name : std::as_const(names)) {

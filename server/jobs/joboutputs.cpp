@@ -2,6 +2,8 @@
 
 #include "store/sql.h"
 
+using namespace Qt::StringLiterals;
+
 namespace ddl::server {
 
 JobOutputs::JobOutputs(const QSqlDatabase &db)
@@ -18,8 +20,8 @@ Result<QList<ArtifactEntry>> JobOutputs::artifacts(qint64 jobId)
         return query.error();
     QList<ArtifactEntry> entries;
     while (query->next())
-        entries.append({query->value(0).toString(), query->value(1).toLongLong(),
-                        query->value(2).toString()});
+        entries.append({query->value(u"path"_s).toString(), query->value(u"size"_s).toLongLong(),
+                        query->value(u"sha256"_s).toString()});
     return entries;
 }
 
@@ -38,7 +40,8 @@ Result<ArtifactEntry> JobOutputs::artifact(qint64 jobId, const QString &path)
                                .arg(path.left(200)),
                            QStringLiteral("path"));
     }
-    return ArtifactEntry{path, query->value(0).toLongLong(), query->value(1).toString()};
+    return ArtifactEntry{path, query->value(u"size"_s).toLongLong(),
+                         query->value(u"sha256"_s).toString()};
 }
 
 Result<QString> JobOutputs::taskState(qint64 jobId, qint64 taskId)
@@ -55,7 +58,7 @@ Result<QString> JobOutputs::taskState(qint64 jobId, qint64 taskId)
             QStringLiteral("the job has no task %1; ddlcli progress lists its tasks").arg(taskId),
             QStringLiteral("task"));
     }
-    return query->value(0).toString();
+    return query->value(u"state"_s).toString();
 }
 
 } // namespace ddl::server

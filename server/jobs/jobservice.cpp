@@ -198,7 +198,8 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
             QStringLiteral("you already have a %1 job named %2 (%3); choose another "
                            "jobName, or cancel that job first with ddlcli cancel "
                            "--job_uuid=%2")
-                .arg(live->value(1).toString(), spec->jobName, live->value(0).toString()),
+                .arg(live->value(u"state"_s).toString(), spec->jobName,
+                     live->value(u"uuid"_s).toString()),
             QStringLiteral("jobName"));
     }
     live->finish();
@@ -239,12 +240,12 @@ Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
     if (!query.state.isEmpty())
         binds << query.state;
     Result<QSqlQuery> count = runSql(m_db,
-                                     QStringLiteral("SELECT COUNT(*) FROM jobs WHERE user_id = ?")
+                                     QStringLiteral("SELECT COUNT(*) AS total FROM jobs WHERE user_id = ?")
                                          + filter,
                                      binds);
     if (!count)
         return count.error();
-    const qint64 total = count->next() ? count->value(0).toLongLong() : 0;
+    const qint64 total = count->next() ? count->value(u"total"_s).toLongLong() : 0;
     Result<QSqlQuery> rows = runSql(m_db,
                                     QStringLiteral("SELECT id FROM jobs WHERE user_id = ?") + filter
                                         + QStringLiteral(" ORDER BY id DESC LIMIT ? OFFSET ?"),
@@ -253,7 +254,7 @@ Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
         return rows.error();
     QJsonArray jobs;
     while (rows->next()) {
-        Result<QJsonObject> job = render(rows->value(0).toLongLong(), false);
+        Result<QJsonObject> job = render(rows->value(u"id"_s).toLongLong(), false);
         if (!job)
             return job;
         jobs.append(*job);
@@ -274,10 +275,8 @@ Result<JobRef> JobService::find(qint64 userId, const QString &uuidOrName)
         return query.error();
     if (!query->next())
         return jobNotFound(uuidOrName);
-    return JobRef{query->value(0).toLongLong(),
-                  userId,
-                  query->value(1).toString(),
-                  query->value(2).toString()};
+    return JobRef{query->value(u"id"_s).toLongLong(), userId, query->value(u"uuid"_s).toString(),
+                  query->value(u"state"_s).toString()};
 }
 
 Result<QJsonObject> JobService::get(qint64 userId, const QString &uuid)

@@ -7,6 +7,8 @@
 #include <QLoggingCategory>
 #include <QSqlError>
 
+using namespace Qt::StringLiterals;
+
 Q_LOGGING_CATEGORY(lcStore, "ddl.server.store")
 
 namespace ddl::server {
@@ -53,10 +55,11 @@ Status Database::migrate(const QSqlDatabase &db)
     Transaction transaction(db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
-    Result<QSqlQuery> current = runSql(db, QStringLiteral("SELECT MAX(version) FROM schema_version"));
+    Result<QSqlQuery> current =
+        runSql(db, QStringLiteral("SELECT MAX(version) AS version FROM schema_version"));
     if (!current)
         return current.error();
-    const int version = current->next() ? current->value(0).toInt() : 0;
+    const int version = current->next() ? current->value(u"version"_s).toInt() : 0;
     const auto &migrations = schemaMigrations();
     if (version > int(migrations.size())) {
         return Error::make(ErrorCode::SchemaTooNew,
