@@ -1,7 +1,5 @@
 #include "jobrecord.h"
 
-#include "wire/jobmessage.h"
-
 #include <QJsonArray>
 
 using namespace Qt::Literals::StringLiterals;
@@ -11,23 +9,29 @@ namespace ddl::desktop {
 JobRecord JobRecord::fromJson(const QJsonObject &job)
 {
     const Result<JobMessage> message = JobMessage::fromJson(job);
-    JobRecord record;
     if (!message) {
         // A job this version cannot read (a state a newer server added): say why in its row.
+        JobRecord record;
         record.reason = message.error().message;
         return record;
     }
-    record.uuid = message->uuid;
-    record.name = message->name;
-    record.state = stateName(message->state);
-    record.kind = message->kind;
-    record.reason = message->reason;
-    record.attempt = message->attempt;
-    record.retryCount = message->retryCount;
-    record.createdAt = message->createdAt;
-    record.startedAt = message->startedAt;
-    record.finishedAt = message->finishedAt;
-    const QJsonArray roles = message->spec.value("taskRoles"_L1).toArray();
+    return fromMessage(*message);
+}
+
+JobRecord JobRecord::fromMessage(const JobMessage &message)
+{
+    JobRecord record;
+    record.uuid = message.uuid;
+    record.name = message.name;
+    record.state = stateName(message.state);
+    record.kind = message.kind;
+    record.reason = message.reason;
+    record.attempt = message.attempt;
+    record.retryCount = message.retryCount;
+    record.createdAt = message.createdAt;
+    record.startedAt = message.startedAt;
+    record.finishedAt = message.finishedAt;
+    const QJsonArray roles = message.spec.value("taskRoles"_L1).toArray();
     for (const QJsonValue &role : roles) {
         const QJsonObject object = role.toObject();
         const int number = object.value("taskNumber"_L1).toInt(1);

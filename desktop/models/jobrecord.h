@@ -1,5 +1,7 @@
 #pragma once
 
+#include "wire/jobmessage.h"
+
 #include <QColor>
 #include <QCoreApplication>
 #include <QDateTime>
@@ -26,6 +28,7 @@ struct JobRecord
 
     // A job this version cannot read comes back without a uuid, its reason saying why.
     static JobRecord fromJson(const QJsonObject &job);
+    static JobRecord fromMessage(const JobMessage &job);
     bool isFinal() const;
     // Seconds it ran (so far, for a running job); -1 before it started.
     qint64 durationSeconds(const QDateTime &now) const;

@@ -2,27 +2,22 @@
 
 #include "models/jobrecord.h"
 
-using namespace Qt::Literals::StringLiterals;
-
 namespace ddl::desktop {
 
 TaskModel::TaskModel(QObject *parent)
     : QAbstractTableModel(parent)
 {}
 
-static QList<qint64> idsOf(const QList<QJsonObject> &tasks)
+static QList<qint64> idsOf(const QList<TaskMessage> &tasks)
 {
     QList<qint64> ids;
-    for (const QJsonObject &task : tasks)
-        ids.append(task.value("id"_L1).toInteger());
+    for (const TaskMessage &task : tasks)
+        ids.append(task.id);
     return ids;
 }
 
-void TaskModel::setTasks(const QJsonArray &tasks)
+void TaskModel::setTasks(const QList<TaskMessage> &next)
 {
-    QList<QJsonObject> next;
-    for (const QJsonValue &task : tasks)
-        next.append(task.toObject());
     if (idsOf(next) == idsOf(m_tasks)) {
         for (int row = 0; row < next.size(); ++row) {
             if (next.at(row) == m_tasks.at(row))
@@ -40,16 +35,15 @@ void TaskModel::setTasks(const QJsonArray &tasks)
 
 qint64 TaskModel::taskId(int row) const
 {
-    return row >= 0 && row < m_tasks.size() ? m_tasks.at(row).value("id"_L1).toInteger() : -1;
+    return row >= 0 && row < m_tasks.size() ? m_tasks.at(row).id : -1;
 }
 
 QString TaskModel::label(int row) const
 {
     if (row < 0 || row >= m_tasks.size())
         return {};
-    const QJsonObject &task = m_tasks.at(row);
-    return tr("%1 #%2").arg(task.value("role"_L1).toString())
-        .arg(task.value("role_index"_L1).toInt());
+    const TaskMessage &task = m_tasks.at(row);
+    return tr("%1 #%2").arg(task.role).arg(task.roleIndex);
 }
 
 int TaskModel::rowCount(const QModelIndex &parent) const
@@ -66,10 +60,10 @@ QVariant TaskModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const QJsonObject &task = m_tasks.at(index.row());
-    const QString state = task.value("state"_L1).toString();
+    const TaskMessage &task = m_tasks.at(index.row());
+    const QString state = stateName(task.state);
     if (role == TaskIdRole)
-        return task.value("id"_L1).toInteger();
+        return task.id;
     if (role == StateRole)
         return state;
     if (role == Qt::ForegroundRole && index.column() == StateColumn)
@@ -77,14 +71,12 @@ QVariant TaskModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case RoleColumn: return task.value("role"_L1).toString();
-    case IndexColumn: return task.value("role_index"_L1).toInt();
+    case RoleColumn: return task.role;
+    case IndexColumn: return task.roleIndex;
     case StateColumn: return JobStateStyle::displayName(state);
-    case WorkerColumn: return task.value("worker"_L1).toString();
-    case ExitCodeColumn:
-        return task.value("exit_code"_L1).isNull() ? QVariant()
-                                                   : QVariant(task.value("exit_code"_L1).toInt());
-    case AttemptColumn: return task.value("attempt"_L1).toInt();
+    case WorkerColumn: return task.worker;
+    case ExitCodeColumn: return task.exitCode ? QVariant(*task.exitCode) : QVariant();
+    case AttemptColumn: return task.attempt;
     }
     return {};
 }

@@ -1,13 +1,13 @@
 #pragma once
 
+#include "wire/jobmessage.h"
+
 #include <QAbstractTableModel>
-#include <QJsonArray>
-#include <QJsonObject>
 #include <QList>
 
 namespace ddl::desktop {
 
-// The tasks of one job (its current attempt) as ApiClient::job lists them.
+// The tasks of one job (its current attempt) as the server's job message lists them.
 // setTasks() updates rows in place while the task ids stay the same.
 class TaskModel : public QAbstractTableModel
 {
@@ -19,7 +19,7 @@ public:
 
     explicit TaskModel(QObject *parent = nullptr);
 
-    void setTasks(const QJsonArray &tasks);
+    void setTasks(const QList<TaskMessage> &tasks);
     qint64 taskId(int row) const;
     QString label(int row) const; // "worker #0"
 
@@ -30,7 +30,7 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    QList<QJsonObject> m_tasks;
+    QList<TaskMessage> m_tasks;
 };
 
 } // namespace ddl::desktop

@@ -2,14 +2,13 @@
 
 #include "api/apiclient.h"
 #include "core/requestcallback.h"
-#include "models/jobrecord.h"
-#include "wire/jobstate.h"
 
 #include <QFontDatabase>
-#include <QJsonArray>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 using namespace Qt::Literals::StringLiterals;
 
@@ -80,36 +79,29 @@ QString FailureSummary::adviceFor(int exitCode)
     }
 }
 
-void FailureSummary::setJob(const QJsonObject &job)
+void FailureSummary::setJob(const JobMessage &job)
 {
-    const JobRecord record = JobRecord::fromJson(job);
-    if (record.state != stateName(JobState::Failed)) {
+    if (job.state != JobState::Failed) {
         hide();
         return;
     }
     // The first task that failed in the last attempt: it is what ended the job.
-    QJsonObject failed;
-    for (const QJsonValue &value : job.value("tasks"_L1).toArray()) {
-        const QJsonObject task = value.toObject();
-        if (task.value("state"_L1).toString() == stateName(JobState::Failed)) {
-            failed = task;
-            break;
-        }
-    }
-    const QString attempt =
-        tr("attempt %1 of %2").arg(record.attempt).arg(record.retryCount + 1);
-    if (failed.isEmpty()) {
+    const auto failed = std::find_if(job.tasks.cbegin(), job.tasks.cend(),
+                                     [](const TaskMessage &task) {
+                                         return task.state == JobState::Failed;
+                                     });
+    const QString attempt = tr("attempt %1 of %2").arg(job.attempt).arg(job.retryCount + 1);
+    if (failed == job.tasks.cend()) {
         m_headline->setText(tr("<b>The job failed</b> (%1). %2")
-                                .arg(attempt, record.reason.toHtmlEscaped()));
+                                .arg(attempt, job.reason.toHtmlEscaped()));
         m_advice->clear();
         show();
         return;
     }
-    const QString task = tr("%1 #%2").arg(failed.value("role"_L1).toString())
-                             .arg(failed.value("role_index"_L1).toInt());
-    const bool hasCode = !failed.value("exit_code"_L1).isNull();
-    const int exitCode = failed.value("exit_code"_L1).toInt();
-    const QString worker = failed.value("worker"_L1).toString();
+    const QString task = tr("%1 #%2").arg(failed->role).arg(failed->roleIndex);
+    const bool hasCode = failed->exitCode.has_value();
+    const int exitCode = failed->exitCode.value_or(0);
+    const QString &worker = failed->worker;
     m_headline->setText(
         (hasCode ? tr("<b>Task %1 failed with exit code %2</b> on worker %3 (%4).")
                        .arg(task.toHtmlEscaped())
@@ -119,7 +111,7 @@ void FailureSummary::setJob(const QJsonObject &job)
                        .arg(task.toHtmlEscaped(), worker.toHtmlEscaped(), attempt)));
     m_advice->setText(hasCode ? adviceFor(exitCode) : QString());
     show();
-    loadErrorLines(failed.value("id"_L1).toInteger());
+    loadErrorLines(failed->id);
 }
 
 void FailureSummary::loadErrorLines(qint64 taskId)

@@ -1,6 +1,7 @@
 #pragma once
 
-#include <QJsonObject>
+#include "wire/jobmessage.h"
+
 #include <QPointer>
 #include <QWidget>
 
@@ -26,7 +27,7 @@ public:
 
     FailureSummary(ApiClient *client, const QString &jobUuid, QWidget *parent = nullptr);
 
-    void setJob(const QJsonObject &job);
+    void setJob(const JobMessage &job);
     QString headline() const;
     QString advice() const;
     QString errorLines() const;

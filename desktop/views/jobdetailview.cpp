@@ -18,7 +18,6 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QFontDatabase>
-#include <QJsonArray>
 #include <QJsonDocument>
 #include <QLabel>
 #include <QLocale>
@@ -107,7 +106,8 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
 
     connect(m_cancelButton, &QPushButton::clicked, this, &JobDetailView::cancelJob);
     connect(m_cloneButton, &QPushButton::clicked, this, [this] {
-        emit cloneRequested(m_job.value("spec"_L1).toObject());
+        if (m_job)
+            emit cloneRequested(m_job->spec);
     });
     connect(m_taskTable, &QTableView::clicked, this, [this](const QModelIndex &index) {
         const qint64 taskId = m_tasks->taskId(index.row());
@@ -143,11 +143,18 @@ static QString timeText(const QDateTime &time)
     return QLocale().toString(time.toLocalTime(), QLocale::ShortFormat);
 }
 
-void JobDetailView::handleJob(const QJsonObject &job)
+void JobDetailView::handleJob(const QJsonObject &answer)
 {
+    Result<JobMessage> read = JobMessage::fromJson(answer);
+    if (!read) {
+        // A state a newer server added: say so instead of showing half a job.
+        emit failed(ErrorText::describe(read.error()));
+        return;
+    }
     const QString previous = state();
-    m_job = job;
-    const JobRecord record = JobRecord::fromJson(job);
+    m_job = std::move(*read);
+    const JobMessage &job = *m_job;
+    const JobRecord record = JobRecord::fromMessage(job);
     m_titleLabel->setText(u"<b>"_s + record.name.toHtmlEscaped() + u"</b> <small>"_s + m_uuid
                           + u"</small>"_s);
     m_stateLabel->setText(tr("State: <span style=\"color:%1\"><b>%2</b></span>")
@@ -171,10 +178,9 @@ void JobDetailView::handleJob(const QJsonObject &job)
                                                                         : QString());
     m_cancelButton->setEnabled(!record.isFinal());
     m_failure->setJob(job);
-    const QJsonObject spec = job.value("spec"_L1).toObject();
-    if (m_config->toPlainText().isEmpty() && !spec.isEmpty())
-        m_config->setPlainText(QString::fromUtf8(QJsonDocument(spec).toJson()));
-    m_tasks->setTasks(job.value("tasks"_L1).toArray());
+    if (m_config->toPlainText().isEmpty() && !job.spec.isEmpty())
+        m_config->setPlainText(QString::fromUtf8(QJsonDocument(job.spec).toJson()));
+    m_tasks->setTasks(job.tasks);
     if (!m_collector && m_tasks->rowCount() > 0)
         startMetrics(m_tasks->taskId(0));
     if (record.isFinal()) {
@@ -184,7 +190,7 @@ void JobDetailView::handleJob(const QJsonObject &job)
             m_artifacts->reload();
     }
     emit titleChanged(record.name);
-    emit jobLoaded(job);
+    emit jobLoaded();
     if (previous != record.state)
         emit stateChanged(m_uuid, record.state);
 }
@@ -208,7 +214,7 @@ void JobDetailView::cancelJob()
 {
     if (!m_client)
         return;
-    const QString name = m_job.value("name"_L1).toString();
+    const QString name = m_job ? m_job->name : QString();
     StopConfirmation::ask(this, {name.isEmpty() ? m_uuid : name}, [this] { stopJob(); });
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "wire/jobmessage.h"
+
 #include <QJsonObject>
 #include <QPointer>
 #include <QTimer>
@@ -37,8 +39,8 @@ public:
     JobDetailView(ApiClient *client, const QString &uuid, QWidget *parent = nullptr);
 
     QString uuid() const { return m_uuid; }
-    QString state() const { return m_job.value(QLatin1String("state")).toString(); }
-    QJsonObject job() const { return m_job; }
+    // Empty until the job was first read.
+    QString state() const { return m_job ? stateName(m_job->state) : QString(); }
     TaskModel *tasks() const { return m_tasks; }
     LogView *logView() const { return m_logView; }
     MetricStore *metrics() const { return m_metrics; }
@@ -51,7 +53,8 @@ public:
     void refresh() { poll(); }
 
 signals:
-    void jobLoaded(const QJsonObject &job);
+    // An answer about the job was read (every poll, F5, cancel).
+    void jobLoaded();
     void stateChanged(const QString &uuid, const QString &state);
     void cloneRequested(const QJsonObject &spec);
     void titleChanged(const QString &title);
@@ -61,7 +64,7 @@ signals:
 
 private:
     void poll();
-    void handleJob(const QJsonObject &job);
+    void handleJob(const QJsonObject &answer);
     // Asks, naming the job, then stops it.
     void cancelJob();
     void stopJob();
@@ -69,7 +72,7 @@ private:
 
     QPointer<ApiClient> m_client;
     QString m_uuid;
-    QJsonObject m_job;
+    std::optional<JobMessage> m_job;
     QLabel *m_titleLabel;
     QLabel *m_stateLabel;
     QLabel *m_timelineLabel;

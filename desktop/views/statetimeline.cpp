@@ -4,7 +4,6 @@
 #include "wire/jobmessage.h"
 
 #include <QHelpEvent>
-#include <QJsonArray>
 #include <QLocale>
 #include <QMap>
 #include <QPainter>
@@ -42,42 +41,40 @@ StateTimeline::StateTimeline(QWidget *parent)
     setMouseTracking(true);
 }
 
-QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
+QList<StateTimeline::Segment> StateTimeline::segmentsOf(const JobMessage &job,
                                                         const QDateTime &now)
 {
-    const QString state = job.value("state"_L1).toString();
-    const bool final = isFinalState(state);
-    const QDateTime created = parseWireTime(job.value("created_at"_L1));
-    const QDateTime finished = parseWireTime(job.value("finished_at"_L1));
+    const QString state = stateName(job.state);
+    const bool final = isFinal(job.state);
+    const QDateTime created = job.createdAt;
+    const QDateTime finished = job.finishedAt;
     // Where anything still open ends: the job's end, or now.
     const QDateTime until = final && finished.isValid() ? finished : now;
 
     QMap<int, Attempt> attempts;
-    for (const QJsonValue &value : job.value("tasks"_L1).toArray()) {
-        const QJsonObject task = value.toObject();
-        Attempt &attempt = attempts[std::max(1, task.value("attempt"_L1).toInt(1))];
-        const QDateTime started = parseWireTime(task.value("started_at"_L1));
-        const QDateTime ended = parseWireTime(task.value("finished_at"_L1));
+    for (const TaskMessage &task : job.tasks) {
+        Attempt &attempt = attempts[std::max(1, task.attempt)];
+        const QDateTime started = task.startedAt;
+        const QDateTime ended = task.finishedAt;
         if (started.isValid() && (!attempt.start.isValid() || started < attempt.start))
             attempt.start = started;
         if (ended.isValid())
             attempt.end = std::max(attempt.end.isValid() ? attempt.end : ended, ended);
         else
             attempt.allEnded = false;
-        const QString taskState = task.value("state"_L1).toString();
-        attempt.failed = attempt.failed || taskState == stateName(JobState::Failed);
-        attempt.stopped = attempt.stopped || taskState == stateName(JobState::Stopped);
+        attempt.failed = attempt.failed || task.state == JobState::Failed;
+        attempt.stopped = attempt.stopped || task.state == JobState::Stopped;
     }
     // A job listed without its tasks: its own start stands for its current attempt.
-    const int current = std::max(1, job.value("attempt"_L1).toInt(1));
-    const QDateTime jobStarted = parseWireTime(job.value("started_at"_L1));
+    const int current = std::max(1, job.attempt);
+    const QDateTime jobStarted = job.startedAt;
     if (attempts.isEmpty() && jobStarted.isValid()) {
         Attempt &attempt = attempts[current];
         attempt.start = jobStarted;
         attempt.allEnded = final;
         attempt.end = final ? finished : QDateTime();
-        attempt.failed = state == stateName(JobState::Failed);
-        attempt.stopped = state == stateName(JobState::Stopped);
+        attempt.failed = job.state == JobState::Failed;
+        attempt.stopped = job.state == JobState::Stopped;
     }
 
     QList<Segment> segments;
@@ -113,7 +110,7 @@ QList<StateTimeline::Segment> StateTimeline::segmentsOf(const QJsonObject &job,
     return segments;
 }
 
-void StateTimeline::setJob(const QJsonObject &job, const QDateTime &now)
+void StateTimeline::setJob(const JobMessage &job, const QDateTime &now)
 {
     const QList<Segment> segments = segmentsOf(job, now);
     if (segments == m_segments)

@@ -1,7 +1,8 @@
 #pragma once
 
+#include "wire/jobmessage.h"
+
 #include <QDateTime>
-#include <QJsonObject>
 #include <QList>
 #include <QWidget>
 
@@ -31,10 +32,10 @@ public:
     explicit StateTimeline(QWidget *parent = nullptr);
 
     // now: where a segment that is still going on ends for now.
-    void setJob(const QJsonObject &job, const QDateTime &now = QDateTime::currentDateTimeUtc());
+    void setJob(const JobMessage &job, const QDateTime &now = QDateTime::currentDateTimeUtc());
     QList<Segment> segments() const { return m_segments; }
-    // The segments of a job object, oldest first.
-    static QList<Segment> segmentsOf(const QJsonObject &job, const QDateTime &now);
+    // The segments of a job, oldest first.
+    static QList<Segment> segmentsOf(const JobMessage &job, const QDateTime &now);
 
     // Where segment i is drawn (the end state: its mark), in widget coordinates.
     QRect segmentRect(int i) const;

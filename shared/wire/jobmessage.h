@@ -30,6 +30,8 @@ struct TaskMessage
     QJsonObject toJson() const;
     // Refuses an unknown state, naming it.
     static Result<TaskMessage> fromJson(const QJsonObject &object);
+
+    friend bool operator==(const TaskMessage &, const TaskMessage &) = default;
 };
 
 // One job as the wire shows it: in a listing (GET /v1/jobs) without tasks and events, in detail

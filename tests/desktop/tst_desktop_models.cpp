@@ -246,15 +246,19 @@ void TestDesktopModels::taskModelUpdatesInPlace()
 {
     TaskModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    auto task = [](int id, const QString &state) {
-        return QJsonObject{{"id"_L1, id}, {"role"_L1, u"worker"_s}, {"role_index"_L1, id - 1},
-                           {"state"_L1, state}, {"exit_code"_L1, QJsonValue()}};
+    auto task = [](int id, ddl::JobState state) {
+        ddl::TaskMessage task;
+        task.id = id;
+        task.role = u"worker"_s;
+        task.roleIndex = id - 1;
+        task.state = state;
+        return task;
     };
-    model.setTasks({task(1, u"RUNNING"_s), task(2, u"RUNNING"_s)});
+    model.setTasks({task(1, ddl::JobState::Running), task(2, ddl::JobState::Running)});
     QCOMPARE(model.rowCount(), 2);
     QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-    model.setTasks({task(1, u"RUNNING"_s), task(2, u"SUCCEEDED"_s)});
+    model.setTasks({task(1, ddl::JobState::Running), task(2, ddl::JobState::Succeeded)});
     QCOMPARE(resets.size(), 0);
     QCOMPARE(changed.size(), 1);
     QCOMPARE(model.label(1), u"worker #1"_s);

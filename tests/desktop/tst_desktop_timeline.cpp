@@ -28,6 +28,14 @@ static QJsonObject task(int attempt, const QString &state, QJsonValue started, Q
             {"finished_at"_L1, ended}};
 }
 
+// The job as the detail view reads it from the server's answer.
+static ddl::JobMessage read(const QJsonObject &job)
+{
+    ddl::Result<ddl::JobMessage> message = ddl::JobMessage::fromJson(job);
+    Q_ASSERT(message);
+    return *message;
+}
+
 // Two tasks; the first attempt fails at 60 s, the retry starts at 70 s and succeeds at 120 s.
 static QJsonObject retriedJob()
 {
@@ -84,7 +92,7 @@ private slots:
 void TestDesktopTimeline::retriedJobSegments()
 {
     const QList<StateTimeline::Segment> segments =
-        StateTimeline::segmentsOf(retriedJob(), Start.addSecs(500));
+        StateTimeline::segmentsOf(read(retriedJob()), Start.addSecs(500));
     QCOMPARE(statesOf(segments), (States{u"WAITING"_s, u"RUNNING"_s, u"WAITING"_s,
                                          u"RUNNING"_s, u"SUCCEEDED"_s}));
     // In order, each starting where the one before ended.
@@ -106,7 +114,7 @@ void TestDesktopTimeline::retriedJobSegments()
     // The widget lays them out left to right, the mark at the end.
     StateTimeline timeline;
     timeline.resize(600, timeline.sizeHint().height());
-    timeline.setJob(retriedJob(), Start.addSecs(500));
+    timeline.setJob(read(retriedJob()), Start.addSecs(500));
     QCOMPARE(timeline.segments(), segments);
     for (int i = 1; i < segments.size(); ++i)
         QVERIFY(timeline.segmentRect(i).left() >= timeline.segmentRect(i - 1).left());
@@ -155,7 +163,7 @@ void TestDesktopTimeline::jobsInOtherStates()
     QFETCH(States, states);
     QFETCH(bool, lastOngoing);
     const QList<StateTimeline::Segment> segments =
-        StateTimeline::segmentsOf(job, Start.addSecs(40));
+        StateTimeline::segmentsOf(read(job), Start.addSecs(40));
     QCOMPARE(statesOf(segments), states);
     QCOMPARE(segments.last().ongoing, lastOngoing);
     if (lastOngoing)
@@ -166,7 +174,7 @@ void TestDesktopTimeline::paintsLightAndDark()
 {
     StateTimeline timeline;
     timeline.resize(600, timeline.sizeHint().height());
-    timeline.setJob(retriedJob(), Start.addSecs(500));
+    timeline.setJob(read(retriedJob()), Start.addSecs(500));
     QPalette light = timeline.palette();
     light.setColor(QPalette::Window, Qt::white);
     light.setColor(QPalette::WindowText, Qt::black);
@@ -197,7 +205,7 @@ void TestDesktopTimeline::paintsLightAndDark()
 void TestDesktopTimeline::tooltipText()
 {
     StateTimeline timeline;
-    timeline.setJob(retriedJob(), Start.addSecs(500));
+    timeline.setJob(read(retriedJob()), Start.addSecs(500));
     const QList<StateTimeline::Segment> segments = timeline.segments();
     const QString retried = timeline.describe(segments.at(1));
     QVERIFY2(retried.contains(u"attempt 1"_s) && retried.contains(u"55 s"_s)
