@@ -105,7 +105,6 @@ void ServerApp::handleHousekeeping()
 {
     m_services->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
     // Limits change from `ddl-server user limits` in another process; reasons age.
-    m_services->scheduler.reloadLimits();
     m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
     if (m_housekeepingRounds++ % 300 == 0)

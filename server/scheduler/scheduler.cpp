@@ -96,7 +96,6 @@ Status Scheduler::load()
         jobs << waiting->value(0).toLongLong();
     for (const qint64 jobId : std::as_const(jobs))
         enqueue(jobId);
-    reloadLimits();
     qCInfo(lcScheduler) << "loaded" << m_placer.workers().size() << "workers,"
                         << m_allocations.size() << "running tasks," << m_queue.size()
                         << "waiting jobs";
@@ -220,6 +219,9 @@ Result<int> Scheduler::schedule()
 {
     if (m_queue.isEmpty())
         return 0;
+    // Limits change from `ddl-server user limits` in another process: read at every pass, a job
+    // submitted after the change meets them.
+    reloadLimits();
     // Each user's jobs by priority, then age; users take turns by priority of their next job,
     // then by what they run already (fair share), then by the age of that job.
     QHash<qint64, QList<QueuedJob *>> byUser;

@@ -47,7 +47,6 @@ public:
     void taskEnded(qint64 taskId);
     void workerSeen(const WorkerNode &declared);
     void workerLost(qint64 workerId);
-    void reloadLimits();
 
     // One scheduling pass; returns how many tasks it placed.
     Result<int> schedule();
@@ -73,6 +72,7 @@ private:
         QHash<qint64, int> jobs; // running tasks per job
     };
     void account(const Allocation &allocation, int sign);
+    void reloadLimits();
     QString limitReason(const QueuedJob &job) const;
     Status persist(const QList<Allocation> &placed, const QList<qint64> &placedJobs,
                    const QList<std::pair<QueuedJob *, QString>> &reasons);

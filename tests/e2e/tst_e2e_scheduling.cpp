@@ -262,7 +262,7 @@ void TestE2eScheduling::gangIsNeverPartlyPlaced_declaredGpus()
                      if (waiting != 0 && waiting != tasks.size())
                          sawPartial = true;
                      state = current.value(u"state"_s).toString();
-                     return isFinalJobState(state);
+                     return ddl::isFinalState(state);
                  },
                  30000,
                  {},
@@ -375,8 +375,7 @@ void TestE2eScheduling::perUserLimits()
         const CliRun set = cluster.setUserLimits(email, limits);
         QVERIFY2(set.exitCode == 0, qPrintable(set.out + set.err));
     }
-    // The running server reads limits at its next housekeeping round (every 2 s).
-    QThread::msleep(2500);
+    // No wait: the running server reads the limits at each scheduling pass.
 
     const QString repo = cluster.makeRepo(
         u"limits"_s,

@@ -172,7 +172,6 @@ qint64 tst_Scheduler::addUser(const QString &email, std::optional<int> maxGpus,
                                        maxRunningJobs ? QVariant(*maxRunningJobs) : QVariant()});
     if (!insert)
         qFatal("%s", qPrintable(insert.error().message));
-    m_scheduler->reloadLimits();
     return insert->lastInsertId().toLongLong();
 }
 
@@ -432,12 +431,11 @@ void tst_Scheduler::userLimits()
             QCOMPARE(jobReason(jobs.at(i)), reasons.at(i));
     }
 
-    // A changed limit takes effect after reloadLimits().
+    // A limit changed in the store (by `ddl-server user limits`) holds from the next pass.
     QVERIFY(runSql(m_db,
                    QStringLiteral("UPDATE users SET max_gpus = NULL, max_running_jobs = NULL "
                                   "WHERE id = ?"),
                    {limited}));
-    m_scheduler->reloadLimits();
     QVERIFY(m_scheduler->schedule());
     for (const qint64 job : std::as_const(jobs))
         QVERIFY(isPlaced(job));
