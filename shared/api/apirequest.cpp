@@ -31,6 +31,7 @@ ApiRequest::ApiRequest(QNetworkReply *reply, const QByteArray &pinnedSha256, int
     connect(reply, &QNetworkReply::uploadProgress, &m_timer, qOverload<>(&QTimer::start));
     connect(reply, &QNetworkReply::downloadProgress, &m_timer, qOverload<>(&QTimer::start));
     connect(reply, &QNetworkReply::uploadProgress, this, &ApiRequest::uploadProgress);
+    connect(reply, &QNetworkReply::requestSent, this, &ApiRequest::requestSent);
     m_timer.start(timeoutMs);
 }
 

@@ -40,6 +40,8 @@ signals:
     void finished();
     // Bytes of the request body handed to the network so far.
     void uploadProgress(qint64 sent, qint64 total);
+    // The request went out on the connection (its body too): the server has it or will soon.
+    void requestSent();
     void bodyReceived(const QByteArray &bytes);
 
 private:

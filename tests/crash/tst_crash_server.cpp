@@ -298,7 +298,7 @@ void tst_CrashServer::killedServerLosesNothing()
         [&] {
             jobs = listJobs(cluster, user);
             return std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
-                return isFinalJobState(job.value(u"state"_s).toString());
+                return ddl::isFinalState(job.value(u"state"_s).toString());
             });
         },
         120000,

@@ -106,7 +106,7 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
     QVERIFY2(pollUntil(
                  [&] {
                      soloJob = cluster.job(user, soloUuid);
-                     return isFinalJobState(soloJob.value(u"state"_s).toString());
+                     return ddl::isFinalState(soloJob.value(u"state"_s).toString());
                  },
                  30000,
                  {},
@@ -151,7 +151,7 @@ void tst_CrashWorker::killedWorkerLeavesNoJobStuck()
             jobs = listJobs(cluster, user);
             return !jobs.isEmpty() &&
                    std::all_of(jobs.cbegin(), jobs.cend(), [](const QJsonObject &job) {
-                       return isFinalJobState(job.value(u"state"_s).toString());
+                       return ddl::isFinalState(job.value(u"state"_s).toString());
                    });
         },
         90000,

@@ -20,11 +20,9 @@ private slots:
 
 void tst_ApiArtifacts::taskSucceedsWithArtifacts()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("artifacts"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("artifacts"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
 
     // More than one chunk and one range (8 MiB each) in both directions.
     const QByteArray model = someBytes("model weights", 9 * 1024 * 1024 + 123);
@@ -124,11 +122,9 @@ void tst_ApiArtifacts::taskSucceedsWithArtifacts()
 
 void tst_ApiArtifacts::artifactSizeMustMatchItsBlob()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("sizes"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("sizes"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const QByteArray bytes = "twelve bytes";
     const QString sha256 = uploadBlob(worker.token, bytes);
     QVERIFY(!sha256.isEmpty());

@@ -69,11 +69,9 @@ void tst_ApiBlobs::uploadErrorsOverTheWire()
 
 void tst_ApiBlobs::workerReadsPackageByRange()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QByteArray package;
-    QVERIFY(startOneTask(QStringLiteral("ranges"), &user, &uuid, &worker, &leased, &package));
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("ranges"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const QString path = QStringLiteral("/v1/workers/blobs/") + sha256Of(package);
 
     const Answer slice = get(path, worker.token, {}, {{"Range", "bytes=2-5"}});

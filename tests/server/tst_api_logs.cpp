@@ -7,6 +7,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QSignalSpy>
 
 using namespace ddl;
 using namespace ddl::server;
@@ -26,11 +27,9 @@ private slots:
 
 void tst_ApiLogs::logsAreWrittenAndReadByOffset()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("logs"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("logs"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
     const auto at = [](qint64 offset) {
         return QUrlQuery(QStringLiteral("offset=%1").arg(offset));
@@ -113,11 +112,9 @@ void tst_ApiLogs::logsAreWrittenAndReadByOffset()
 
 void tst_ApiLogs::logFollowStreamsUntilTheTaskEnds()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("follow"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("follow"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
     VERIFY_STATUS(send("POST",
                        logPath,
@@ -144,7 +141,8 @@ void tst_ApiLogs::logFollowStreamsUntilTheTaskEnds()
         received += bytes;
         ++pieces;
     });
-    QTest::qWait(300);
+    // The server answers a follower's headers at once and then holds the stream open.
+    QTRY_COMPARE_WITH_TIMEOUT(follow->streamingStatus(), 200, 5000);
     QVERIFY(!follow->isFinished());
     VERIFY_STATUS(send("POST",
                        logPath,
@@ -180,11 +178,9 @@ void tst_ApiLogs::logFollowStreamsUntilTheTaskEnds()
 
 void tst_ApiLogs::logStreamsAreKeptApart()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("streams"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("streams"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const QString logPath = QStringLiteral("/v1/workers/tasks/%1/log").arg(taskId);
     const auto batch = [&](qint64 offset,
                            const QString &streams,
@@ -270,11 +266,9 @@ void tst_ApiLogs::logStreamsAreKeptApart()
 
 void tst_ApiLogs::logStreamsSurviveResendsAndCrashes()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("resends"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("resends"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const auto batch = [&](qint64 offset,
                            const QString &streams,
                            qint64 out,
@@ -332,11 +326,9 @@ void tst_ApiLogs::logStreamsSurviveResendsAndCrashes()
 
 void tst_ApiLogs::logSearchFindsMatchesEverywhere()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("search"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("search"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     // A log of 70 MiB, more than one request scans: lines of 64 bytes, with a needle across the
     // first 1 MiB block boundary, one far beyond the first 64 MiB, and one per 10,000 lines.
     constexpr qint64 Line = 64;
@@ -437,7 +429,8 @@ void tst_ApiLogs::logSearchFindsMatchesEverywhere()
     std::unique_ptr<ApiRequest> slow(searching.get(
         searchPath,
         QUrlQuery(QStringLiteral("task=%1&q=not-in-the-log&ignore_case=1").arg(taskId))));
-    QTest::qWait(10);
+    QSignalSpy slowSent(slow.get(), &ApiRequest::requestSent);
+    QVERIFY(slowSent.wait(5000)); // the slow one is out before the quick one is asked
     std::unique_ptr<ApiRequest> quick(asking.get(QStringLiteral("/v1/version")));
     QTRY_VERIFY_WITH_TIMEOUT(quick->isFinished(), 5000);
     QVERIFY(!slow->isFinished());
@@ -498,11 +491,9 @@ void tst_ApiLogs::logSearchFindsMatchesEverywhere()
 
 void tst_ApiLogs::logSearchIsBoundedAndScoped()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("searchscope"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("searchscope"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     QUrlQuery tagged;
     tagged.addQueryItem(QStringLiteral("offset"), QStringLiteral("0"));
     tagged.addQueryItem(QStringLiteral("streams"), QStringLiteral("o12,e20"));

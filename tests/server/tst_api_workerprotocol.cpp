@@ -180,12 +180,9 @@ void tst_ApiWorkerProtocol::taskEndsWithoutAMessage()
     QFETCH(QString, state);
     QFETCH(int, exitCode);
 
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(
-        startOneTask(QStringLiteral("quiet-") + state.toLower(), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("quiet-") + state.toLower());
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
 
     // ddl-worker's TaskRunner::reportState leaves "message" out when it has none to tell.
     const Answer answer = reportState(worker, taskId, state, exitCode, QString());
@@ -197,11 +194,9 @@ void tst_ApiWorkerProtocol::taskEndsWithoutAMessage()
 
 void tst_ApiWorkerProtocol::failedTaskIsRetriedThenFailsTheJob()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("retry"), &user, &uuid, &worker, &leased, nullptr, 1));
-    const qint64 firstTask = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("retry"), 1);
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, firstTask] = *started;
 
     VERIFY_STATUS(reportState(worker, firstTask, QStringLiteral("FAILED"), 3), 200);
     QJsonObject retried = job(user, uuid);
@@ -240,11 +235,9 @@ void tst_ApiWorkerProtocol::failedTaskIsRetriedThenFailsTheJob()
 
 void tst_ApiWorkerProtocol::heartbeatCancelsTasksOfCancelledJob()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QVERIFY(startOneTask(QStringLiteral("heartbeat"), &user, &uuid, &worker, &leased));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("heartbeat"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const auto heartbeat = [&](const QJsonArray &running) {
         return post(QStringLiteral("/v1/workers/heartbeat"),
                     worker.token,
@@ -283,12 +276,9 @@ void tst_ApiWorkerProtocol::heartbeatCancelsTasksOfCancelledJob()
 
 void tst_ApiWorkerProtocol::otherWorkerCannotTouchTheTask()
 {
-    QString user, uuid;
-    Worker worker;
-    QJsonObject leased;
-    QByteArray package;
-    QVERIFY(startOneTask(QStringLiteral("intruder"), &user, &uuid, &worker, &leased, &package));
-    const qint64 taskId = leased.value(QLatin1String("task_id")).toInteger();
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("intruder"));
+    QVERIFY(started);
+    auto [user, uuid, worker, leased, package, taskId] = *started;
     const Worker intruder = enrollWorker(QStringLiteral("intruder-2"));
     QVERIFY(!intruder.token.isEmpty());
     const QString artifact = uploadBlob(intruder.token, "forged");

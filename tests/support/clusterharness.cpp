@@ -264,7 +264,7 @@ QString ClusterHarness::waitForJobEnd(const QString &user, const QString &uuidOr
     pollUntil(
         [&] {
             state = job(user, uuidOrName).value(QLatin1String("state")).toString();
-            return isFinalJobState(state);
+            return ddl::isFinalState(state);
         },
         timeoutMs,
         {},

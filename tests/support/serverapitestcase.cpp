@@ -349,37 +349,32 @@ Answer ServerApiTestCase::reportState(const Worker &worker,
     return post(QStringLiteral("/v1/workers/tasks/%1/state").arg(taskId), worker.token, body);
 }
 
-bool ServerApiTestCase::startOneTask(const QString &tag,
-                                     QString *userToken,
-                                     QString *uuid,
-                                     Worker *worker,
-                                     QJsonObject *leased,
-                                     QByteArray *package,
-                                     int retryCount)
+std::optional<ServerApiTestCase::RunningTask> ServerApiTestCase::startOneTask(const QString &tag,
+                                                                               int retryCount)
 {
-    *userToken = newUser(tag + QStringLiteral("@example.org"));
-    const QByteArray bytes = someBytes(tag.toUtf8(), 3000);
-    if (package)
-        *package = bytes;
-    const QString sha256 = uploadBlob(*userToken, bytes);
-    *uuid = submitJob(*userToken, wireSpec(tag, retryCount), sha256);
-    *worker = enrollWorker(tag + QStringLiteral("-worker"));
-    if (userToken->isEmpty() || sha256.isEmpty() || uuid->isEmpty() || worker->token.isEmpty())
-        return false;
-    const QJsonArray tasks = lease(*worker);
+    RunningTask task;
+    task.user = newUser(tag + QStringLiteral("@example.org"));
+    task.package = someBytes(tag.toUtf8(), 3000);
+    const QString sha256 = uploadBlob(task.user, task.package);
+    task.uuid = submitJob(task.user, wireSpec(tag, retryCount), sha256);
+    task.worker = enrollWorker(tag + QStringLiteral("-worker"));
+    if (task.user.isEmpty() || sha256.isEmpty() || task.uuid.isEmpty() ||
+        task.worker.token.isEmpty())
+        return std::nullopt;
+    const QJsonArray tasks = lease(task.worker);
     if (tasks.size() != 1 ||
-        tasks.at(0).toObject().value(QLatin1String("job_uuid")).toString() != *uuid) {
+        tasks.at(0).toObject().value(QLatin1String("job_uuid")).toString() != task.uuid) {
         qWarning("expected one lease of job %s, got %s",
-                 qPrintable(*uuid),
+                 qPrintable(task.uuid),
                  QJsonDocument(tasks).toJson().constData());
-        return false;
+        return std::nullopt;
     }
-    *leased = tasks.at(0).toObject();
-    const Answer running = reportState(
-        *worker, leased->value(QLatin1String("task_id")).toInteger(), QStringLiteral("RUNNING"));
+    task.lease = tasks.at(0).toObject();
+    task.taskId = task.lease.value(QLatin1String("task_id")).toInteger();
+    const Answer running = reportState(task.worker, task.taskId, QStringLiteral("RUNNING"));
     if (running.status != 200) {
         qWarning("RUNNING: %s", qPrintable(running.describe()));
-        return false;
+        return std::nullopt;
     }
-    return true;
+    return task;
 }

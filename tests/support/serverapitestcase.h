@@ -149,13 +149,16 @@ protected:
                         const LogBatchAt &at,
                         const QByteArray &bytes);
     // A fresh user with a job of one task leased to a fresh worker (and reported RUNNING).
-    bool startOneTask(const QString &tag,
-                      QString *userToken,
-                      QString *uuid,
-                      Worker *worker,
-                      QJsonObject *lease,
-                      QByteArray *package = nullptr,
-                      int retryCount = 0);
+    struct RunningTask
+    {
+        QString user; // the user's access token
+        QString uuid; // the job's
+        Worker worker;
+        QJsonObject lease;
+        QByteArray package; // the bytes of the job's package
+        qint64 taskId = 0;
+    };
+    std::optional<RunningTask> startOneTask(const QString &tag, int retryCount = 0);
 
     QTemporaryDir m_dir;
     QString m_dataDir;

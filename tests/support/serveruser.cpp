@@ -166,11 +166,6 @@ QByteArray ServerUser::artifact(const QString &uuid, const QString &path)
     return answer ? answer->body : QByteArray();
 }
 
-bool isFinalJobState(const QString &state)
-{
-    return state == u"SUCCEEDED"_s || state == u"FAILED"_s || state == u"STOPPED"_s;
-}
-
 QJsonObject jobSpec(
     const QString &kind, const QString &name, int taskNumber, int gpuNumber, const QString &command)
 {

@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "core/result.h"
+#include "wire/jobstate.h"
 
 #include <QJsonArray>
 #include <QJsonObject>
@@ -49,9 +50,6 @@ private:
     std::unique_ptr<ddl::ApiClient> m_client;
     QString m_scratchDir;
 };
-
-// SUCCEEDED, FAILED or STOPPED: a job in that state changes no more.
-bool isFinalJobState(const QString &state);
 
 // A wire spec (resources/jobspec.schema.json) of one task role "worker". kind "ddl" runs main.py
 // of the package; kind "openpai" runs command.

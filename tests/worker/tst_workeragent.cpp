@@ -302,10 +302,10 @@ QString tst_WorkerAgent::waitForEnd(const QString &uuid, int timeoutMs)
     pollUntil(
         [&] {
             state = m_user->jobState(uuid);
-            return isFinalJobState(state);
+            return ddl::isFinalState(state);
         },
         timeoutMs);
-    return isFinalJobState(state) ? state : QString();
+    return ddl::isFinalState(state) ? state : QString();
 }
 
 QByteArray tst_WorkerAgent::describe(const QString &uuid)
