@@ -817,6 +817,10 @@
         <source>Duration</source>
         <translation>Dauer</translation>
     </message>
+    <message>
+        <source>Priority</source>
+        <translation>Priorität</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobListView</name>

@@ -804,6 +804,10 @@
         <source>Duration</source>
         <translation>时长</translation>
     </message>
+    <message>
+        <source>Priority</source>
+        <translation>优先级</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobListView</name>

@@ -14,16 +14,23 @@ static const QStringList JobStates = allStateNames();
 
 QString ListCommand::summary() const
 {
-    return tr("list your jobs, newest first");
+    return tr("list your jobs, newest first, or as --sort orders them");
 }
 
 QList<OptionSpec> ListCommand::options() const
 {
     return {{u"state"_s,
-             u"STATE"_s,
-             tr("only jobs in this state: %1").arg(JobStates.join(u", "_s)),
+             u"STATE[,STATE...]"_s,
+             tr("only jobs in these states: %1").arg(JobStates.join(u", "_s)),
              {},
              false},
+            {u"name"_s, u"TEXT"_s, tr("only jobs whose name contains TEXT (any case)"), {}, false},
+            {u"sort"_s,
+             u"KEY"_s,
+             tr("order by submitted (default), name, state, priority, started or finished"),
+             {},
+             false},
+            {u"order"_s, u"asc|desc"_s, tr("ascending or descending"), {}, false},
             {u"limit"_s, u"N"_s, tr("at most N jobs (default 50)"), {}, false},
             outputOption()};
 }
@@ -34,16 +41,21 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (!format)
         return format.error();
     JobListQuery query;
-    if (arguments.isSet(u"state"_s)) {
-        const QString state = arguments.value(u"state"_s).toUpper();
-        if (!JobStates.contains(state)) {
+    const QStringList states =
+        arguments.value(u"state"_s).toUpper().split(u',', Qt::SkipEmptyParts);
+    for (const QString &state : states) {
+        if (!JobStates.contains(state.trimmed())) {
             return Error::make(ErrorCode::Usage,
-                               tr("--state must be one of %1, not '%2'")
-                                   .arg(JobStates.join(u", "_s), arguments.value(u"state"_s)),
+                               tr("--state takes one or more of %1 (comma-separated), not '%2'")
+                                   .arg(JobStates.join(u", "_s), state.trimmed()),
                                u"state"_s);
         }
-        query.state = state;
+        query.states << state.trimmed();
     }
+    query.name = arguments.value(u"name"_s);
+    // The server checks sort and order and names what it takes.
+    query.sort = arguments.value(u"sort"_s).toLower();
+    query.order = arguments.value(u"order"_s).toLower();
     if (arguments.isSet(u"limit"_s)) {
         Result<qint64> number = positiveNumber(arguments, u"limit"_s);
         if (!number)
@@ -62,8 +74,9 @@ Status ListCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
     const QJsonArray jobs = page.value("jobs"_L1).toArray();
     if (jobs.isEmpty()) {
-        context.console().print(arguments.isSet(u"state"_s) ? tr("No jobs in that state.\n")
-                                                            : tr("No jobs yet.\n"));
+        const bool filtered = arguments.isSet(u"state"_s) || arguments.isSet(u"name"_s);
+        context.console().print(filtered ? tr("No job matches the filter.\n")
+                                         : tr("No jobs yet.\n"));
         return Ok{};
     }
     context.console().print(Output::jobTable(jobs));

@@ -31,12 +31,54 @@ void JobListModel::setClient(ApiClient *client)
     reload();
 }
 
-void JobListModel::setStateFilter(const QString &state)
+void JobListModel::setStateFilter(const QStringList &states)
 {
-    if (state == m_stateFilter)
+    if (states == m_filter.states)
         return;
-    m_stateFilter = state;
+    m_filter.states = states;
     reload();
+}
+
+void JobListModel::setTextFilter(const QString &text)
+{
+    if (text.trimmed() == m_filter.name)
+        return;
+    m_filter.name = text.trimmed();
+    reload();
+}
+
+bool JobListModel::isSortable(int column)
+{
+    return column == NameColumn || column == StateColumn || column == PriorityColumn
+           || column == SubmittedColumn;
+}
+
+void JobListModel::sort(int column, Qt::SortOrder order)
+{
+    if (column >= 0 && !isSortable(column))
+        return;
+    if (column < 0)
+        order = Qt::DescendingOrder;
+    if (column == m_sortColumn && order == m_sortOrder)
+        return;
+    static const QHash<int, QString> Keys{{NameColumn, u"name"_s},
+                                          {StateColumn, u"state"_s},
+                                          {PriorityColumn, u"priority"_s},
+                                          {SubmittedColumn, u"submitted"_s}};
+    m_sortColumn = column;
+    m_sortOrder = order;
+    m_filter.sort = Keys.value(column);
+    m_filter.order = column < 0 ? QString()
+                                : order == Qt::AscendingOrder ? u"asc"_s : u"desc"_s;
+    reload();
+}
+
+JobListQuery JobListModel::query(int limit, int offset) const
+{
+    JobListQuery query = m_filter;
+    query.limit = limit;
+    query.offset = offset;
+    return query;
 }
 
 void JobListModel::reload()
@@ -91,7 +133,8 @@ QVariant JobListModel::data(const QModelIndex &index, int role) const
         return {};
     case Qt::TextAlignmentRole:
         if (index.column() == TasksColumn || index.column() == GpusColumn
-            || index.column() == RetriesColumn || index.column() == DurationColumn)
+            || index.column() == RetriesColumn || index.column() == PriorityColumn
+            || index.column() == DurationColumn)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
     case SortRole:
@@ -101,6 +144,7 @@ QVariant JobListModel::data(const QModelIndex &index, int role) const
         case TasksColumn: return job.tasks;
         case GpusColumn: return job.gpus;
         case RetriesColumn: return job.attempt - 1;
+        case PriorityColumn: return job.priority;
         case SubmittedColumn: return job.createdAt;
         case DurationColumn: return job.durationSeconds(QDateTime::currentDateTimeUtc());
         }
@@ -114,6 +158,7 @@ QVariant JobListModel::data(const QModelIndex &index, int role) const
         case RetriesColumn:
             return job.retryCount > 0 ? tr("%1 of %2").arg(job.attempt - 1).arg(job.retryCount)
                                       : QString::number(job.attempt - 1);
+        case PriorityColumn: return job.priority;
         case SubmittedColumn:
             return QLocale().toString(job.createdAt.toLocalTime(), QLocale::ShortFormat);
         case DurationColumn:
@@ -135,6 +180,7 @@ QVariant JobListModel::headerData(int section, Qt::Orientation orientation, int 
     case TasksColumn: return tr("Tasks");
     case GpusColumn: return tr("GPUs");
     case RetriesColumn: return tr("Retries");
+    case PriorityColumn: return tr("Priority");
     case SubmittedColumn: return tr("Submitted");
     case DurationColumn: return tr("Duration");
     }
@@ -153,10 +199,9 @@ void JobListModel::fetchMore(const QModelIndex &parent)
     if (!canFetchMore(parent))
         return;
     m_fetching = true;
-    const JobListQuery query{PageSize, int(m_rows.size()), m_stateFilter};
     const int generation = m_generation;
     whenFinished(
-        m_client->listJobs(query), this, [this, generation](const Result<ApiResponse> &result) {
+        m_client->listJobs(query(PageSize, int(m_rows.size()))), this, [this, generation](const Result<ApiResponse> &result) {
             if (generation != m_generation)
                 return;
             m_fetching = false;
@@ -246,7 +291,8 @@ void JobListModel::mergeRefresh(const QList<JobRecord> &jobs, qint64 total)
         emit dataChanged(index(row, 0), index(row, ColumnCount - 1));
     }
     if (!fresh.isEmpty()) {
-        // New jobs are the newest: they go on top, in the server's order.
+        // New jobs go on top, in the server's order: where the newest are, and where
+        // followOrder() takes them from under any other order.
         beginInsertRows({}, 0, int(fresh.size()) - 1);
         m_rows.insert(0, fresh.size(), JobRecord());
         for (qsizetype i = 0; i < fresh.size(); ++i)
@@ -254,8 +300,31 @@ void JobListModel::mergeRefresh(const QList<JobRecord> &jobs, qint64 total)
         reindexFrom(0);
         endInsertRows();
     }
+    followOrder(jobs);
     m_total = std::max<qint64>(total, m_rows.size());
     emit refreshed();
+}
+
+void JobListModel::followOrder(const QList<JobRecord> &jobs)
+{
+    bool same = true;
+    for (qsizetype i = 0; i < jobs.size() && same; ++i)
+        same = m_rows.at(i).uuid == jobs.at(i).uuid;
+    if (same)
+        return;
+    emit layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+    const QModelIndexList before = persistentIndexList();
+    QStringList uuids;
+    for (const QModelIndex &index : before)
+        uuids << m_rows.at(index.row()).uuid;
+    for (qsizetype i = 0; i < jobs.size(); ++i)
+        m_rows[i] = jobs.at(i);
+    reindexFrom(0);
+    QModelIndexList after;
+    for (qsizetype i = 0; i < before.size(); ++i)
+        after << index(m_rowByUuid.value(uuids.at(i)), before.at(i).column());
+    changePersistentIndexList(before, after);
+    emit layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 void JobListModel::reindexFrom(int row)
@@ -269,11 +338,9 @@ void JobListModel::refresh()
     if (!m_client || m_refreshing)
         return;
     m_refreshing = true;
-    const JobListQuery query{
-        std::clamp(int(m_rows.size()), PageSize, MaxRefreshRows), 0, m_stateFilter};
     const int generation = m_generation;
     whenFinished(
-        m_client->listJobs(query), this, [this, generation](const Result<ApiResponse> &result) {
+        m_client->listJobs(query(std::clamp(int(m_rows.size()), PageSize, MaxRefreshRows), 0)), this, [this, generation](const Result<ApiResponse> &result) {
             if (generation != m_generation)
                 return;
             m_refreshing = false;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/apiclient.h"
 #include "core/error.h"
 #include "models/jobrecord.h"
 
@@ -8,23 +9,21 @@
 #include <QList>
 #include <QPointer>
 
-namespace ddl {
-class ApiClient;
-}
-
 namespace ddl::desktop {
 
-// The user's jobs, newest first, loaded with ApiClient::listJobs page by page as the view scrolls
+// The user's jobs as the server filters (states, text) and sorts them, newest first unless
+// sort() says otherwise, loaded with ApiClient::listJobs page by page as the view scrolls
 // (canFetchMore/fetchMore), so 100,000 jobs cost only what is shown. refresh() re-reads the top
-// of the list and merges it: changed rows get dataChanged, new jobs are inserted above, jobs the
-// server no longer lists under the state filter are removed; the model is never reset for a
-// refresh, so selection and scroll position stay.
+// of the list and merges it: changed rows get dataChanged, new jobs are inserted, jobs the
+// server no longer lists under the filter are removed, rows whose place in the order changed
+// move (a layout change); the model is never reset for a refresh, so selection and scroll
+// position stay.
 class JobListModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
     enum Column { NameColumn, StateColumn, TasksColumn, GpusColumn, RetriesColumn,
-                  SubmittedColumn, DurationColumn, ColumnCount };
+                  PriorityColumn, SubmittedColumn, DurationColumn, ColumnCount };
     enum Role { UuidRole = Qt::UserRole, StateRole, SortRole };
 
     static constexpr int PageSize = 500;
@@ -34,9 +33,19 @@ public:
 
     // No client: the model only holds what appendPage/mergeRefresh give it (benchmarks).
     void setClient(ApiClient *client);
-    // A server-side state filter ("" for all): a different list, so the model starts over.
-    void setStateFilter(const QString &state);
-    QString stateFilter() const { return m_stateFilter; }
+    // The server's filters: the states (none: all) and a text that the name contains or the
+    // uuid starts with. A different list, so the model starts over.
+    void setStateFilter(const QStringList &states);
+    QStringList stateFilter() const { return m_filter.states; }
+    void setTextFilter(const QString &text);
+    QString textFilter() const { return m_filter.name; }
+    bool isFiltered() const { return !m_filter.states.isEmpty() || !m_filter.name.isEmpty(); }
+    // The server sorts by name, state, priority or submission; other columns keep the order.
+    // Column -1: the server's own order, newest first.
+    void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+    static bool isSortable(int column);
+    int sortColumn() const { return m_sortColumn; }
+    Qt::SortOrder sortOrder() const { return m_sortOrder; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -65,11 +74,16 @@ signals:
     void loadFailed(const ddl::Error &error);
 
 private:
+    JobListQuery query(int limit, int offset) const;
     void dropLeftRows(const QList<JobRecord> &jobs, qint64 total);
+    // Puts the top rows (the answer's jobs, all known by now) in the answer's order.
+    void followOrder(const QList<JobRecord> &jobs);
     void reindexFrom(int row);
 
     QPointer<ApiClient> m_client;
-    QString m_stateFilter;
+    JobListQuery m_filter; // states, name, sort and order; no page
+    int m_sortColumn = -1;
+    Qt::SortOrder m_sortOrder = Qt::DescendingOrder;
     QList<JobRecord> m_rows;
     QHash<QString, int> m_rowByUuid;
     qint64 m_total = -1; // unknown until the first page

@@ -28,6 +28,7 @@ JobRecord JobRecord::fromMessage(const JobMessage &message)
     record.reason = message.reason;
     record.attempt = message.attempt;
     record.retryCount = message.retryCount;
+    record.priority = message.priority;
     record.createdAt = message.createdAt;
     record.startedAt = message.startedAt;
     record.finishedAt = message.finishedAt;

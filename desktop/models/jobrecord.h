@@ -22,6 +22,7 @@ struct JobRecord
     int gpus = 0;
     int attempt = 1;
     int retryCount = 0;
+    int priority = 0;
     QDateTime createdAt;
     QDateTime startedAt;
     QDateTime finishedAt;

@@ -1,13 +1,11 @@
 #include "joblistview.h"
 
-#include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "wire/jobstate.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
-#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,7 +13,9 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSignalBlocker>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 using namespace Qt::Literals::StringLiterals;
@@ -25,29 +25,45 @@ namespace ddl::desktop {
 JobListView::JobListView(JobListModel *model, QWidget *parent)
     : QWidget(parent)
     , m_model(model)
-    , m_proxy(new JobFilterProxy(this))
 {
-    m_proxy->setSourceModel(model);
-
-    m_stateCombo = new QComboBox(this);
-    m_stateCombo->setObjectName(u"stateFilter"_s);
-    m_stateCombo->addItem(tr("All states"), QString());
-    for (const QString &state : allStateNames())
-        m_stateCombo->addItem(JobStateStyle::displayName(state), state);
+    m_stateButton = new QToolButton(this);
+    m_stateButton->setObjectName(u"stateFilter"_s);
+    m_stateButton->setPopupMode(QToolButton::InstantPopup);
+    m_stateButton->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    m_stateMenu = new QMenu(m_stateButton);
+    QAction *all = m_stateMenu->addAction(tr("All states"));
+    all->setObjectName(u"allStates"_s);
+    connect(all, &QAction::triggered, this, [this] {
+        for (QAction *action : stateActions()) {
+            const QSignalBlocker quiet(action);
+            action->setChecked(false);
+        }
+        applyStateFilter();
+    });
+    m_stateMenu->addSeparator();
+    for (const QString &state : allStateNames()) {
+        QAction *action = m_stateMenu->addAction(JobStateStyle::displayName(state));
+        action->setCheckable(true);
+        action->setData(state);
+        connect(action, &QAction::toggled, this, &JobListView::applyStateFilter);
+    }
+    m_stateButton->setMenu(m_stateMenu);
+    m_stateButton->setText(tr("All states"));
     m_searchEdit = new QLineEdit(this);
     m_searchEdit->setObjectName(u"searchEdit"_s);
     m_searchEdit->setPlaceholderText(tr("Filter by name or uuid"));
     m_searchEdit->setClearButtonEnabled(true);
     m_countLabel = new QLabel(this);
+    m_countLabel->setObjectName(u"jobCount"_s);
     auto *refresh = new QPushButton(tr("Refresh"), this);
     auto *newJob = new QPushButton(tr("New job…"), this);
     newJob->setObjectName(u"newJobButton"_s);
 
     m_table = new QTableView(this);
     m_table->setObjectName(u"jobTable"_s);
-    m_table->setModel(m_proxy);
+    m_table->setModel(m_model);
+    m_table->horizontalHeader()->setSortIndicator(m_model->sortColumn(), m_model->sortOrder());
     m_table->setSortingEnabled(true);
-    m_table->sortByColumn(-1, Qt::AscendingOrder); // the server's order: newest first
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -70,7 +86,7 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     m_emptyHint->hide();
 
     auto *bar = new QHBoxLayout;
-    bar->addWidget(m_stateCombo);
+    bar->addWidget(m_stateButton);
     bar->addWidget(m_searchEdit, 1);
     bar->addWidget(m_countLabel);
     bar->addWidget(refresh);
@@ -87,11 +103,19 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     connect(stop, &QAction::triggered, this, &JobListView::cancelSelected);
     m_table->addAction(stop);
 
-    connect(m_stateCombo, &QComboBox::currentIndexChanged, this, [this] {
-        m_model->setStateFilter(m_stateCombo->currentData().toString());
-    });
-    connect(m_searchEdit, &QLineEdit::textChanged, m_proxy, &JobFilterProxy::setText);
-    connect(m_searchEdit, &QLineEdit::textChanged, this, &JobListView::updateCount);
+    // The server filters: wait for a pause in the typing, then ask once.
+    m_textDelay.setSingleShot(true);
+    m_textDelay.setInterval(TextFilterDelayMs);
+    connect(m_searchEdit, &QLineEdit::textChanged, &m_textDelay, qOverload<>(&QTimer::start));
+    connect(&m_textDelay, &QTimer::timeout, this,
+            [this] { m_model->setTextFilter(m_searchEdit->text()); });
+    // A column the server cannot order by keeps the list as it is, and says so by its header.
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
+            [this](int column) {
+                if (column >= 0 && !JobListModel::isSortable(column))
+                    m_table->horizontalHeader()->setSortIndicator(m_model->sortColumn(),
+                                                                  m_model->sortOrder());
+            });
     connect(refresh, &QPushButton::clicked, m_model, &JobListModel::refresh);
     connect(newJob, &QPushButton::clicked, this, &JobListView::newJobRequested);
     connect(m_table, &QTableView::activated, this, [this](const QModelIndex &index) {
@@ -105,11 +129,11 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
     connect(&m_refreshTimer, &QTimer::timeout, m_model, &JobListModel::refresh);
     // A refresh drops jobs that left the filtered state; rows leaving above the selected job
     // would move it on screen, so the view scrolls to keep it where it was.
-    connect(m_proxy, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this] {
+    connect(m_model, &QAbstractItemModel::rowsAboutToBeRemoved, this, [this] {
         m_anchor = m_table->currentIndex();
         m_anchorTop = m_anchor.isValid() ? m_table->visualRect(m_anchor).top() : 0;
     });
-    connect(m_proxy, &QAbstractItemModel::rowsRemoved, this, [this] {
+    connect(m_model, &QAbstractItemModel::rowsRemoved, this, [this] {
         if (!m_anchor.isValid())
             return;
         const int shift = m_table->visualRect(m_anchor).top() - m_anchorTop;
@@ -123,6 +147,27 @@ JobListView::JobListView(JobListModel *model, QWidget *parent)
                              ? shift
                              : shift / rowHeight));
     });
+}
+
+QList<QAction *> JobListView::stateActions() const
+{
+    QList<QAction *> states = m_stateMenu->actions();
+    states.removeIf([](const QAction *action) { return !action->isCheckable(); });
+    return states;
+}
+
+void JobListView::applyStateFilter()
+{
+    QStringList states;
+    QStringList shown;
+    for (const QAction *action : stateActions()) {
+        if (action->isChecked()) {
+            states << action->data().toString();
+            shown << action->text();
+        }
+    }
+    m_stateButton->setText(shown.isEmpty() ? tr("All states") : shown.join(u", "_s));
+    m_model->setStateFilter(states);
 }
 
 void JobListView::setRefreshInterval(int ms)
@@ -141,8 +186,15 @@ QString JobListView::selectedUuid() const
 
 void JobListView::takeStateFrom(const JobListView &old)
 {
-    m_stateCombo->setCurrentIndex(old.m_stateCombo->currentIndex());
+    const QList<QAction *> oldStates = old.stateActions();
+    const QList<QAction *> states = stateActions();
+    for (qsizetype i = 0; i < states.size(); ++i) {
+        const QSignalBlocker quiet(states.at(i)); // one filter change, not one per state
+        states.at(i)->setChecked(oldStates.at(i)->isChecked());
+    }
+    applyStateFilter();
     m_searchEdit->setText(old.m_searchEdit->text());
+    m_textDelay.stop(); // the model has that text already
     m_table->horizontalHeader()->restoreState(old.m_table->horizontalHeader()->saveState());
     fitHeaders(); // the widths kept were for the old language's words
     if (old.m_refreshTimer.isActive())
@@ -150,7 +202,7 @@ void JobListView::takeStateFrom(const JobListView &old)
     const QString uuid = old.selectedUuid();
     const int row = m_model->rowOf(uuid);
     if (row >= 0)
-        m_table->setCurrentIndex(m_proxy->mapFromSource(m_model->index(row, 0)));
+        m_table->setCurrentIndex(m_model->index(row, 0));
     // The scroll range exists once the table is laid out in its new place.
     const int scroll = old.m_table->verticalScrollBar()->value();
     QTimer::singleShot(0, m_table, [table = m_table, scroll] {
@@ -183,11 +235,11 @@ void JobListView::updateCount()
     else
         m_countLabel->setText(tr("%n job(s)", nullptr, int(m_model->total())));
     // An empty list says why, and what to do.
-    const bool filtered = !m_searchEdit->text().isEmpty() || !m_model->stateFilter().isEmpty();
+    const bool filtered = m_model->isFiltered();
     if (m_model->total() == 0 && !filtered)
         m_emptyHint->setText(tr("No jobs yet. Click \"New job…\" to submit a project, or run "
                                 "\"ddlcli submit\" in the project's folder."));
-    else if (m_model->total() >= 0 && m_proxy->rowCount() == 0 && filtered)
+    else if (m_model->total() == 0 && filtered)
         m_emptyHint->setText(tr("No job matches the filter."));
     else
         m_emptyHint->clear();

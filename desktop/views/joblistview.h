@@ -4,27 +4,31 @@
 #include <QTimer>
 #include <QWidget>
 
-class QComboBox;
 class QLabel;
 class QLineEdit;
+class QMenu;
 class QTableView;
+class QToolButton;
 
 namespace ddl::desktop {
 
-class JobFilterProxy;
 class JobListModel;
 
-// The job list screen: state and text filters over a sortable table, refreshed in the
-// background, with the context actions open (Enter), stop (Delete; several jobs at once), clone
-// and copy uuid.
+// The job list screen: state (several at once) and text filters over a table sorted by a
+// header click, all done by the server, refreshed in the background, with the context actions
+// open (Enter), stop (Delete; several jobs at once), clone and copy uuid.
 class JobListView : public QWidget
 {
     Q_OBJECT
 public:
     explicit JobListView(JobListModel *model, QWidget *parent = nullptr);
 
+    // How long typing in the filter box waits before it asks the server.
+    static constexpr int TextFilterDelayMs = 300;
+
     QTableView *table() const { return m_table; }
-    JobFilterProxy *proxy() const { return m_proxy; }
+    // The states the filter menu offers, as checkable actions with the state as their data.
+    QList<QAction *> stateActions() const;
     // Background refresh while the list is shown; 0 stops it.
     void setRefreshInterval(int ms);
     QString selectedUuid() const;
@@ -44,6 +48,7 @@ signals:
 
 private:
     void showContextMenu(const QPoint &position);
+    void applyStateFilter();
     void updateCount();
     // Widens the columns whose header text would be cut.
     void fitHeaders();
@@ -51,10 +56,11 @@ private:
     QList<QPair<QString, QString>> stoppableSelection() const;
 
     JobListModel *m_model;
-    JobFilterProxy *m_proxy;
     QTableView *m_table;
-    QComboBox *m_stateCombo;
+    QToolButton *m_stateButton;
+    QMenu *m_stateMenu;
     QLineEdit *m_searchEdit;
+    QTimer m_textDelay;
     QLabel *m_countLabel;
     QLabel *m_emptyHint; // what to do when there is no job to show
     QTimer m_refreshTimer;

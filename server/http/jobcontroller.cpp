@@ -27,14 +27,10 @@ void JobController::registerRoutes(Router &router)
         return HttpReply::from(m_jobs.submit(request.user(), *body), 201);
     });
     router.route("GET", "/v1/jobs", Access::User, [this](const HttpRequest &request) {
-        Result<qint64> limit = RequestReader::queryInteger(request, QStringLiteral("limit"), 50);
-        Result<qint64> offset = RequestReader::queryInteger(request, QStringLiteral("offset"), 0);
-        if (!limit || !offset)
-            return HttpReply::error(!limit ? limit.error() : offset.error());
-        const JobListQuery query{request.query().queryItemValue(QStringLiteral("state")).toUpper(),
-                                 int(std::min<qint64>(*limit, 1000)),
-                                 int(std::min<qint64>(*offset, INT_MAX))};
-        return HttpReply::from(m_jobs.list(request.user(), query));
+        const Result<JobListQuery> query = JobListQuery::fromUrlQuery(request.query());
+        if (!query)
+            return HttpReply::error(query.error());
+        return HttpReply::from(m_jobs.list(request.user(), *query));
     });
     router.route("GET", "/v1/jobs/<arg>", Access::User, [this](const HttpRequest &request) {
         return HttpReply::from(m_jobs.get(request.user(), request.arg(0)));

@@ -230,15 +230,8 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
 
 Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
 {
-    if (!query.state.isEmpty()) {
-        if (Result<JobState> known = parseJobState(query.state); !known)
-            return known.error();
-    }
-    const int limit = std::clamp(query.limit, 1, 1000);
-    const QString filter = query.state.isEmpty() ? QString() : QStringLiteral(" AND state = ?");
-    QVariantList binds{userId};
-    if (!query.state.isEmpty())
-        binds << query.state;
+    const QString filter = query.whereSql();
+    const QVariantList binds = QVariantList{userId} + query.whereValues();
     Result<QSqlQuery> count = runSql(m_db,
                                      QStringLiteral("SELECT COUNT(*) AS total FROM jobs WHERE user_id = ?")
                                          + filter,
@@ -248,8 +241,8 @@ Result<QJsonObject> JobService::list(qint64 userId, const JobListQuery &query)
     const qint64 total = count->next() ? count->value(u"total"_s).toLongLong() : 0;
     Result<QSqlQuery> rows = runSql(m_db,
                                     QStringLiteral("SELECT id FROM jobs WHERE user_id = ?") + filter
-                                        + QStringLiteral(" ORDER BY id DESC LIMIT ? OFFSET ?"),
-                                    binds + QVariantList{limit, std::max(0, query.offset)});
+                                        + query.orderSql() + QStringLiteral(" LIMIT ? OFFSET ?"),
+                                    binds + QVariantList{query.limit, query.offset});
     if (!rows)
         return rows.error();
     QJsonArray jobs;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "jobs/joblistquery.h"
 
 #include <QJsonObject>
 #include <QSqlDatabase>
@@ -10,14 +11,6 @@ namespace ddl::server {
 class Scheduler;
 class DatasetService;
 class UploadService;
-
-// What a user may ask of a listing.
-struct JobListQuery
-{
-    QString state; // empty: all
-    int limit = 50;
-    int offset = 0;
-};
 
 // A job found for its owner: the ids the other services need.
 struct JobRef

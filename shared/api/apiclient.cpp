@@ -167,8 +167,14 @@ ApiRequest *ApiClient::listJobs(const JobListQuery &jobs)
     QUrlQuery query;
     query.addQueryItem(QStringLiteral("limit"), QString::number(jobs.limit));
     query.addQueryItem(QStringLiteral("offset"), QString::number(jobs.offset));
-    if (!jobs.state.isEmpty())
-        query.addQueryItem(QStringLiteral("state"), jobs.state);
+    if (!jobs.states.isEmpty())
+        query.addQueryItem(QStringLiteral("state"), jobs.states.join(u','));
+    if (!jobs.name.isEmpty())
+        query.addQueryItem(QStringLiteral("name"), jobs.name);
+    if (!jobs.sort.isEmpty())
+        query.addQueryItem(QStringLiteral("sort"), jobs.sort);
+    if (!jobs.order.isEmpty())
+        query.addQueryItem(QStringLiteral("order"), jobs.order);
     return get(QStringLiteral("/v1/jobs"), query);
 }
 

@@ -24,11 +24,15 @@ struct ServerTrust
 };
 
 // Which jobs GET /v1/jobs lists: newest first, a page at a time, optionally of one state.
+// What GET /v1/jobs is asked: the server filters, sorts and pages (docs/api.md).
 struct JobListQuery
 {
     int limit = 50;
     int offset = 0;
-    QString state; // empty: every state
+    QStringList states; // WAITING, RUNNING, ...; empty: every state
+    QString name;       // the name contains it, or the uuid starts with it; empty: any job
+    QString sort;       // submitted, name, state, priority, started, finished; empty: submitted
+    QString order;      // asc or desc; empty: the sort key's own (newest, highest first; A to Z)
 };
 
 // What POST /v1/jobs sends: the normalised spec, the code package and the dataset (by the

@@ -250,8 +250,13 @@ void TestCliArguments::commandErrors_data()
                                << u"ddlcli: error: --limit must be a whole number > 0, not '0'\n"_s;
     QTest::newRow("bad state")
         << QStringList{u"list"_s, u"--state=DONE"_s, u"--server=https://127.0.0.1:1"_s} << 2
-        << u"ddlcli: error: --state must be one of WAITING, RUNNING, SUCCEEDED, FAILED, "
-           "STOPPED, not 'DONE'\n"_s;
+        << u"ddlcli: error: --state takes one or more of WAITING, RUNNING, SUCCEEDED, FAILED, "
+           "STOPPED (comma-separated), not 'DONE'\n"_s;
+    QTest::newRow("bad state among good ones")
+        << QStringList{u"list"_s, u"--state=waiting,runing"_s, u"--server=https://127.0.0.1:1"_s}
+        << 2
+        << u"ddlcli: error: --state takes one or more of WAITING, RUNNING, SUCCEEDED, FAILED, "
+           "STOPPED (comma-separated), not 'RUNING'\n"_s;
     QTest::newRow("both configs")
         << QStringList{u"submit"_s, u"--task_config=a.yaml"_s, u"--job_config"_s, u"b.json"_s} << 2
         << u"ddlcli: error: pass either --task_config or --job_config, not both\n"_s;

@@ -22,6 +22,7 @@
 #include "views/artifactbrowser.h"
 #include "views/datasetsview.h"
 #include "views/jobdetailview.h"
+#include "views/joblistview.h"
 #include "views/logview.h"
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
@@ -33,6 +34,7 @@
 #include "wizard/submitwizard.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -46,7 +48,10 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTableView>
 #include <QTest>
+
+#include <algorithm>
 
 using namespace Qt::Literals::StringLiterals;
 using namespace ddl::desktop;
@@ -347,11 +352,42 @@ void TestDesktopJobFlow::cancelAndClone()
     QCOMPARE(editor->spec()->jobName, u"long-sleep"_s);
     QCOMPARE(editor->spec()->taskRoles.first().command, u"echo started; sleep 60"_s);
 
-    // The list's state filter is the server's.
-    window.jobModel()->setStateFilter(u"STOPPED"_s);
-    QTRY_COMPARE_WITH_TIMEOUT(window.jobModel()->rowCount(), 1, 10000);
-    QCOMPARE(window.jobModel()->record(0)->uuid, detail->uuid());
-    window.jobModel()->setStateFilter(QString());
+    // The list's filters and order are the server's: a state picked in the menu, a text typed
+    // in the box (sent after a pause, any case), a header clicked; the count is the server's
+    // count of what matches, not of the rows loaded.
+    JobListModel *jobs = window.jobModel();
+    JobListView *list = window.jobListView();
+    list->stateActions().at(3)->trigger(); // FAILED
+    list->stateActions().at(4)->trigger(); // STOPPED
+    QCOMPARE(jobs->stateFilter(), (QStringList{u"FAILED"_s, u"STOPPED"_s}));
+    QTRY_COMPARE_WITH_TIMEOUT(jobs->total(), 1, 10000);
+    QCOMPARE(jobs->record(0)->uuid, detail->uuid());
+    list->findChild<QAction *>(u"allStates"_s)->trigger();
+    QVERIFY(jobs->stateFilter().isEmpty());
+    QTRY_VERIFY_WITH_TIMEOUT(jobs->total() > 1, 10000);
+
+    list->findChild<QLineEdit *>(u"searchEdit"_s)->setText(u"LONG-sl"_s);
+    QTRY_COMPARE_WITH_TIMEOUT(jobs->total(), 1, 10000);
+    QCOMPARE(jobs->rowCount(), 1);
+    QCOMPARE(jobs->record(0)->uuid, detail->uuid());
+    QVERIFY2(list->findChild<QLabel *>(u"jobCount"_s)->text().startsWith(u"1 "_s),
+             qPrintable(list->findChild<QLabel *>(u"jobCount"_s)->text()));
+    list->findChild<QLineEdit *>(u"searchEdit"_s)->clear();
+    QTRY_VERIFY_WITH_TIMEOUT(jobs->total() > 1, 10000);
+
+    list->table()->sortByColumn(JobListModel::NameColumn, Qt::AscendingOrder);
+    const auto namesInOrder = [jobs] {
+        QStringList names;
+        for (int row = 0; row < jobs->rowCount(); ++row)
+            names << jobs->record(row)->name.toLower();
+        QStringList sorted = names;
+        std::sort(sorted.begin(), sorted.end());
+        return jobs->rowCount() > 1 && !jobs->isFetching() && names == sorted;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(namesInOrder(), 10000);
+    list->table()->sortByColumn(JobListModel::SubmittedColumn, Qt::DescendingOrder);
+    QTRY_COMPARE_WITH_TIMEOUT(jobs->record(0) ? jobs->record(0)->uuid : QString(), detail->uuid(),
+                              10000);
 }
 
 void TestDesktopJobFlow::largeLogLoadsByWindows()

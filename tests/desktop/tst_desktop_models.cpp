@@ -1,7 +1,6 @@
 // The desktop's models without a server: the job list's paging and merging (checked by
 // QAbstractItemModelTester), the metric line parser and store, the task model.
 #include "models/artifactmodel.h"
-#include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
 #include "models/taskmodel.h"
@@ -49,7 +48,7 @@ private slots:
     void jobListPagesAndMerges();
     void jobListOverlappingPageSkipsKnownJobs();
     void stateFilterDropsJobsThatLeft();
-    void proxyFiltersAndSorts();
+    void refreshFollowsTheServersOrder();
     void jobRecordFromWire();
     void metricLine_data();
     void metricLine();
@@ -110,9 +109,7 @@ void TestDesktopModels::stateFilterDropsJobsThatLeft()
     JobListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     JobListView view(&model);
-    QAbstractItemModelTester proxyTester(view.proxy(),
-                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setStateFilter(u"RUNNING"_s); // no client: the list starts over, empty
+    model.setStateFilter({u"RUNNING"_s}); // no client: the list starts over, empty
     QList<JobRecord> running;
     for (int n = 300; n >= 1; --n)
         running.append(job(n, u"RUNNING"_s));
@@ -122,7 +119,7 @@ void TestDesktopModels::stateFilterDropsJobsThatLeft()
     QVERIFY(QTest::qWaitForWindowExposed(&view));
 
     QTableView *table = view.table();
-    const QModelIndex selected = view.proxy()->index(150, JobListModel::NameColumn); // job 150
+    const QModelIndex selected = model.index(150, JobListModel::NameColumn); // job 150
     table->setCurrentIndex(selected);
     table->scrollTo(selected, QAbstractItemView::PositionAtCenter);
     QCOMPARE(view.selectedUuid(), u"uuid-150"_s);
@@ -175,19 +172,50 @@ void TestDesktopModels::stateFilterDropsJobsThatLeft()
     QCOMPARE(resets.size(), 0);
 }
 
-void TestDesktopModels::proxyFiltersAndSorts()
+// Sorted by a column the server orders by (here state): a refresh in which jobs changed place
+// moves their rows (a layout change, no reset), new jobs land where the server puts them, and
+// the selected job stays selected. Columns the server cannot order by change nothing.
+void TestDesktopModels::refreshFollowsTheServersOrder()
 {
     JobListModel model;
-    model.appendPage(page(1, 30), 30);
-    JobFilterProxy proxy;
-    proxy.setSourceModel(&model);
-    QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    proxy.setText(u"job-2"_s);
-    QCOMPARE(proxy.rowCount(), 11); // job-2, job-20..29
-    proxy.setText(QString());
-    proxy.sort(JobListModel::TasksColumn, Qt::AscendingOrder);
-    QCOMPARE(proxy.index(0, JobListModel::TasksColumn).data().toInt(), 1);
-    QCOMPARE(proxy.index(29, JobListModel::TasksColumn).data().toInt(), 3);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    JobListView view(&model);
+    model.sort(JobListModel::StateColumn, Qt::AscendingOrder); // no client: starts over, empty
+    QCOMPARE(model.sortColumn(), int(JobListModel::StateColumn));
+    // FAILED before RUNNING before SUCCEEDED, each newest first.
+    const QList<JobRecord> before{job(3, u"FAILED"_s), job(5, u"RUNNING"_s), job(4, u"RUNNING"_s),
+                                  job(2, u"SUCCEEDED"_s), job(1, u"SUCCEEDED"_s)};
+    model.appendPage(before, 5);
+    view.table()->setCurrentIndex(model.index(model.rowOf(u"uuid-4"_s), 0));
+    QCOMPARE(view.selectedUuid(), u"uuid-4"_s);
+
+    // Job 4 failed and job 6 arrived running: the server's new order.
+    QSignalSpy resets(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy layouts(&model, &QAbstractItemModel::layoutChanged);
+    const QList<JobRecord> after{job(4, u"FAILED"_s), job(3, u"FAILED"_s), job(6, u"RUNNING"_s),
+                                 job(5, u"RUNNING"_s), job(2, u"SUCCEEDED"_s),
+                                 job(1, u"SUCCEEDED"_s)};
+    model.mergeRefresh(after, 6);
+    QStringList order;
+    for (int row = 0; row < model.rowCount(); ++row)
+        order << model.record(row)->uuid;
+    QCOMPARE(order, (QStringList{u"uuid-4"_s, u"uuid-3"_s, u"uuid-6"_s, u"uuid-5"_s,
+                                 u"uuid-2"_s, u"uuid-1"_s}));
+    QCOMPARE(resets.size(), 0);
+    QCOMPARE(layouts.size(), 1);
+    QCOMPARE(view.selectedUuid(), u"uuid-4"_s);
+    QCOMPARE(view.table()->currentIndex().row(), 0);
+
+    // The same order again moves nothing.
+    model.mergeRefresh(after, 6);
+    QCOMPARE(layouts.size(), 1);
+
+    // GPUs: the server cannot order by it; the list and its order stay.
+    view.table()->sortByColumn(JobListModel::GpusColumn, Qt::DescendingOrder);
+    QCOMPARE(model.sortColumn(), int(JobListModel::StateColumn));
+    QCOMPARE(model.rowCount(), 6);
+    QCOMPARE(view.table()->horizontalHeader()->sortIndicatorSection(),
+             int(JobListModel::StateColumn));
 }
 
 void TestDesktopModels::jobRecordFromWire()

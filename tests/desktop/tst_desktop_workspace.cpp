@@ -11,7 +11,6 @@
 #include "core/desktopsettings.h"
 #include "core/session.h"
 #include "editor/jobeditor.h"
-#include "models/jobfilterproxy.h"
 #include "models/joblistmodel.h"
 #include "models/taskmodel.h"
 #include "views/failuresummary.h"
@@ -185,8 +184,7 @@ void TestDesktopWorkspace::severalJobsStopWithOneQuestion()
     for (const QString &uuid : {first, second, m_stopped}) {
         const int row = m_window->jobModel()->rowOf(uuid);
         QVERIFY(row >= 0);
-        const QModelIndex index = m_window->jobListView()->proxy()->mapFromSource(
-            m_window->jobModel()->index(row, 0));
+        const QModelIndex index = m_window->jobModel()->index(row, 0);
         table->selectionModel()->select(index, QItemSelectionModel::Select
                                                    | QItemSelectionModel::Rows);
     }
@@ -256,8 +254,7 @@ void TestDesktopWorkspace::keyboardReachesTheJobs()
     // Enter on a row opens its job.
     QTableView *table = window.jobListView()->table();
     const int row = window.jobModel()->rowOf(m_stopped);
-    table->setCurrentIndex(window.jobListView()->proxy()->mapFromSource(
-        window.jobModel()->index(row, 0)));
+    table->setCurrentIndex(window.jobModel()->index(row, 0));
     table->setFocus();
     QTest::keyClick(table, Qt::Key_Return);
     QCOMPARE(window.workspace()->currentWidget(), window.jobView(m_stopped));

@@ -93,7 +93,8 @@ void tst_ApiJobs::listPagesAndFilters_data()
     QTest::addColumn<QList<int>>("expected"); // indices of the submitted jobs, in answer order
     QTest::addColumn<int>("total");
 
-    // Jobs 0, 1 and 2 are submitted in that order; job 1 is then cancelled.
+    // Jobs 0 "alpha-train" (priority 0), 1 "Beta_eval" (5) and 2 "gamma-train" (-3) are
+    // submitted in that order; job 1 is then cancelled. "@1" stands for the start of job 1's uuid.
     QTest::newRow("all") << QString() << QList<int>{2, 1, 0} << 3;
     QTest::newRow("first page") << QStringLiteral("limit=2&offset=0") << QList<int>{2, 1} << 3;
     QTest::newRow("second page") << QStringLiteral("limit=2&offset=2") << QList<int>{0} << 3;
@@ -103,6 +104,30 @@ void tst_ApiJobs::listPagesAndFilters_data()
     QTest::newRow("waiting, paged")
         << QStringLiteral("state=WAITING&limit=1&offset=1") << QList<int>{0} << 2;
     QTest::newRow("running") << QStringLiteral("state=RUNNING") << QList<int>{} << 0;
+    QTest::newRow("two states, any case")
+        << QStringLiteral("state=stopped,Waiting") << QList<int>{2, 1, 0} << 3;
+    QTest::newRow("name contains") << QStringLiteral("name=train") << QList<int>{2, 0} << 2;
+    QTest::newRow("name in any case") << QStringLiteral("name=TRAIN") << QList<int>{2, 0} << 2;
+    QTest::newRow("name with an underscore") << QStringLiteral("name=a_e") << QList<int>{1} << 1;
+    QTest::newRow("an underscore is a letter") // as a wildcard it would match "alpha-train"
+        << QStringLiteral("name=a_t") << QList<int>{} << 0;
+    QTest::newRow("a percent sign is a letter")
+        << QStringLiteral("name=%25") << QList<int>{} << 0;
+    QTest::newRow("uuid prefix") << QStringLiteral("name=@1") << QList<int>{1} << 1;
+    QTest::newRow("name and state")
+        << QStringLiteral("name=train&state=WAITING&limit=1") << QList<int>{2} << 2;
+    QTest::newRow("by name") << QStringLiteral("sort=name") << QList<int>{0, 1, 2} << 3;
+    QTest::newRow("by name, descending")
+        << QStringLiteral("sort=name&order=desc") << QList<int>{2, 1, 0} << 3;
+    QTest::newRow("by priority") << QStringLiteral("sort=priority") << QList<int>{1, 0, 2} << 3;
+    QTest::newRow("by priority, ascending")
+        << QStringLiteral("sort=priority&order=asc") << QList<int>{2, 0, 1} << 3;
+    QTest::newRow("by priority, paged")
+        << QStringLiteral("sort=priority&limit=1&offset=1") << QList<int>{0} << 3;
+    QTest::newRow("by state, ties by age")
+        << QStringLiteral("sort=state") << QList<int>{1, 0, 2} << 3;
+    QTest::newRow("oldest first")
+        << QStringLiteral("sort=submitted&order=asc") << QList<int>{0, 1, 2} << 3;
 }
 
 void tst_ApiJobs::listPagesAndFilters()
@@ -116,12 +141,16 @@ void tst_ApiJobs::listPagesAndFilters()
     const QString sha256 = uploadBlob(token, someBytes("list", 100));
     QVERIFY(!sha256.isEmpty());
     QStringList uuids;
-    for (int i = 0; i < 3; ++i) {
-        uuids << submitJob(token, wireSpec(QStringLiteral("list-%1").arg(i)), sha256);
+    const QList<std::pair<QString, int>> jobs{{QStringLiteral("alpha-train"), 0},
+                                              {QStringLiteral("Beta_eval"), 5},
+                                              {QStringLiteral("gamma-train"), -3}};
+    for (const auto &[name, priority] : jobs) {
+        uuids << submitJob(token, wireSpec(name), sha256, priority);
         QVERIFY(!uuids.last().isEmpty());
     }
     VERIFY_STATUS(post(QStringLiteral("/v1/jobs/%1/cancel").arg(uuids[1]), token, {}), 200);
 
+    query.replace(QStringLiteral("@1"), uuids[1].left(8));
     const Answer answer = get(QStringLiteral("/v1/jobs"), token, QUrlQuery(query));
     VERIFY_STATUS(answer, 200);
     QCOMPARE(answer.json().value(QLatin1String("total")).toInt(), total);
@@ -138,6 +167,19 @@ void tst_ApiJobs::listPagesAndFilters()
         get(QStringLiteral("/v1/jobs"), token, QUrlQuery(QStringLiteral("state=DONE")));
     VERIFY_ERROR(bad, 400, "bad_request");
     QCOMPARE(bad.error().value(QLatin1String("field")).toString(), QStringLiteral("state"));
+    // So are a sort key and an order it does not know, naming what it takes.
+    for (const auto &[asked, field] :
+         {std::pair{QStringLiteral("sort=size"), QStringLiteral("sort")},
+          std::pair{QStringLiteral("state=WAITING,DONE"), QStringLiteral("state")},
+          std::pair{QStringLiteral("sort=name&order=up"), QStringLiteral("order")}}) {
+        const Answer refused = get(QStringLiteral("/v1/jobs"), token, QUrlQuery(asked));
+        VERIFY_ERROR(refused, 400, "bad_request");
+        QCOMPARE(refused.error().value(QLatin1String("field")).toString(), field);
+    }
+    const Answer sortRefused =
+        get(QStringLiteral("/v1/jobs"), token, QUrlQuery(QStringLiteral("sort=size")));
+    QVERIFY(sortRefused.error().value(QLatin1String("message")).toString().contains(
+        QLatin1String("submitted, name, state, priority, started, finished")));
 }
 
 void tst_ApiJobs::invalidSpecListsEveryError()

@@ -281,9 +281,12 @@ QString ServerApiTestCase::uploadBlob(const QString &token, const QByteArray &by
 
 QString ServerApiTestCase::submitJob(const QString &token,
                                      const QJsonObject &spec,
-                                     const QString &packageSha256)
+                                     const QString &packageSha256,
+                                     int priority)
 {
-    const Answer answer = post(QStringLiteral("/v1/jobs"), token, submission(spec, packageSha256));
+    QJsonObject body = submission(spec, packageSha256);
+    body.insert(QStringLiteral("priority"), priority);
+    const Answer answer = post(QStringLiteral("/v1/jobs"), token, body);
     if (answer.status != 201) {
         qWarning("submit: %s", qPrintable(answer.describe()));
         return {};

@@ -125,7 +125,8 @@ protected:
     // Uploads bytes as a blob with BlobUpload under token; returns its digest, empty on failure.
     QString uploadBlob(const QString &token, const QByteArray &bytes);
     // Submits a job and remembers it for cleanup(); returns its uuid, empty on failure.
-    QString submitJob(const QString &token, const QJsonObject &spec, const QString &packageSha256);
+    QString submitJob(const QString &token, const QJsonObject &spec, const QString &packageSha256,
+                      int priority = 0);
     QJsonObject job(const QString &token, const QString &uuid);
     Worker enrollWorker(const QString &name);
     QJsonArray lease(const Worker &worker);
