@@ -12,9 +12,13 @@ namespace ddl::cli {
 
 static Error bad(const QString &flag, const QString &given, const QString &expected)
 {
+    // The field is the option's name: "--ps_resource_request cpu" → "ps_resource_request".
+    QString field = flag.section(u' ', 0, 0);
+    while (field.startsWith(u'-'))
+        field.remove(0, 1);
     return Error::make(ErrorCode::Usage,
                        ResourceString::tr("%1: '%2' is not valid: %3").arg(flag, given, expected),
-                       flag);
+                       field);
 }
 
 // A decimal number with an optional fraction, then a unit suffix (or none).
