@@ -45,8 +45,8 @@ SeedSubmitter::submit(CliContext &context, const SeedSubmission &submission, Out
         return package.error();
     for (const QString &warning : package->warnings)
         console.printError(tr("warning: %1").arg(warning) + u'\n');
-    // Unlike ddlcli submit, nothing here is a commit: say what was taken.
-    console.printStatus(tr("Packaged the folder %1 as it is on disk, not a git commit (%2 files, "
+    // Unlike ddlcli submit, nothing here is a commit: say what was taken, also to scripts.
+    console.printError(tr("Packaged the folder %1 as it is on disk, not a git commit (%2 files, "
                            "%3; %4 left out); package sha256 %5")
                             .arg(submission.packageFolder)
                             .arg(package->fileCount)
