@@ -31,6 +31,7 @@ private slots:
     void elasticDlAllreduceJob();
     void elasticDlParameterServerTfConfig();
     void seedErrorsBeforeAnythingIsSent();
+    void pythonDistTrain();
 
 private:
     // Runs build/bin/<program> (a link to ddlcli) as the user, in workDir.
@@ -357,6 +358,76 @@ void TestE2eSeedJobs::seedErrorsBeforeAnythingIsSent()
     QVERIFY2(unknown.err.startsWith(u"paddle: error: unknown option --trainer-memory (did you "
                                     "mean --trainer-mem=SIZE?)"_s),
              qPrintable(unknown.err));
+}
+
+// python/paddle: paddle.dist.train(...) as the seed's Python client writes it, against the real
+// server, over its REST API with the standard library only.
+static const QByteArray DistScript = R"(import sys
+sys.path.insert(0, sys.argv[1])
+import paddle
+
+server, ca_cert, email, password, package = sys.argv[2:7]
+try:
+    paddle.dist.train(job_name="py-paddle", package_path=package, entry_point="python3 worker.py",
+                      base_image="python3", server=server, ca_cert=ca_cert, k8s_user=email,
+                      k8s_pssword="wrong-password")
+except paddle.dist.DdlError as error:
+    print("refused:", error.code, error.message, flush=True)
+job = paddle.dist.train(
+    job_name="py-paddle", package_path=package, entry_point="python3 worker.py",
+    pserver_entry_point="python3 ps.py", trainers=2, pservers=1, trainer_cpu=1,
+    trainer_mem="512Mi", pserver_cpu="500m", pserver_mem="512Mi", base_image="python3",
+    env={"DDL_PS_ROLE": "pserver", "DDL_WORKER_ROLE": "trainer"},
+    input=package + "/data", output="./model", server=server, ca_cert=ca_cert, k8s_user=email,
+    k8s_pssword=password)
+print("submitted", job.name, job.uuid, flush=True)
+print("state", job.wait(timeout=150, poll=0.5), flush=True)
+roles = sorted(task["role"] for task in job.info()["tasks"])
+print("roles", ",".join(roles), flush=True)
+)";
+
+void TestE2eSeedJobs::pythonDistTrain()
+{
+    const QString package = copyExample(u"ps-worker"_s, u"python/ps_worker"_s);
+    QVERIFY(!package.isEmpty());
+    const QString script = m_cluster.path(u"python/submit.py"_s);
+    QFile file(script);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(DistScript);
+    file.close();
+
+    QProcess python;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(u"PYTHONDONTWRITEBYTECODE"_s, u"1"_s);
+    environment.insert(u"HOME"_s, m_cluster.path(u"users/"_s + User));
+    python.setProcessEnvironment(environment);
+    python.start(u"python3"_s,
+                 {script,
+                  qEnvironmentVariable("DDL_SOURCE_DIR") + u"/python"_s,
+                  m_cluster.serverUrl(),
+                  m_cluster.caCert(),
+                  Email,
+                  u"dana-password"_s,
+                  package});
+    QVERIFY(python.waitForFinished(200000));
+    const QString out = QString::fromUtf8(python.readAllStandardOutput());
+    const QString err = QString::fromUtf8(python.readAllStandardError());
+    QVERIFY2(python.exitCode() == 0, qPrintable(out + err));
+    // A wrong password is DDL's error, with its code.
+    QVERIFY2(out.contains(u"refused: unauthorized"_s), qPrintable(out + err));
+    QVERIFY2(out.contains(u"state SUCCEEDED\n"_s),
+             qPrintable(out + err + diagnostics(u"py-paddle"_s)));
+    QVERIFY2(out.contains(u"roles pserver,trainer,trainer\n"_s), qPrintable(out));
+
+    // The same job as ddlcli sees it: the pserver found by the trainers, its model kept.
+    const CliRun logs = m_cluster.cli(User, {u"logs"_s, u"--job_uuid=py-paddle"_s});
+    QVERIFY2(logs.out.contains(u"connected to 1 parameter servers"_s),
+             qPrintable(logs.out.right(3000)));
+    const QString dest = m_cluster.path(u"python-model"_s);
+    const CliRun download =
+        m_cluster.cli(User, {u"download"_s, u"--job_uuid=py-paddle"_s, u"--dest="_s + dest});
+    QVERIFY2(download.exitCode == 0, qPrintable(download.out + download.err));
+    QVERIFY(QFileInfo(dest + u"/pserver-0/model.npz"_s).size() > 0);
 }
 
 QTEST_GUILESS_MAIN(TestE2eSeedJobs)
