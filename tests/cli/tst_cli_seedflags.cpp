@@ -2,11 +2,14 @@
 // paddle job submit and elasticdl train|predict|evaluate, $HOME/.paddle/config. Real folders in a
 // QTemporaryDir; nothing is sent (tests/e2e/tst_e2e_seedjobs.cpp submits them to a real server).
 #include "argumentparser.h"
+#include "cliapplication.h"
+#include "console.h"
 #include "seed/elasticdljob.h"
 #include "seed/paddleconfig.h"
 #include "seed/paddlejob.h"
 #include "seed/resourcestring.h"
 
+#include <QBuffer>
 #include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
@@ -40,6 +43,9 @@ private slots:
     void paddleConfigForms();
     void paddleConfigErrors_data();
     void paddleConfigErrors();
+    void programNames();
+    void commandLineErrors_data();
+    void commandLineErrors();
 
 private:
     Result<SeedSubmission> paddle(const QStringList &arguments);
@@ -543,6 +549,87 @@ void TestCliSeedFlags::paddleConfigErrors()
     QVERIFY2(config.error().message.startsWith(u"/h/.paddle/config: "_s),
              qPrintable(config.error().message));
     QVERIFY2(config.error().message.contains(expected), qPrintable(config.error().message));
+}
+
+void TestCliSeedFlags::programNames()
+{
+    QCOMPARE(CliApplication::programFor(u"/usr/bin/paddle"_s), u"paddle"_s);
+    QCOMPARE(CliApplication::programFor(u"elasticdl"_s), u"elasticdl"_s);
+    QCOMPARE(CliApplication::programFor(u"./build/bin/ddlcli"_s), u"ddlcli"_s);
+    QCOMPARE(CliApplication::programFor(u"paddle2"_s), u"ddlcli"_s);
+}
+
+void TestCliSeedFlags::commandLineErrors_data()
+{
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QByteArray>("config");
+    QTest::addColumn<QString>("error");
+    const QByteArray none;
+    QTest::newRow("ddlcli job submit")
+        << u"ddlcli"_s << QStringList{u"job"_s, u"submit"_s, u"--base-image=i"_s} << none
+        << u"ddlcli: error: --package-path=DIR is missing: the folder with the trainer's code\n"_s;
+    // The Paddle client's older words: paddle train is job submit.
+    QTest::newRow("paddle train")
+        << u"paddle"_s << QStringList{u"train"_s, u"--package-path=quick_start"_s} << none
+        << u"paddle: error: --base-image=IMAGE is missing: the image the trainers run in (on "
+           "workers without a container runtime the tasks run in the worker's sandbox, and the "
+           "image is only recorded)\n"_s;
+    QTest::newRow("submit flag on list")
+        << u"paddle"_s << QStringList{u"job"_s, u"list"_s, u"--trainers=2"_s} << none
+        << u"paddle: error: --trainers belongs to job submit, not to job list; run ddlcli job "
+           "--help\n"_s;
+    QTest::newRow("unknown action")
+        << u"paddle"_s << QStringList{u"job"_s, u"frobnicate"_s} << none
+        << u"paddle: error: unknown job action 'frobnicate'; the actions are submit, list, "
+           "status, logs, kill, delete; run ddlcli job --help\n"_s;
+    QTest::newRow("status without name")
+        << u"paddle"_s << QStringList{u"job"_s, u"status"_s} << none
+        << u"paddle: error: job status needs the job's NAME (or uuid); run ddlcli job --help\n"_s;
+    QTest::newRow("config with http")
+        << u"paddle"_s << QStringList{u"job"_s, u"list"_s}
+        << QByteArray("apiVersion: v1\npaddleServer: http://cloud:8080\n")
+        << u"paddle: error: CONFIG: paddleServer is http://cloud:8080, but DDL servers speak "
+           "HTTPS only; write https://cloud:8080\n"_s;
+    QTest::newRow("elasticdl unknown strategy")
+        << u"elasticdl"_s
+        << QStringList{u"train"_s,
+                       u"--model_zoo=zoo"_s,
+                       u"--model_def=mnist.model.train"_s,
+                       u"--training_data=data"_s,
+                       u"--distribution_strategy=Horovod"_s}
+        << none
+        << u"elasticdl: error: --distribution_strategy=Horovod is not valid: expected one of "
+           "ParameterServerStrategy, AllreduceStrategy, Local\n"_s;
+}
+
+void TestCliSeedFlags::commandLineErrors()
+{
+    QFETCH(QString, program);
+    QFETCH(QStringList, arguments);
+    QFETCH(QByteArray, config);
+    QFETCH(QString, error);
+    QTemporaryDir configDir;
+    const QString configPath = configDir.filePath(u"paddle-config"_s);
+    if (!config.isEmpty())
+        write(configPath, config);
+    QBuffer in;
+    QBuffer out;
+    QBuffer err;
+    in.open(QIODevice::ReadOnly);
+    out.open(QIODevice::WriteOnly);
+    err.open(QIODevice::WriteOnly);
+    Console console(&in, &out, &err);
+    CliApplication cli(console, configDir.path(), program);
+    cli.setPaddleConfigPath(configPath);
+    // Relative paths start where the command runs.
+    const QString before = QDir::currentPath();
+    QDir::setCurrent(m_dir.path());
+    const int exitCode = cli.run(arguments);
+    QDir::setCurrent(before);
+    QCOMPARE(QString::fromUtf8(err.data()), QString(error).replace(u"CONFIG"_s, configPath));
+    QCOMPARE(exitCode, error.contains(u"http://"_s) ? 1 : 2);
+    QVERIFY(out.data().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestCliSeedFlags)
