@@ -116,9 +116,9 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
             spec = findLong(specs, name);
             if (!spec) {
                 if (const OptionSpec *guess = nearest(specs, name)) {
-                    return usageError(tr("unknown option %1 (did you mean %2?)")
-                                          .arg(shown, displayName(*guess)),
-                                      shown);
+                    return usageError(
+                        tr("unknown option %1 (did you mean %2?)").arg(shown, displayName(*guess)),
+                        shown);
                 }
             }
         } else {

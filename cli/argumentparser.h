@@ -29,8 +29,8 @@ struct OptionSpec
     bool takesValue() const { return !valueName.isEmpty(); }
 
     // An option that takes a value (or none, with an empty valueName), not required.
-    static OptionSpec make(const QString &name, const QString &valueName,
-                           const QString &description)
+    static OptionSpec
+    make(const QString &name, const QString &valueName, const QString &description)
     {
         OptionSpec spec;
         spec.name = name;

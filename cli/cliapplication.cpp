@@ -200,11 +200,10 @@ int CliApplication::run(const QStringList &arguments)
         return fail(error);
     }
     if (parsed->positional().size() > chosen->maxPositional()) {
-        return fail(
-            Error::make(ErrorCode::Usage,
-                        tr("unexpected argument '%1'; run %2 %3 --help")
-                            .arg(parsed->positional().value(chosen->maxPositional()),
-                                 m_programName, name)));
+        return fail(Error::make(
+            ErrorCode::Usage,
+            tr("unexpected argument '%1'; run %2 %3 --help")
+                .arg(parsed->positional().value(chosen->maxPositional()), m_programName, name)));
     }
 
     GlobalOptions options;
@@ -231,8 +230,8 @@ int CliApplication::run(const QStringList &arguments)
     CliContext context(m_console, options, m_configDirectory);
     if (Status loaded = context.load(); !loaded)
         return fail(loaded.error());
-    if (paddleConfig && !paddleConfig->username.isEmpty() && name != u"login"_s
-        && name != u"register"_s)
+    if (paddleConfig && !paddleConfig->username.isEmpty() && name != u"login"_s &&
+        name != u"register"_s)
         context.setExpectedUser(paddleConfig->username, paddleConfig->path);
     if (Status status = chosen->run(context, *parsed); !status)
         return fail(status.error());

@@ -27,7 +27,9 @@ public:
     static QString localDataFolder(const QString &dataDir, const QString &baseFolder);
 
     // Uploads a file as a blob with a progress bar labelled label (resumed after a refresh).
-    static Status uploadBlob(CliContext &context, const QString &label, const QString &path,
+    static Status uploadBlob(CliContext &context,
+                             const QString &label,
+                             const QString &path,
                              const QString &sha256);
     // Puts a folder on the server as a dataset manifest; the manifest's digest.
     static Result<QString> uploadDataset(CliContext &context, const QString &folder);

@@ -47,13 +47,13 @@ SeedSubmitter::submit(CliContext &context, const SeedSubmission &submission, Out
         console.printError(tr("warning: %1").arg(warning) + u'\n');
     // Unlike ddlcli submit, nothing here is a commit: say what was taken, also to scripts.
     console.printError(tr("Packaged the folder %1 as it is on disk, not a git commit (%2 files, "
-                           "%3; %4 left out); package sha256 %5")
-                            .arg(submission.packageFolder)
-                            .arg(package->fileCount)
-                            .arg(Output::humanSize(package->size),
-                                 skippedNames().join(u", "_s),
-                                 package->sha256.left(12)) +
-                        u'\n');
+                          "%3; %4 left out); package sha256 %5")
+                           .arg(submission.packageFolder)
+                           .arg(package->fileCount)
+                           .arg(Output::humanSize(package->size),
+                                skippedNames().join(u", "_s),
+                                package->sha256.left(12)) +
+                       u'\n');
     if (Status sent = SubmitCommand::uploadBlob(
             context, tr("code   "), package->archivePath, package->sha256);
         !sent) {

@@ -126,7 +126,8 @@ static void addDdlEnvironment(QJsonObject &env,
         task = QJsonObject{{QStringLiteral("type"), QStringLiteral("worker")},
                            {QStringLiteral("index"), taskIndex}};
     }
-    const QJsonObject tfConfig{{QStringLiteral("cluster"), cluster}, {QStringLiteral("task"), task}};
+    const QJsonObject tfConfig{{QStringLiteral("cluster"), cluster},
+                               {QStringLiteral("task"), task}};
     env.insert(QStringLiteral("DDL_WORKER_INDEX"), QString::number(taskIndex));
     env.insert(QStringLiteral("DDL_WORKER_COUNT"), QString::number(hosts.size()));
     env.insert(QStringLiteral("TF_CONFIG"),
@@ -199,8 +200,8 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         QJsonObject env = paiEnvironment(
             hosts, spec, row.value(u"email"_s).toString(), lease.role, lease.roleIndex);
         if (lease.kind == TaskLease::Kind::Ddl)
-            addDdlEnvironment(env, hosts, row.value(u"task_index"_s).toInt(), lease.role,
-                              lease.roleIndex);
+            addDdlEnvironment(
+                env, hosts, row.value(u"task_index"_s).toInt(), lease.role, lease.roleIndex);
         env.insert(u"PAI_CURRENT_CONTAINER_IP"_s, row.value(u"address"_s).toString());
         env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(lease.port));
         addOpenPaiEnvironment(env, m_db, jobId, lease.attempt, spec, lease.role, lease.port);

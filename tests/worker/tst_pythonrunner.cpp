@@ -213,7 +213,8 @@ void tst_PythonRunner::entryPointCallsModuleFunction()
     m_lease.env.insert(u"DDL_ENTRY_POINT"_s, u"zoo.iris.model.train"_s);
     const Outcome outcome = run(spec());
     QCOMPARE(outcome.exitCode, 0);
-    QVERIFY2(outcome.output.contains("train called with dataset output"), outcome.output.constData());
+    QVERIFY2(outcome.output.contains("train called with dataset output"),
+             outcome.output.constData());
 
     m_lease.env.insert(u"DDL_ENTRY_POINT"_s, u"zoo.iris.model.evaluate"_s);
     const Outcome missing = run(spec());
