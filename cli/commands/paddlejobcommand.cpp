@@ -48,8 +48,13 @@ Status PaddleJobCommand::run(CliContext &context, const ParsedArguments &argumen
     const QStringList words = arguments.positional();
     const QString action = words.value(0);
     if (action == u"submit"_s) {
-        if (words.size() != 1)
-            return usage(tr("job submit takes no NAME: give it with --job-name"));
+        if (words.size() != 1) {
+            // "--use-gpu true": the flag's value goes after '=', so the word stands alone.
+            return usage(tr("unexpected argument '%1': job submit takes no NAME (give it with "
+                            "--job-name), and --use-gpu takes its value after '=' "
+                            "(--use-gpu=true)")
+                             .arg(words.at(1)));
+        }
         Result<SeedSubmission> submission = PaddleJob::read(arguments, QDir::currentPath());
         if (!submission)
             return submission.error();

@@ -575,6 +575,14 @@ void TestCliSeedFlags::commandLineErrors_data()
         << u"paddle: error: --base-image=IMAGE is missing: the image the trainers run in (on "
            "workers without a container runtime the tasks run in the worker's sandbox, and the "
            "image is only recorded)\n"_s;
+    QTest::newRow("use-gpu with a separate value")
+        << u"paddle"_s
+        << QStringList{u"job"_s, u"submit"_s, u"--package-path=quick_start"_s, u"--use-gpu"_s,
+                       u"true"_s}
+        << none
+        << u"paddle: error: unexpected argument 'true': job submit takes no NAME (give it with "
+           "--job-name), and --use-gpu takes its value after '=' (--use-gpu=true); run ddlcli "
+           "job --help\n"_s;
     QTest::newRow("submit flag on list")
         << u"paddle"_s << QStringList{u"job"_s, u"list"_s, u"--trainers=2"_s} << none
         << u"paddle: error: --trainers belongs to job submit, not to job list; run ddlcli job "
