@@ -29,6 +29,31 @@ QString ElasticDlJob::modeName(Mode mode)
     return {};
 }
 
+QStringList ElasticDlJob::passedOnOptions()
+{
+    return {u"model_params"_s,
+            u"dataset_fn"_s,
+            u"loss"_s,
+            u"optimizer"_s,
+            u"eval_metrics_fn"_s,
+            u"callbacks"_s,
+            u"custom_data_reader"_s,
+            u"data_reader_params"_s,
+            u"learning_rate_scheduler"_s,
+            u"prediction_outputs_processor"_s,
+            u"num_minibatches_per_task"_s,
+            u"evaluation_steps"_s,
+            u"checkpoint_steps"_s,
+            u"checkpoint_dir"_s,
+            u"keep_checkpoint_max"_s,
+            u"checkpoint_dir_for_init"_s,
+            u"grads_to_wait"_s,
+            u"use_async"_s,
+            u"lr_staleness_modulation"_s,
+            u"log_loss_steps"_s,
+            u"tensorboard_log_dir"_s};
+}
+
 QList<OptionSpec> ElasticDlJob::options(Mode mode)
 {
     QList<OptionSpec> options{
@@ -84,6 +109,10 @@ QList<OptionSpec> ElasticDlJob::options(Mode mode)
                 << OptionSpec::make(role + u"_resource_limit"_s,
                                     u"cpu=1,memory=4096Mi,gpu=0"_s,
                                     tr("at least the request; books it when no request is given"));
+    }
+    for (const QString &name : passedOnOptions()) {
+        options << OptionSpec::make(
+            name, u"VALUE"_s, tr("passed on to the tasks as ELASTICDL_%1").arg(name.toUpper()));
     }
     // Kubernetes settings that ElasticDL users pass out of habit: read, then noted.
     for (const QString &name : {u"image_pull_policy"_s,
@@ -280,6 +309,11 @@ ElasticDlJob::read(Mode mode, const ParsedArguments &arguments, const QString &w
             return value.error();
         if (*value > 0)
             spec.jobEnvs.insert(u"ELASTICDL_"_s + flag.toUpper(), QString::number(*value));
+    }
+
+    for (const QString &name : passedOnOptions()) {
+        if (arguments.isSet(name))
+            spec.jobEnvs.insert(u"ELASTICDL_"_s + name.toUpper(), arguments.value(name));
     }
 
     const QString strategy =

@@ -17,6 +17,9 @@ public:
     static constexpr int DefaultMemoryMB = 2048;
 
     static QString modeName(Mode mode);
+    // ElasticDL's model and training parameters that DDL passes on to the tasks unread, each as
+    // ELASTICDL_<NAME> (--model_params → ELASTICDL_MODEL_PARAMS).
+    static QStringList passedOnOptions();
     static QList<OptionSpec> options(Mode mode);
     // Reads the flags; relative paths start at workDir. Nothing is sent.
     static Result<SeedSubmission>

@@ -171,6 +171,10 @@ def train(job_name=None, package_path=".", entry_point=None, module=None, traine
     if not email or password is None:
         raise ValueError("k8s_user and k8s_pssword are missing: your DDL account's email and "
                          "password")
+    if input is not None and not os.path.isdir(input) and not re.fullmatch(
+            r"(ddl://)?[A-Za-z0-9][A-Za-z0-9._-]{0,99}", str(input)):
+        raise ValueError(f"input={input!r}: expected a folder (there is none there) or the name "
+                         "of one of your datasets on the server")
     envs = {}
     for key, value in (env or {}).items():
         if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)):

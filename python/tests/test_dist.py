@@ -45,6 +45,7 @@ class ArgumentTests(unittest.TestCase):
             (dict(use_gpu=True, trainer_gpu=0), r"disagree"),
             (dict(env={"1X": "y"}), r"env key '1X'"),
             (dict(trainer_mem="lots"), r"trainer_mem='lots' is not valid"),
+            (dict(input="./no/such/folder"), r"input='./no/such/folder': expected a folder"),
             (dict(package_path="/nonexistent/x"), r"package_path='/nonexistent/x' is not a folder"),
         ]
         for extra, message in cases:

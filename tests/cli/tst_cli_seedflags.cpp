@@ -363,7 +363,9 @@ void TestCliSeedFlags::elasticDlParameterServers()
                    u"--ps_resource_limit=cpu=1,memory=512Mi"_s,
                    u"--job_name=mnist-train"_s,
                    u"--envs=A=1,B=2"_s,
-                   u"--image_pull_policy=Never"_s});
+                   u"--image_pull_policy=Never"_s,
+                   u"--model_params=hidden=16;lr=0.1"_s,
+                   u"--grads_to_wait=2"_s});
     QVERIFY2(read, qPrintable(read ? QString() : read.error().message));
     const JobSpec &spec = read->spec;
     QCOMPARE(spec.kind, JobSpec::Kind::Ddl);
@@ -374,6 +376,8 @@ void TestCliSeedFlags::elasticDlParameterServers()
     QCOMPARE(spec.jobEnvs.value(u"ELASTICDL_NUM_EPOCHS"_s).toString(), u"2"_s);
     QCOMPARE(spec.jobEnvs.value(u"ELASTICDL_MINIBATCH_SIZE"_s).toString(), u"64"_s);
     QCOMPARE(spec.jobEnvs.value(u"ELASTICDL_JOB_TYPE"_s).toString(), u"training_only"_s);
+    QCOMPARE(spec.jobEnvs.value(u"ELASTICDL_MODEL_PARAMS"_s).toString(), u"hidden=16;lr=0.1"_s);
+    QCOMPARE(spec.jobEnvs.value(u"ELASTICDL_GRADS_TO_WAIT"_s).toString(), u"2"_s);
     QCOMPARE(spec.jobEnvs.value(u"A"_s).toString(), u"1"_s);
     QCOMPARE(spec.jobEnvs.value(u"B"_s).toString(), u"2"_s);
     QCOMPARE(spec.taskRoles.size(), 2);
@@ -577,7 +581,10 @@ void TestCliSeedFlags::commandLineErrors_data()
            "image is only recorded)\n"_s;
     QTest::newRow("use-gpu with a separate value")
         << u"paddle"_s
-        << QStringList{u"job"_s, u"submit"_s, u"--package-path=quick_start"_s, u"--use-gpu"_s,
+        << QStringList{u"job"_s,
+                       u"submit"_s,
+                       u"--package-path=quick_start"_s,
+                       u"--use-gpu"_s,
                        u"true"_s}
         << none
         << u"paddle: error: unexpected argument 'true': job submit takes no NAME (give it with "
