@@ -1,5 +1,7 @@
 #include "argumentparser.h"
 
+#include <algorithm>
+
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::cli {
@@ -30,6 +32,40 @@ static const OptionSpec *findShort(const QList<OptionSpec> &specs, QChar name)
     return nullptr;
 }
 
+// Levenshtein distance, for "did you mean": option names are short, so O(n*m) is nothing.
+static qsizetype editDistance(const QString &a, const QString &b)
+{
+    QList<qsizetype> previous(b.size() + 1);
+    for (qsizetype j = 0; j <= b.size(); ++j)
+        previous[j] = j;
+    for (qsizetype i = 1; i <= a.size(); ++i) {
+        QList<qsizetype> current(b.size() + 1);
+        current[0] = i;
+        for (qsizetype j = 1; j <= b.size(); ++j) {
+            const qsizetype substitution = previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+            current[j] = std::min({previous[j] + 1, current[j - 1] + 1, substitution});
+        }
+        previous = current;
+    }
+    return previous[b.size()];
+}
+
+// The known option nearest to a mistyped one, when it is near enough to be what was meant.
+static const OptionSpec *nearest(const QList<OptionSpec> &specs, QStringView name)
+{
+    const QString wanted = normalisedName(name);
+    const OptionSpec *best = nullptr;
+    qsizetype bestDistance = std::max<qsizetype>(2, wanted.size() / 4) + 1;
+    for (const OptionSpec &spec : specs) {
+        const qsizetype distance = editDistance(wanted, normalisedName(spec.name));
+        if (distance < bestDistance) {
+            best = &spec;
+            bestDistance = distance;
+        }
+    }
+    return best;
+}
+
 static Error usageError(const QString &message, const QString &field = {})
 {
     return Error::make(ErrorCode::Usage, message, field);
@@ -37,6 +73,8 @@ static Error usageError(const QString &message, const QString &field = {})
 
 QString ArgumentParser::displayName(const OptionSpec &spec)
 {
+    if (spec.takesValue() && spec.valueOptional)
+        return u"--"_s + spec.name + u"[="_s + spec.valueName + u']';
     if (spec.takesValue())
         return u"--"_s + spec.name + u'=' + spec.valueName;
     return u"--"_s + spec.name;
@@ -63,12 +101,26 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
         std::optional<QString> inlineValue;
         if (argument.startsWith(u"--"_s)) {
             const QStringView body = QStringView(argument).mid(2);
-            const qsizetype equals = body.indexOf(u'=');
+            qsizetype equals = body.indexOf(u'=');
+            // "--base-image:IMAGE", as the Paddle seed writes it.
+            if (const qsizetype colon = body.indexOf(u':');
+                colon > 0 && (equals < 0 || colon < equals)) {
+                const OptionSpec *known = findLong(specs, body.left(colon));
+                if (known && known->takesValue())
+                    equals = colon;
+            }
             const QStringView name = equals < 0 ? body : body.left(equals);
             if (equals >= 0)
                 inlineValue = body.mid(equals + 1).toString();
             shown = u"--"_s + name.toString();
             spec = findLong(specs, name);
+            if (!spec) {
+                if (const OptionSpec *guess = nearest(specs, name)) {
+                    return usageError(
+                        tr("unknown option %1 (did you mean %2?)").arg(shown, displayName(*guess)),
+                        shown);
+                }
+            }
         } else {
             // "-f" or "-fVALUE"
             shown = argument.left(2);
@@ -84,6 +136,8 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
         if (spec->takesValue()) {
             if (inlineValue) {
                 value = *inlineValue;
+            } else if (spec->valueOptional) {
+                value = u"true"_s;
             } else if (i + 1 < arguments.size() && !arguments.at(i + 1).startsWith(u"--"_s)) {
                 value = arguments.at(++i);
             } else {
@@ -98,7 +152,10 @@ Result<ParsedArguments> ArgumentParser::parse(const QStringList &arguments,
         } else if (inlineValue) {
             return usageError(tr("%1 takes no value").arg(shown), spec->name);
         }
-        parsed.setValue(spec->name, value);
+        if (spec->repeatable)
+            parsed.addValue(spec->name, value);
+        else
+            parsed.setValue(spec->name, value);
     }
 
     for (const OptionSpec &spec : specs) {

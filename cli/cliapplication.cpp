@@ -5,20 +5,29 @@
 #include "commands/cancelcommand.h"
 #include "commands/datasetcommand.h"
 #include "commands/downloadcommand.h"
+#include "commands/elasticdlcommand.h"
 #include "commands/listcommand.h"
 #include "commands/logscommand.h"
+#include "commands/paddlejobcommand.h"
 #include "commands/progresscommand.h"
 #include "commands/submitcommand.h"
 #include "commands/versioncommand.h"
 #include "console.h"
+#include "seed/paddleconfig.h"
+
+#include <QFileInfo>
 
 using namespace Qt::Literals::StringLiterals;
 
 namespace ddl::cli {
 
-CliApplication::CliApplication(Console &console, const QString &configDirectory)
+CliApplication::CliApplication(Console &console,
+                               const QString &configDirectory,
+                               const QString &programName)
     : m_console(console)
     , m_configDirectory(configDirectory)
+    , m_programName(programName)
+    , m_paddleConfigPath(PaddleConfig::defaultPath())
 {
     m_commands.push_back(std::make_unique<RegisterCommand>());
     m_commands.push_back(std::make_unique<LoginCommand>());
@@ -30,6 +39,19 @@ CliApplication::CliApplication(Console &console, const QString &configDirectory)
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
+    // The seeds' command lines (docs/cli.md).
+    m_commands.push_back(std::make_unique<PaddleJobCommand>());
+    m_commands.push_back(std::make_unique<ElasticDlCommand>(ElasticDlJob::Mode::Train));
+    m_commands.push_back(std::make_unique<ElasticDlCommand>(ElasticDlJob::Mode::Predict));
+    m_commands.push_back(std::make_unique<ElasticDlCommand>(ElasticDlJob::Mode::Evaluate));
+}
+
+QString CliApplication::programFor(const QString &argv0)
+{
+    const QString name = QFileInfo(argv0).fileName();
+    if (name == u"paddle"_s || name == u"elasticdl"_s)
+        return name;
+    return u"ddlcli"_s;
 }
 
 CliApplication::~CliApplication() = default;
@@ -84,7 +106,7 @@ QString CliApplication::helpText() const
 
 QString CliApplication::commandHelp(const Command &command) const
 {
-    QString usage = u"ddlcli "_s + command.name();
+    QString usage = m_programName + u' ' + command.name();
     for (const OptionSpec &option : command.options()) {
         const QString name = ArgumentParser::displayName(option);
         usage += u' ' + (option.required ? name : u'[' + name + u']');
@@ -105,7 +127,7 @@ int CliApplication::fail(const Error &error)
                            "it fails the same way")
                       : tr("the command failed (%1)").arg(error.code);
     }
-    m_console.printError(u"ddlcli: error: "_s + message + u'\n');
+    m_console.printError(m_programName + u": error: "_s + message + u'\n');
     return error.is(ErrorCode::Usage) ? UsageError : Failure;
 }
 
@@ -116,6 +138,16 @@ int CliApplication::run(const QStringList &arguments)
     QStringList rest = arguments;
     if (index >= 0)
         rest.removeAt(index);
+    const bool paddle = m_programName == u"paddle"_s;
+    // The Paddle client's older words: paddle train|list|status|cancel are its job actions.
+    static const QHash<QString, QString> paddleWords{{u"train"_s, u"submit"_s},
+                                                     {u"list"_s, u"list"_s},
+                                                     {u"status"_s, u"status"_s},
+                                                     {u"cancel"_s, u"kill"_s}};
+    if (paddle && paddleWords.contains(name)) {
+        rest.prepend(paddleWords.value(name));
+        name = u"job"_s;
+    }
 
     if (name == u"help"_s) {
         // "ddlcli help [command]"
@@ -164,23 +196,43 @@ int CliApplication::run(const QStringList &arguments)
     const Result<ParsedArguments> parsed = ArgumentParser::parse(rest, specs);
     if (!parsed) {
         Error error = parsed.error();
-        error.message += u"; run ddlcli "_s + name + u" --help"_s;
+        error.message += u"; run "_s + m_programName + u' ' + name + u" --help"_s;
         return fail(error);
     }
     if (parsed->positional().size() > chosen->maxPositional()) {
-        return fail(
-            Error::make(ErrorCode::Usage,
-                        tr("unexpected argument '%1'; run ddlcli %2 --help")
-                            .arg(parsed->positional().value(chosen->maxPositional()), name)));
+        return fail(Error::make(
+            ErrorCode::Usage,
+            tr("unexpected argument '%1'; run %2 %3 --help")
+                .arg(parsed->positional().value(chosen->maxPositional()), m_programName, name)));
     }
 
     GlobalOptions options;
     options.server = parsed->value(u"server"_s);
     options.caCertificate = parsed->value(u"ca-cert"_s);
     options.trustFingerprint = parsed->value(u"trust-fingerprint"_s);
+    // The Paddle commands read $HOME/.paddle/config: its server after --server and DDL_SERVER,
+    // its username as the account they must run as.
+    std::optional<PaddleConfig> paddleConfig;
+    if (paddle || name == u"job"_s) {
+        Result<std::optional<PaddleConfig>> loaded = PaddleConfig::load(m_paddleConfigPath);
+        if (!loaded)
+            return fail(loaded.error());
+        paddleConfig = *loaded;
+    }
+    if (paddleConfig) {
+        if (options.server.isEmpty() && qEnvironmentVariableIsEmpty("DDL_SERVER"))
+            options.server = paddleConfig->server;
+        if (name == u"job"_s && parsed->positional().value(0) == u"submit"_s) {
+            for (const QString &note : paddleConfig->notes)
+                m_console.printError(tr("note: %1").arg(note) + u'\n');
+        }
+    }
     CliContext context(m_console, options, m_configDirectory);
     if (Status loaded = context.load(); !loaded)
         return fail(loaded.error());
+    if (paddleConfig && !paddleConfig->username.isEmpty() && name != u"login"_s &&
+        name != u"register"_s)
+        context.setExpectedUser(paddleConfig->username, paddleConfig->path);
     if (Status status = chosen->run(context, *parsed); !status)
         return fail(status.error());
     return Success;
@@ -192,7 +244,10 @@ int runMain(int argc, char **argv)
     QCoreApplication::setApplicationName(u"ddlcli"_s);
     QCoreApplication::setApplicationVersion(QStringLiteral(DDL_VERSION));
     std::unique_ptr<Console> console = Console::standard();
-    CliApplication cli(*console);
+    // `paddle` and `elasticdl` are links to ddlcli (docs/cli.md).
+    CliApplication cli(*console,
+                       ConfigStore::defaultDirectory(),
+                       CliApplication::programFor(QString::fromLocal8Bit(argv[0])));
     return cli.run(QCoreApplication::arguments().mid(1));
 }
 

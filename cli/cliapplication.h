@@ -23,7 +23,8 @@ public:
     enum ExitCode { Success = 0, Failure = 1, UsageError = 2 };
 
     explicit CliApplication(Console &console,
-                            const QString &configDirectory = ConfigStore::defaultDirectory());
+                            const QString &configDirectory = ConfigStore::defaultDirectory(),
+                            const QString &programName = QStringLiteral("ddlcli"));
     ~CliApplication();
 
     // arguments: without the program name.
@@ -35,11 +36,20 @@ public:
     QString commandHelp(const Command &command) const;
     const Command *command(const QString &name) const;
 
+    // The program ddlcli runs as, from the name it was started by: "paddle" and "elasticdl"
+    // (links to ddlcli) take the seeds' words; anything else is "ddlcli".
+    static QString programFor(const QString &argv0);
+
+    // Where `paddle` reads $HOME/.paddle/config (tests point it elsewhere).
+    void setPaddleConfigPath(const QString &path) { m_paddleConfigPath = path; }
+
 private:
     int fail(const Error &error);
 
     Console &m_console;
     QString m_configDirectory;
+    QString m_programName;
+    QString m_paddleConfigPath;
     std::vector<std::unique_ptr<Command>> m_commands;
 };
 

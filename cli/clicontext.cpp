@@ -266,6 +266,14 @@ Status CliContext::ensureSession()
         return Error::make(ErrorCode::NotLoggedIn,
                            tr("you are not logged in to %1; run ddlcli login").arg(key));
     }
+    if (!m_expectedUser.isEmpty() &&
+        session->email.compare(m_expectedUser, Qt::CaseInsensitive) != 0) {
+        return Error::make(ErrorCode::NotLoggedIn,
+                           tr("%1 names the user %2, but you are logged in to %3 as %4; log in "
+                              "as %2 (paddle login), or change username there")
+                               .arg(m_expectedUserOrigin, m_expectedUser, key, session->email),
+                           u"username"_s);
+    }
     return awaitSignIn([&] {
         m_account.resume(session->email,
                          {session->accessToken, session->refreshToken, session->accessExpiresAt});

@@ -43,6 +43,14 @@ public:
     // Reads config.json and credentials.json.
     Status load();
 
+    // The account the commands must run as (the username of $HOME/.paddle/config, named by
+    // origin in the error when the session is another account's).
+    void setExpectedUser(const QString &email, const QString &origin)
+    {
+        m_expectedUser = email;
+        m_expectedUserOrigin = origin;
+    }
+
     // The server URL and its key in the stores; an error saying how to name one when unknown.
     Result<QUrl> serverUrl();
     Result<QString> serverKey();
@@ -79,6 +87,8 @@ private:
     ConfigStore m_config;
     CredentialStore m_credentials;
     AccountSession m_account;
+    QString m_expectedUser;
+    QString m_expectedUserOrigin;
 };
 
 } // namespace ddl::cli

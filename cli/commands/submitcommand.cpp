@@ -82,8 +82,10 @@ static Error specError(const QString &path, const QList<SpecError> &errors)
                        errors.isEmpty() ? QString() : errors.first().field);
 }
 
-static Status
-upload(CliContext &context, const QString &label, const QString &path, const QString &sha256)
+Status SubmitCommand::uploadBlob(CliContext &context,
+                                 const QString &label,
+                                 const QString &path,
+                                 const QString &sha256)
 {
     ProgressBar bar(context.console(), label);
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
@@ -102,7 +104,7 @@ upload(CliContext &context, const QString &label, const QString &path, const QSt
 }
 
 // The dataset folder goes up as a manifest of blobs: only files the server lacks are sent.
-static Result<QString> uploadDataset(CliContext &context, const QString &folder)
+Result<QString> SubmitCommand::uploadDataset(CliContext &context, const QString &folder)
 {
     QString manifest;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
@@ -234,7 +236,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         payload.package = *package;
     }
     if (payload.package) {
-        if (Status sent = upload(
+        if (Status sent = uploadBlob(
                 context, tr("code   "), payload.package->archivePath, payload.package->sha256);
             !sent) {
             return sent;

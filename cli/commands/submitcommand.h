@@ -25,6 +25,14 @@ public:
     // The local folder an OpenPAI dataDir names, or an empty string when it is no local folder
     // (empty, a URL such as hdfs://..., or a path that does not exist here).
     static QString localDataFolder(const QString &dataDir, const QString &baseFolder);
+
+    // Uploads a file as a blob with a progress bar labelled label (resumed after a refresh).
+    static Status uploadBlob(CliContext &context,
+                             const QString &label,
+                             const QString &path,
+                             const QString &sha256);
+    // Puts a folder on the server as a dataset manifest; the manifest's digest.
+    static Result<QString> uploadDataset(CliContext &context, const QString &folder);
 };
 
 } // namespace ddl::cli

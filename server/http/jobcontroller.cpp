@@ -39,6 +39,17 @@ void JobController::registerRoutes(Router &router)
                  [this](const HttpRequest &request) {
                      return HttpReply::from(m_jobs.cancel(request.user(), request.arg(0)));
                  });
+    // The Paddle client's routes where they mean the same (docs/cli.md): its "submit a trainer
+    // job" is a submission, and its DELETE of a job cancels it (DDL keeps the stopped job).
+    router.route("POST", "/v1/trainer/job", Access::User, [this](const HttpRequest &request) {
+        Result<QJsonObject> body = RequestReader::jsonBody(request);
+        if (!body)
+            return HttpReply::error(body.error());
+        return HttpReply::from(m_jobs.submit(request.user(), *body), 201);
+    });
+    router.route("DELETE", "/v1/jobs/<arg>", Access::User, [this](const HttpRequest &request) {
+        return HttpReply::from(m_jobs.cancel(request.user(), request.arg(0)));
+    });
     router.route("GET", "/v1/jobs/<arg>/logs", Access::User,
                  [this](const HttpRequest &request, QSslSocket *socket) {
                      return logs(request, socket);

@@ -100,17 +100,34 @@ static QJsonObject paiEnvironment(const QList<TaskHost> &hosts,
 }
 
 // What main() of a DDL job's task is told of its peers: its rank, their number, and TF_CONFIG
-// for TensorFlow's MultiWorkerMirroredStrategy (every task's "address:port" in task order).
-static void addDdlEnvironment(QJsonObject &env, const QList<TaskHost> &hosts, int taskIndex)
+// for TensorFlow's MultiWorkerMirroredStrategy (every task's "address:port" in task order). A
+// job of several roles (ElasticDL's ParameterServerStrategy: "ps" and "worker") has each role
+// in the cluster, and the task's own role and index in it, as ParameterServerStrategy reads it.
+static void addDdlEnvironment(QJsonObject &env,
+                              const QList<TaskHost> &hosts,
+                              int taskIndex,
+                              const QString &role,
+                              int roleIndex)
 {
-    QJsonArray workers;
-    for (const TaskHost &host : hosts)
-        workers.append(host.hostPort);
-    const QJsonObject tfConfig{
-        {QStringLiteral("cluster"), QJsonObject{{QStringLiteral("worker"), workers}}},
-        {QStringLiteral("task"),
-         QJsonObject{{QStringLiteral("type"), QStringLiteral("worker")},
-                     {QStringLiteral("index"), taskIndex}}}};
+    QJsonObject cluster;
+    bool severalRoles = false;
+    for (const TaskHost &host : hosts) {
+        severalRoles = severalRoles || host.role != hosts.first().role;
+        QJsonArray members = cluster.value(host.role).toArray();
+        members.append(host.hostPort);
+        cluster.insert(host.role, members);
+    }
+    QJsonObject task{{QStringLiteral("type"), role}, {QStringLiteral("index"), roleIndex}};
+    if (!severalRoles) {
+        QJsonArray workers;
+        for (const TaskHost &host : hosts)
+            workers.append(host.hostPort);
+        cluster = QJsonObject{{QStringLiteral("worker"), workers}};
+        task = QJsonObject{{QStringLiteral("type"), QStringLiteral("worker")},
+                           {QStringLiteral("index"), taskIndex}};
+    }
+    const QJsonObject tfConfig{{QStringLiteral("cluster"), cluster},
+                               {QStringLiteral("task"), task}};
     env.insert(QStringLiteral("DDL_WORKER_INDEX"), QString::number(taskIndex));
     env.insert(QStringLiteral("DDL_WORKER_COUNT"), QString::number(hosts.size()));
     env.insert(QStringLiteral("TF_CONFIG"),
@@ -183,7 +200,8 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         QJsonObject env = paiEnvironment(
             hosts, spec, row.value(u"email"_s).toString(), lease.role, lease.roleIndex);
         if (lease.kind == TaskLease::Kind::Ddl)
-            addDdlEnvironment(env, hosts, row.value(u"task_index"_s).toInt());
+            addDdlEnvironment(
+                env, hosts, row.value(u"task_index"_s).toInt(), lease.role, lease.roleIndex);
         env.insert(u"PAI_CURRENT_CONTAINER_IP"_s, row.value(u"address"_s).toString());
         env.insert(u"PAI_CURRENT_CONTAINER_PORT"_s, QString::number(lease.port));
         addOpenPaiEnvironment(env, m_db, jobId, lease.attempt, spec, lease.role, lease.port);

@@ -80,9 +80,10 @@ bool isInside(const QString &path, const QString &root)
 class FolderScanner
 {
 public:
-    explicit FolderScanner(const QString &root)
+    FolderScanner(const QString &root, const QStringList &skippedNames)
         : m_root(root)
         , m_canonicalRoot(QFileInfo(root).canonicalFilePath())
+        , m_skippedNames(skippedNames)
     {
     }
 
@@ -104,6 +105,8 @@ public:
                     .entryInfoList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden |
                                    QDir::System);
             for (const QFileInfo &child : children) {
+                if (m_skippedNames.contains(child.fileName()))
+                    continue;
                 const QString relative = relativeDir.isEmpty()
                                              ? child.fileName()
                                              : relativeDir + u'/' + child.fileName();
@@ -162,6 +165,7 @@ private:
 
     QString m_root;
     QString m_canonicalRoot;
+    QStringList m_skippedNames;
     QList<Item> m_items;
     QStringList m_warnings;
 };
@@ -218,7 +222,7 @@ Result<ArchiveInfo> DirectoryArchiver::archive(const QString &folder,
                                           "write it somewhere else")
                                .arg(archivePath, folder));
 
-    FolderScanner scanner(root);
+    FolderScanner scanner(root, m_skippedNames);
     if (const Status scanned = scanner.scan(); !scanned)
         return scanned.error();
 

@@ -26,6 +26,12 @@ class DirectoryArchiver
 public:
     // Writes folder's contents (not the folder itself) to archivePath, which must lie outside it.
     Result<ArchiveInfo> archive(const QString &folder, const QString &archivePath) const;
+
+    // Entries with one of these names, at any depth, are left out (".git" of a code folder).
+    void setSkippedNames(const QStringList &names) { m_skippedNames = names; }
+
+private:
+    QStringList m_skippedNames;
 };
 
 } // namespace ddl

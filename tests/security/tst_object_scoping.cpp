@@ -255,6 +255,8 @@ void tst_ObjectScoping::jobsOfAnotherUser_data()
                                    << QByteArray("/artifacts/file?path=model/weights.bin")
                                    << QByteArray("private model weights");
     QTest::newRow("cancel") << QByteArray("POST") << QByteArray("/cancel") << QByteArray();
+    // The Paddle client's DELETE /v1/jobs/<name>, a cancel.
+    QTest::newRow("delete") << QByteArray("DELETE") << QByteArray() << QByteArray();
 }
 
 void tst_ObjectScoping::jobsOfAnotherUser()

@@ -5,6 +5,7 @@
 
 #include "jobspec/jobspecparser.h"
 
+#include <QJsonArray>
 #include <QSet>
 #include <QUuid>
 
@@ -25,6 +26,7 @@ private slots:
     void submissionNeedsOwnBlobs_data();
     void submissionNeedsOwnBlobs();
     void otherUserSeesNothing();
+    void paddleSeedRoutes();
 };
 
 void tst_ApiJobs::submitGetCancel()
@@ -85,6 +87,39 @@ void tst_ApiJobs::submitGetCancel()
 
     VERIFY_ERROR(
         post(QStringLiteral("/v1/jobs/%1/cancel").arg(uuid), m_alice, {}), 409, "conflict");
+}
+
+// The Paddle client's REST routes: POST /v1/trainer/job submits, DELETE /v1/jobs/<name> stops
+// the job (owner-scoped, like every job route).
+void tst_ApiJobs::paddleSeedRoutes()
+{
+    const QString sha256 = uploadBlob(m_alice, someBytes("paddleSeedRoutes", 3000));
+    QJsonObject spec{
+        {QStringLiteral("kind"), QStringLiteral("openpai")},
+        {QStringLiteral("jobName"), QStringLiteral("paddle-alias")},
+        {QStringLiteral("image"), QStringLiteral("python3")},
+        {QStringLiteral("taskRoles"),
+         QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("trainer")},
+                                {QStringLiteral("taskNumber"), 1},
+                                {QStringLiteral("cpuNumber"), 1},
+                                {QStringLiteral("memoryMB"), 512},
+                                {QStringLiteral("gpuNumber"), 0},
+                                {QStringLiteral("command"), QStringLiteral("true")}}}}};
+    const Answer submitted =
+        post(QStringLiteral("/v1/trainer/job"), m_alice, submission(spec, sha256));
+    VERIFY_STATUS(submitted, 201);
+    const QString uuid = submitted.json().value(QLatin1String("uuid")).toString();
+    m_jobsToCancel.append({m_alice, uuid});
+    QCOMPARE(job(m_alice, QStringLiteral("paddle-alias")).value(QLatin1String("uuid")).toString(),
+             uuid);
+
+    VERIFY_ERROR(send("DELETE", QStringLiteral("/v1/jobs/paddle-alias"), m_bob), 404, "not_found");
+    const Answer deleted = send("DELETE", QStringLiteral("/v1/jobs/paddle-alias"), m_alice);
+    VERIFY_STATUS(deleted, 200);
+    QCOMPARE(deleted.json().value(QLatin1String("state")).toString(), QStringLiteral("STOPPED"));
+    QCOMPARE(job(m_alice, uuid).value(QLatin1String("state")).toString(),
+             QStringLiteral("STOPPED"));
+    VERIFY_ERROR(send("DELETE", QStringLiteral("/v1/jobs/paddle-alias"), m_alice), 409, "conflict");
 }
 
 void tst_ApiJobs::listPagesAndFilters_data()

@@ -152,6 +152,7 @@ private slots:
     void roundTrip();
     void reproducible();
     void archiveInsideFolderRefused();
+    void skippedNamesLeftOutAtAnyDepth();
     void extractsSafeArchive();
     void rejectsUnsafeArchive_data();
     void rejectsUnsafeArchive();
@@ -269,6 +270,48 @@ void tst_Archive::reproducible()
         DirectoryArchiver().archive(source, tmp.filePath(QStringLiteral("3.tar.zst")));
     QVERIFY(third.ok());
     QVERIFY(third->sha256 != first->sha256);
+}
+
+// A code folder sent as it is (paddle --package-path): its .git and __pycache__ folders are left
+// out wherever they are, and what changes in them changes nothing in the package.
+void tst_Archive::skippedNamesLeftOutAtAnyDepth()
+{
+    QTemporaryDir tmp;
+    QVERIFY(tmp.isValid());
+    const QString source = tmp.filePath(QStringLiteral("code"));
+    QVERIFY(QDir().mkpath(source + u"/.git/objects"));
+    QVERIFY(QDir().mkpath(source + u"/pkg/__pycache__"));
+    QVERIFY(writeFile(source + u"/train.py", "print('train')\n"));
+    QVERIFY(writeFile(source + u"/.git/HEAD", "ref: refs/heads/main\n"));
+    QVERIFY(writeFile(source + u"/pkg/model.py", "x = 1\n"));
+    QVERIFY(writeFile(source + u"/pkg/__pycache__/model.cpython-311.pyc", "bytes"));
+    QVERIFY(writeFile(source + u"/pkg/.gitignore", "__pycache__/\n"));
+
+    DirectoryArchiver archiver;
+    archiver.setSkippedNames({QStringLiteral(".git"), QStringLiteral("__pycache__")});
+    const Result<ArchiveInfo> first =
+        archiver.archive(source, tmp.filePath(QStringLiteral("1.tar.zst")));
+    QVERIFY2(first.ok(), qPrintable(first.ok() ? QString() : first.error().message));
+    QCOMPARE(first->fileCount, 3);
+    const QString target = tmp.filePath(QStringLiteral("out"));
+    QVERIFY(ArchiveExtractor().extract(first->archivePath, target).ok());
+    QCOMPARE(listTree(target),
+             (QStringList{QStringLiteral("pkg"),
+                          QStringLiteral("pkg/.gitignore"),
+                          QStringLiteral("pkg/model.py"),
+                          QStringLiteral("train.py")}));
+
+    QVERIFY(writeFile(source + u"/.git/HEAD", "ref: refs/heads/other\n"));
+    QVERIFY(writeFile(source + u"/pkg/__pycache__/other.pyc", "more"));
+    const Result<ArchiveInfo> second =
+        archiver.archive(source, tmp.filePath(QStringLiteral("2.tar.zst")));
+    QVERIFY(second.ok());
+    QCOMPARE(second->sha256, first->sha256);
+    // Without the names, everything goes.
+    const Result<ArchiveInfo> all =
+        DirectoryArchiver().archive(source, tmp.filePath(QStringLiteral("3.tar.zst")));
+    QVERIFY(all.ok());
+    QCOMPARE(all->fileCount, 6);
 }
 
 void tst_Archive::archiveInsideFolderRefused()

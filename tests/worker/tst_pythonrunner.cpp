@@ -44,6 +44,7 @@ private slots:
     void exceptionPrintsTracebackAndExitsOne();
     void systemExitKeepsItsCode();
     void missingMainFunction();
+    void entryPointCallsModuleFunction();
     void outputStreamsWhileRunning();
     void openpaiCommandRunsInCodeFolder();
     void openpaiCommandGetsACleanEnvironment();
@@ -195,6 +196,36 @@ void tst_PythonRunner::missingMainFunction()
     const Outcome noFile = run(spec());
     QCOMPARE(noFile.exitCode, 1);
     QVERIFY(noFile.output.contains("the package has no main.py"));
+}
+
+// ElasticDL's --model_def: DDL_ENTRY_POINT=module.function is called instead of main.main, with
+// the same two folders; no main.py is needed.
+void tst_PythonRunner::entryPointCallsModuleFunction()
+{
+    QVERIFY(QDir().mkpath(m_paths.codeDir + u"/zoo/iris"_s));
+    writeFile(m_paths.codeDir + u"/zoo/__init__.py"_s, "");
+    writeFile(m_paths.codeDir + u"/zoo/iris/__init__.py"_s, "");
+    writeFile(m_paths.codeDir + u"/zoo/iris/model.py"_s,
+              "import os\n"
+              "def train(dataset_dir, model_output_dir):\n"
+              "    print('train called with', os.path.basename(dataset_dir),\n"
+              "          os.path.basename(model_output_dir))\n");
+    m_lease.env.insert(u"DDL_ENTRY_POINT"_s, u"zoo.iris.model.train"_s);
+    const Outcome outcome = run(spec());
+    QCOMPARE(outcome.exitCode, 0);
+    QVERIFY2(outcome.output.contains("train called with dataset output"),
+             outcome.output.constData());
+
+    m_lease.env.insert(u"DDL_ENTRY_POINT"_s, u"zoo.iris.model.evaluate"_s);
+    const Outcome missing = run(spec());
+    QCOMPARE(missing.exitCode, 1);
+    QVERIFY2(missing.output.contains("zoo/iris/model.py defines no function evaluate("),
+             missing.output.constData());
+
+    m_lease.env.insert(u"DDL_ENTRY_POINT"_s, u"train"_s);
+    const Outcome bare = run(spec());
+    QCOMPARE(bare.exitCode, 1);
+    QVERIFY2(bare.output.contains("is not module.function"), bare.output.constData());
 }
 
 void tst_PythonRunner::outputStreamsWhileRunning()

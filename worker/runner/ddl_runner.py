@@ -2,8 +2,10 @@
 
 Usage: python -u ddl_runner.py CODE_DIR DATASET_DIR MODEL_OUTPUT_DIR
 
-Imports main.py from the package root and calls main(dataset_dir, model_output_dir). An
-exception prints its traceback to stderr and ends the task with exit code 1.
+Imports main.py from the package root and calls main(dataset_dir, model_output_dir); a job
+whose environment has DDL_ENTRY_POINT=module.function (ElasticDL's --model_def) has that
+function called instead, its module imported from the package root. An exception prints its
+traceback to stderr and ends the task with exit code 1.
 """
 import importlib
 import os
@@ -19,16 +21,26 @@ def run(argv):
     # The package root replaces the runner's own folder at the head of the import path.
     sys.path[0] = code_dir
     os.chdir(code_dir)
-    if not os.path.isfile(os.path.join(code_dir, "main.py")):
-        print("ddl-runner: the package has no main.py at its root; a DDL job needs a main.py "
-              "that defines main(dataset_dir, model_output_dir)", file=sys.stderr)
-        return 1
-    try:
-        module = importlib.import_module("main")
-        entry = getattr(module, "main", None)
-        if not callable(entry):
-            print("ddl-runner: main.py defines no function main(dataset_dir, model_output_dir)",
+    entry_point = os.environ.get("DDL_ENTRY_POINT", "")
+    if entry_point:
+        module_name, _, function_name = entry_point.rpartition(".")
+        if not module_name or not function_name:
+            print(f"ddl-runner: DDL_ENTRY_POINT={entry_point!r} is not module.function",
                   file=sys.stderr)
+            return 1
+    else:
+        module_name, function_name = "main", "main"
+        if not os.path.isfile(os.path.join(code_dir, "main.py")):
+            print("ddl-runner: the package has no main.py at its root; a DDL job needs a main.py "
+                  "that defines main(dataset_dir, model_output_dir)", file=sys.stderr)
+            return 1
+    try:
+        module = importlib.import_module(module_name)
+        entry = getattr(module, function_name, None)
+        if not callable(entry):
+            source = module_name.replace(".", "/") + ".py"
+            print(f"ddl-runner: {source} defines no function "
+                  f"{function_name}(dataset_dir, model_output_dir)", file=sys.stderr)
             return 1
         entry(dataset_dir, output_dir)
     except SystemExit:

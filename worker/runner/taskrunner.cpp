@@ -261,7 +261,8 @@ void TaskRunner::launch()
         m_log->appendLine(u"sandbox: "_s + m_services.sandbox.describe(m_services.sandboxPolicy));
     }
     if (m_lease.kind == TaskLease::Kind::Ddl)
-        m_log->appendLine(u"running main(dataset_dir, model_output_dir) of main.py with %1"_s.arg(
+        m_log->appendLine(u"running %1(dataset_dir, model_output_dir) with %2"_s.arg(
+            m_lease.env.value(u"DDL_ENTRY_POINT"_s, u"main.main"_s),
             runsInContainer() ? u"the image's python3"_s : m_python));
     else
         m_log->appendLine(u"running: %1"_s.arg(m_lease.command));
