@@ -1119,6 +1119,19 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <source>Project folder:</source>
         <translation>Projektordner:</translation>
     </message>
+    <message>
+        <source>%1 has errors; fix them (ddlcli submit reads the same file):
+%2</source>
+        <translation>%1 enthält Fehler; beheben Sie sie (ddlcli submit liest dieselbe Datei):
+%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Read %1: job %2, %n task(s), dataset %3.</source>
+        <translation>
+            <numerusform>%1 gelesen: Job %2, %n Task, Datensatz %3.</numerusform>
+            <numerusform>%1 gelesen: Job %2, %n Tasks, Datensatz %3.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::ResourcesPage</name>
@@ -1157,6 +1170,38 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message>
         <source>Retries:</source>
         <translation>Wiederholungen:</translation>
+    </message>
+    <message>
+        <source>for example: python3 train.py --epochs 10</source>
+        <translation>zum Beispiel: python3 train.py --epochs 10</translation>
+    </message>
+    <message>
+        <source>not used: DDL calls main(dataset_dir, model_output_dir) in main.py</source>
+        <translation>nicht verwendet: DDL ruft main(dataset_dir, model_output_dir) in main.py auf</translation>
+    </message>
+    <message>
+        <source>DDL project: main() in main.py</source>
+        <translation>DDL-Projekt: main() in main.py</translation>
+    </message>
+    <message>
+        <source>Command (as OpenPAI runs it)</source>
+        <translation>Befehl (wie OpenPAI ihn ausführt)</translation>
+    </message>
+    <message>
+        <source>Runs:</source>
+        <translation>Führt aus:</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>Befehl:</translation>
+    </message>
+    <message>
+        <source>A DDL project needs its folder: go back to the first page and choose it, or run a command instead.</source>
+        <translation>Ein DDL-Projekt braucht seinen Ordner: Gehen Sie zur ersten Seite zurück und wählen Sie ihn, oder führen Sie stattdessen einen Befehl aus.</translation>
+    </message>
+    <message>
+        <source>Write the command each task runs, or choose a DDL project.</source>
+        <translation>Geben Sie den Befehl ein, den jeder Task ausführt, oder wählen Sie ein DDL-Projekt.</translation>
     </message>
 </context>
 <context>

@@ -1104,6 +1104,18 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <source>Project folder:</source>
         <translation>项目文件夹：</translation>
     </message>
+    <message>
+        <source>%1 has errors; fix them (ddlcli submit reads the same file):
+%2</source>
+        <translation>%1 有错误；请修正（ddlcli submit 读取同一文件）：
+%2</translation>
+    </message>
+    <message numerus="yes">
+        <source>Read %1: job %2, %n task(s), dataset %3.</source>
+        <translation>
+            <numerusform>已读取 %1：作业 %2，%n 个任务，数据集 %3。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::ResourcesPage</name>
@@ -1142,6 +1154,38 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
     <message>
         <source>Retries:</source>
         <translation>重试次数：</translation>
+    </message>
+    <message>
+        <source>for example: python3 train.py --epochs 10</source>
+        <translation>例如：python3 train.py --epochs 10</translation>
+    </message>
+    <message>
+        <source>not used: DDL calls main(dataset_dir, model_output_dir) in main.py</source>
+        <translation>不使用：DDL 调用 main.py 中的 main(dataset_dir, model_output_dir)</translation>
+    </message>
+    <message>
+        <source>DDL project: main() in main.py</source>
+        <translation>DDL 项目：main.py 中的 main()</translation>
+    </message>
+    <message>
+        <source>Command (as OpenPAI runs it)</source>
+        <translation>命令（按 OpenPAI 的方式运行）</translation>
+    </message>
+    <message>
+        <source>Runs:</source>
+        <translation>运行：</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>命令：</translation>
+    </message>
+    <message>
+        <source>A DDL project needs its folder: go back to the first page and choose it, or run a command instead.</source>
+        <translation>DDL 项目需要其文件夹：请返回第一页选择它，或改为运行命令。</translation>
+    </message>
+    <message>
+        <source>Write the command each task runs, or choose a DDL project.</source>
+        <translation>请填写每个任务运行的命令，或选择 DDL 项目。</translation>
     </message>
 </context>
 <context>

@@ -5,6 +5,7 @@
 #include "console.h"
 #include "datasetcommand.h"
 #include "jobspec/jobspecparser.h"
+#include "jobspec/projectconfig.h"
 #include "progressbar.h"
 #include "projectfolder.h"
 
@@ -12,7 +13,6 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonValue>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 
 using namespace Qt::Literals::StringLiterals;
@@ -45,14 +45,6 @@ QList<OptionSpec> SubmitCommand::options() const
          {},
          false},
         outputOption()};
-}
-
-QString SubmitCommand::defaultJobName(const QString &folderName)
-{
-    static const QRegularExpression invalid(u"[^A-Za-z0-9._~-]+"_s);
-    QString name = folderName;
-    name.replace(invalid, u"-"_s);
-    return name;
 }
 
 QString SubmitCommand::localDataFolder(const QString &dataDir, const QString &baseFolder)
@@ -166,10 +158,11 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     else if (!openPai || !opened.error().is(ErrorCode::NotARepository))
         return opened.error();
 
-    const QString defaultName = defaultJobName(QFileInfo(projectFolder).fileName());
+    // A task.yaml is read as the desktop's wizard reads it (ProjectConfig).
+    const ProjectConfig taskConfig =
+        openPai ? ProjectConfig() : ProjectConfig::fromTaskYaml(configText, projectFolder);
     const SpecParseResult parsed =
-        openPai ? JobSpecParser::parsePaiConfigDetailed(configText)
-                : JobSpecParser::parseTaskYamlDetailed(configText, defaultName);
+        openPai ? JobSpecParser::parsePaiConfigDetailed(configText) : taskConfig.parsed;
     if (!parsed.ok())
         return specError(configPath, parsed.errors);
     const JobSpec &spec = *parsed.spec;
@@ -186,15 +179,9 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     if (openPai) {
         datasetFolder = localDataFolder(spec.dataDir, projectFolder);
     } else {
-        const QFileInfo location(QDir(projectFolder), spec.datasetLocation);
-        if (!location.isDir()) {
-            return Error::make(ErrorCode::NotFound,
-                               tr("job_data.dataset.dataset_location: %1 is not a folder (a "
-                                  "relative path starts at the folder ddlcli runs in, %2)")
-                                   .arg(location.absoluteFilePath(), projectFolder),
-                               u"job_data.dataset.dataset_location"_s);
-        }
-        datasetFolder = location.canonicalFilePath();
+        if (Status found = taskConfig.checkDatasetFolder(); !found)
+            return found;
+        datasetFolder = QFileInfo(taskConfig.datasetFolder).canonicalFilePath();
     }
 
     // Everything that can be refused locally is refused before anything is sent.

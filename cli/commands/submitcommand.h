@@ -21,7 +21,6 @@ public:
     Status run(CliContext &context, const ParsedArguments &arguments) override;
 
     // A job name made from a folder name: characters a job name may not hold become '-'.
-    static QString defaultJobName(const QString &folderName);
     // The local folder an OpenPAI dataDir names, or an empty string when it is no local folder
     // (empty, a URL such as hdfs://..., or a path that does not exist here).
     static QString localDataFolder(const QString &dataDir, const QString &baseFolder);

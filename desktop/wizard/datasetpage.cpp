@@ -158,10 +158,15 @@ void DatasetPage::listServerDatasets()
 void DatasetPage::initializePage()
 {
     listServerDatasets();
-    // A DDL project usually keeps its data in ./data: offer it.
+    // The project's task.yaml names its dataset; without one, a DDL project usually keeps its
+    // data in ./data: offer that.
+    const auto *submit = static_cast<const SubmitWizard *>(wizard());
     const QString project = field(u"folder"_s).toString();
-    if (m_folder->path().isEmpty() && !project.isEmpty() && QDir(project).exists(u"data"_s))
+    if (!submit->projectDatasetFolder().isEmpty() && m_shownGeneration != submit->specGeneration())
+        m_folder->setPath(submit->projectDatasetFolder());
+    else if (m_folder->path().isEmpty() && !project.isEmpty() && QDir(project).exists(u"data"_s))
         m_folder->setPath(QDir(project).filePath(u"data"_s));
+    m_shownGeneration = submit->specGeneration();
     measure();
 }
 

@@ -48,6 +48,7 @@ private:
     bool m_listed = false;
     int m_planCount = 0;
     int m_generation = 0;
+    int m_shownGeneration = -1; // the wizard's job whose dataset folder was offered
 };
 
 } // namespace ddl::desktop

@@ -15,6 +15,9 @@ class ProjectPage : public QWizardPage
 public:
     ProjectPage(bool needsRepository, QWidget *parent = nullptr);
     bool isComplete() const override;
+    // Reads the project's task.yaml (as ddlcli does): refused with its errors shown, or its
+    // job taken into the wizard.
+    bool validatePage() override;
     int nextId() const override;
     FolderField *folderField() const { return m_folder; }
 
@@ -26,6 +29,7 @@ private:
 
     FolderField *m_folder;
     QLabel *m_label;
+    QLabel *m_config; // what the task.yaml said, or what is wrong with it
     bool m_needsRepository;
 };
 

@@ -18,6 +18,7 @@ SubmitWizard::SubmitWizard(ApiClient *client, const JobSpec &spec, QWidget *pare
     : QWizard(parent)
     , m_client(client)
     , m_spec(spec)
+    , m_startSpec(spec)
 {
     setWindowTitle(tr("Submit a job"));
     setOption(QWizard::NoBackButtonOnLastPage);
@@ -44,9 +45,22 @@ ApiClient *SubmitWizard::client() const
     return m_client;
 }
 
+void SubmitWizard::applyProjectConfig(const JobSpec &spec, const QString &datasetFolder)
+{
+    m_spec = spec;
+    m_projectDatasetFolder = datasetFolder;
+    ++m_specGeneration;
+}
+
+void SubmitWizard::clearProjectConfig()
+{
+    applyProjectConfig(m_startSpec, QString());
+}
+
 JobSpec SubmitWizard::finalSpec() const
 {
     JobSpec spec = m_spec;
+    spec.kind = JobSpec::Kind(field(u"kind"_s).toInt());
     spec.jobName = field(u"jobName"_s).toString().trimmed();
     spec.retryCount = field(u"retries"_s).toInt();
     if (spec.taskRoles.isEmpty()) {
@@ -59,6 +73,9 @@ JobSpec SubmitWizard::finalSpec() const
     role.gpuNumber = field(u"gpus"_s).toInt();
     role.cpuNumber = field(u"cpus"_s).toInt();
     role.memoryMB = field(u"memory"_s).toInt();
+    // A DDL job runs main.py's main(); a command is what an OpenPAI job runs.
+    role.command = spec.kind == JobSpec::Kind::Ddl ? QString()
+                                                   : field(u"command"_s).toString().trimmed();
     return spec;
 }
 

@@ -25,6 +25,15 @@ public:
 
     ApiClient *client() const;
     JobSpec &spec() { return m_spec; }
+    // The project's task.yaml, read as ddlcli reads it: its job replaces the one the wizard
+    // started from, and its dataset_location is the dataset folder offered.
+    void applyProjectConfig(const JobSpec &spec, const QString &datasetFolder);
+    // A project without one: back to the job the wizard started from.
+    void clearProjectConfig();
+    QString projectDatasetFolder() const { return m_projectDatasetFolder; }
+    // Changes each time the job to start from changes (a task.yaml read): pages that showed
+    // the old one show the new one.
+    int specGeneration() const { return m_specGeneration; }
     // The spec as the review shows it: the base spec with the resources page applied.
     JobSpec finalSpec() const;
     QString submittedUuid() const { return m_uuid; }
@@ -41,6 +50,9 @@ private:
 
     QPointer<ApiClient> m_client;
     JobSpec m_spec;
+    const JobSpec m_startSpec;
+    QString m_projectDatasetFolder;
+    int m_specGeneration = 0;
     QString m_uuid;
 };
 

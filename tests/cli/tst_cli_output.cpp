@@ -3,6 +3,7 @@
 #include "commands/logscommand.h"
 #include "commands/submitcommand.h"
 #include "console.h"
+#include "jobspec/projectconfig.h"
 #include "outputformat.h"
 #include "progressbar.h"
 
@@ -319,7 +320,7 @@ void TestCliOutput::defaultJobName()
 {
     QFETCH(QString, folder);
     QFETCH(QString, name);
-    QCOMPARE(SubmitCommand::defaultJobName(folder), name);
+    QCOMPARE(ddl::ProjectConfig::defaultJobName(folder), name);
 }
 
 void TestCliOutput::localDataFolder()

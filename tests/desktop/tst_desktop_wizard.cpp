@@ -11,6 +11,7 @@
 #include "wizard/reviewpage.h"
 #include "wizard/submitwizard.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QFileInfo>
@@ -20,6 +21,7 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeWidget>
@@ -54,6 +56,7 @@ class TestDesktopWizard : public QObject
 private slots:
     void dirtyTreeRefusedThenCommitted();
     void reviewRefusesInvalidJob();
+    void projectTaskYamlIsTheJob();
     void foldersDraggedOntoPages();
     void folderDragInspectedOnce();
 
@@ -134,6 +137,72 @@ void TestDesktopWizard::reviewRefusesInvalidJob()
     wizard.next(); // refused: stays on the review
     QCOMPARE(wizard.currentId(), int(SubmitWizard::ReviewPage));
     QVERIFY(wizard.findChild<QLabel *>(u"reviewProblems"_s)->text().startsWith(u"jobName"_s));
+}
+
+// A project with a task.yaml: the wizard submits the job ddlcli submit would from that folder
+// (its name, dataset_location, worker_required), shows the kind and command to change, and
+// refuses a task.yaml with errors on the first page, naming the field.
+void TestDesktopWizard::projectTaskYamlIsTheJob()
+{
+    const QString repo = m_files.makeRepo(
+        u"yamlproject"_s,
+        {{u"main.py"_s, "def main(d, o): pass\n"},
+         {u"inputs/x.csv"_s, "a\n1\n"},
+         {u"data/unused.csv"_s, "b\n2\n"},
+         {u"task.yaml"_s, "job_data:\n  job_name: from-yaml\n  dataset:\n"
+                          "    dataset_location: ./inputs\n  worker_required: 2\n"
+                          "  gpu_per_worker: 0\n  retry_count: 1\n"}});
+    QVERIFY(!repo.isEmpty());
+    SubmitWizard wizard(nullptr, ddlSpec());
+    wizard.show();
+    wizard.findChild<FolderField *>(u"projectFolder"_s)->setPath(repo);
+    wizard.next();
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::GitPage));
+    QVERIFY2(wizard.findChild<QLabel *>(u"projectConfig"_s)->text().contains(u"from-yaml"_s),
+             qPrintable(wizard.findChild<QLabel *>(u"projectConfig"_s)->text()));
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.currentPage()->isComplete(), 20000);
+    wizard.next();
+    auto *dataset = qobject_cast<DatasetPage *>(wizard.currentPage());
+    QVERIFY(dataset);
+    QCOMPARE(dataset->folderField()->path(), repo + u"/inputs"_s); // not the ./data guess
+    wizard.next();
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::ResourcesPage));
+    QCOMPARE(wizard.findChild<QLineEdit *>(u"wizardJobName"_s)->text(), u"from-yaml"_s);
+    QCOMPARE(wizard.findChild<QSpinBox *>(u"wizardWorkers"_s)->value(), 2);
+    auto *kind = wizard.findChild<QComboBox *>(u"wizardKind"_s);
+    QCOMPARE(kind->currentData().toInt(), int(ddl::JobSpec::Kind::Ddl));
+    auto *command = wizard.findChild<QLineEdit *>(u"wizardCommand"_s);
+    QVERIFY(!command->isEnabled()); // a DDL job runs main()
+    const ddl::JobSpec spec = wizard.finalSpec();
+    QCOMPARE(spec.jobName, u"from-yaml"_s);
+    QCOMPARE(spec.taskRoles.first().taskNumber, 2);
+    QCOMPARE(spec.retryCount, 1);
+
+    // Run a command instead: it must be written, then it is the job's.
+    kind->setCurrentIndex(kind->findData(int(ddl::JobSpec::Kind::OpenPai)));
+    QVERIFY(command->isEnabled());
+    wizard.next();
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::ResourcesPage));
+    QVERIFY(wizard.findChild<QLabel *>(u"resourcesProblem"_s)->text().contains(u"command"_s));
+    command->setText(u"python3 main.py --fast"_s);
+    wizard.next();
+    QCOMPARE(wizard.currentId(), int(SubmitWizard::ReviewPage));
+    QCOMPARE(wizard.finalSpec().kind, ddl::JobSpec::Kind::OpenPai);
+    QCOMPARE(wizard.finalSpec().taskRoles.first().command, u"python3 main.py --fast"_s);
+
+    // A task.yaml with an error stops the wizard where the folder is chosen, naming the field.
+    const QString broken = m_files.makeRepo(
+        u"brokenyaml"_s,
+        {{u"main.py"_s, "def main(d, o): pass\n"},
+         {u"task.yaml"_s, "job_data:\n  job_name: broken\n  dataset:\n"
+                          "    dataset_location: ./data\n  worker_required: -1\n"}});
+    SubmitWizard other(nullptr, ddlSpec());
+    other.show();
+    other.findChild<FolderField *>(u"projectFolder"_s)->setPath(broken);
+    other.next();
+    QCOMPARE(other.currentId(), int(SubmitWizard::ProjectPage));
+    const QString problem = other.findChild<QLabel *>(u"projectConfig"_s)->text();
+    QVERIFY2(problem.contains(u"job_data.worker_required"_s), qPrintable(problem));
 }
 
 // The project and dataset pages take a folder dragged from the file manager (real enter, move
