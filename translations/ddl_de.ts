@@ -1353,6 +1353,18 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <source>Attempt</source>
         <translation>Versuch</translation>
     </message>
+    <message>
+        <source>Address</source>
+        <translation>Adresse</translation>
+    </message>
+    <message>
+        <source>Ports</source>
+        <translation>Ports</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPUs</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::TrayNotifier</name>

@@ -1337,6 +1337,18 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <source>Attempt</source>
         <translation>尝试</translation>
     </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Ports</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>GPUs</source>
+        <translation>GPU</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::TrayNotifier</name>

@@ -56,6 +56,27 @@ int TaskModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+// "host:port" of a placed task; its worker's address alone before a port was booked.
+static QString addressText(const TaskMessage &task)
+{
+    if (task.address.isEmpty() || task.port <= 0)
+        return task.address;
+    return task.address + u':' + QString::number(task.port);
+}
+
+// "http 20001,20002; ssh 20003": what an OpenPAI portList booked.
+static QString portsText(const TaskMessage &task)
+{
+    QStringList labels;
+    for (auto it = task.ports.cbegin(); it != task.ports.cend(); ++it) {
+        QStringList numbers;
+        for (const int port : it.value())
+            numbers << QString::number(port);
+        labels << it.key() + u' ' + numbers.join(u',');
+    }
+    return labels.join(u"; ");
+}
+
 QVariant TaskModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
@@ -75,6 +96,14 @@ QVariant TaskModel::data(const QModelIndex &index, int role) const
     case IndexColumn: return task.roleIndex;
     case StateColumn: return JobStateStyle::displayName(state);
     case WorkerColumn: return task.worker;
+    case AddressColumn: return addressText(task);
+    case PortsColumn: return portsText(task);
+    case GpusColumn: {
+        QStringList gpus;
+        for (const int gpu : task.gpus)
+            gpus << QString::number(gpu);
+        return gpus.join(u',');
+    }
     case ExitCodeColumn: return task.exitCode ? QVariant(*task.exitCode) : QVariant();
     case AttemptColumn: return task.attempt;
     }
@@ -90,6 +119,9 @@ QVariant TaskModel::headerData(int section, Qt::Orientation orientation, int rol
     case IndexColumn: return tr("Index");
     case StateColumn: return tr("State");
     case WorkerColumn: return tr("Worker");
+    case AddressColumn: return tr("Address");
+    case PortsColumn: return tr("Ports");
+    case GpusColumn: return tr("GPUs");
     case ExitCodeColumn: return tr("Exit code");
     case AttemptColumn: return tr("Attempt");
     }

@@ -13,8 +13,8 @@ class TaskModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
-    enum Column { RoleColumn, IndexColumn, StateColumn, WorkerColumn, ExitCodeColumn,
-                  AttemptColumn, ColumnCount };
+    enum Column { RoleColumn, IndexColumn, StateColumn, WorkerColumn, AddressColumn,
+                  PortsColumn, GpusColumn, ExitCodeColumn, AttemptColumn, ColumnCount };
     enum Role { TaskIdRole = Qt::UserRole, StateRole };
 
     explicit TaskModel(QObject *parent = nullptr);

@@ -4,6 +4,7 @@
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
 #include "jobspec/jobspecparser.h"
+#include "scheduler/openpaienvironment.h"
 #include "scheduler/scheduler.h"
 #include "store/jobstore.h"
 #include "store/sql.h"
@@ -358,7 +359,8 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
     Result<QSqlQuery> tasks = runSql(
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
-                       "w.name AS worker, t.attempt, t.started_at, t.finished_at, t.message "
+                       "w.name AS worker, w.address, t.port, t.gpu_indices, t.attempt, "
+                       "t.started_at, t.finished_at, t.message "
                        "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? "
                        "ORDER BY t.attempt, t.task_index"),
         {jobId});
@@ -378,6 +380,18 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         if (!row.value(u"exit_code"_s).isNull())
             task.exitCode = row.value(u"exit_code"_s).toInt();
         task.worker = row.value(u"worker"_s).toString();
+        task.address = row.value(u"address"_s).toString();
+        task.port = row.value(u"port"_s).toInt();
+        if (task.port > 0) {
+            for (const auto &[label, ports] :
+                 labelledPorts(roleNamed(job.spec, task.role), task.port)) {
+                for (const QString &port : ports)
+                    task.ports[label].append(port.toInt());
+            }
+        }
+        for (const QString &gpu :
+             row.value(u"gpu_indices"_s).toString().split(u',', Qt::SkipEmptyParts))
+            task.gpus.append(gpu.toInt());
         task.attempt = row.value(u"attempt"_s).toInt();
         task.startedAt = storeTime(row.value(u"started_at"_s));
         task.finishedAt = storeTime(row.value(u"finished_at"_s));

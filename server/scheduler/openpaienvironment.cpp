@@ -11,9 +11,6 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
-namespace {
-
-// label -> its ports, in portList order, for a task whose own port is port.
 QList<std::pair<QString, QStringList>> labelledPorts(const QJsonObject &role, int port)
 {
     QList<std::pair<QString, QStringList>> ports;
@@ -27,8 +24,6 @@ QList<std::pair<QString, QStringList>> labelledPorts(const QJsonObject &role, in
     }
     return ports;
 }
-
-} // namespace
 
 QJsonObject roleNamed(const QJsonObject &spec, const QString &name)
 {

@@ -9,6 +9,10 @@ namespace ddl::server {
 // The task role of this name in a spec (its wire JSON); empty when it has none.
 QJsonObject roleNamed(const QJsonObject &spec, const QString &name);
 
+// label -> its ports, in portList order, for a task of this task role (its wire JSON) whose own
+// port is port: the run booked after it.
+QList<std::pair<QString, QStringList>> labelledPorts(const QJsonObject &role, int port);
+
 // The ports a task of this task role (its wire JSON) books on its worker: its own one plus the
 // portNumber of every portList entry.
 int openPaiPortCount(const QJsonObject &role);

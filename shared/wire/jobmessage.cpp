@@ -12,6 +12,10 @@ constexpr auto RoleIndex = "role_index"_L1;
 constexpr auto State = "state"_L1;
 constexpr auto ExitCode = "exit_code"_L1;
 constexpr auto Worker = "worker"_L1;
+constexpr auto Address = "address"_L1;
+constexpr auto Port = "port"_L1;
+constexpr auto Ports = "ports"_L1;
+constexpr auto Gpus = "gpus"_L1;
 constexpr auto Attempt = "attempt"_L1;
 constexpr auto StartedAt = "started_at"_L1;
 constexpr auto FinishedAt = "finished_at"_L1;
@@ -50,6 +54,22 @@ static QJsonValue orNull(const QString &text)
     return text.isNull() ? QJsonValue() : QJsonValue(text);
 }
 
+static QJsonArray numbers(const QList<int> &list)
+{
+    QJsonArray array;
+    for (const int number : list)
+        array.append(number);
+    return array;
+}
+
+static QList<int> numbersOf(const QJsonValue &value)
+{
+    QList<int> list;
+    for (const QJsonValue &number : value.toArray())
+        list.append(number.toInt());
+    return list;
+}
+
 QJsonObject TaskMessage::toJson() const
 {
     return QJsonObject{
@@ -60,6 +80,15 @@ QJsonObject TaskMessage::toJson() const
         {Key::State, stateName(state)},
         {Key::ExitCode, exitCode ? QJsonValue(*exitCode) : QJsonValue()},
         {Key::Worker, orNull(worker)},
+        {Key::Address, orNull(address)},
+        {Key::Port, port},
+        {Key::Ports, [this] {
+             QJsonObject labelled;
+             for (auto it = ports.cbegin(); it != ports.cend(); ++it)
+                 labelled.insert(it.key(), numbers(it.value()));
+             return labelled;
+         }()},
+        {Key::Gpus, numbers(gpus)},
         {Key::Attempt, attempt},
         {Key::StartedAt, wireTime(startedAt)},
         {Key::FinishedAt, wireTime(finishedAt)},
@@ -81,6 +110,12 @@ Result<TaskMessage> TaskMessage::fromJson(const QJsonObject &object)
     if (object.value(Key::ExitCode).isDouble())
         task.exitCode = object.value(Key::ExitCode).toInt();
     task.worker = object.value(Key::Worker).toString();
+    task.address = object.value(Key::Address).toString();
+    task.port = object.value(Key::Port).toInt();
+    const QJsonObject labelled = object.value(Key::Ports).toObject();
+    for (auto it = labelled.constBegin(); it != labelled.constEnd(); ++it)
+        task.ports.insert(it.key(), numbersOf(it.value()));
+    task.gpus = numbersOf(object.value(Key::Gpus));
     task.attempt = object.value(Key::Attempt).toInt(1);
     task.startedAt = parseWireTime(object.value(Key::StartedAt));
     task.finishedAt = parseWireTime(object.value(Key::FinishedAt));

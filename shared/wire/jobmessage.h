@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
+#include <QMap>
 
 #include <optional>
 
@@ -22,6 +23,10 @@ struct TaskMessage
     JobState state = JobState::Waiting;
     std::optional<int> exitCode;
     QString worker; // the worker's name; empty before it was placed
+    QString address; // where the worker's tasks are reached (its advertised address)
+    int port = 0;    // the task's own port on it (PAI_CURRENT_CONTAINER_PORT); 0 before placing
+    QMap<QString, QList<int>> ports; // an OpenPAI portList's label -> the ports booked for it
+    QList<int> gpus;                 // the worker's GPU indices the task was given
     int attempt = 1;
     QDateTime startedAt; // invalid when absent
     QDateTime finishedAt;

@@ -146,6 +146,22 @@ void TestE2eOpenPai::v1JobGetsPortsEnvsAndNotes()
         QCOMPARE(ports.captured(i).toInt(), own + i - 1);
     QCOMPARE(ports.captured(5) + ports.captured(6) + ports.captured(7),
              ports.captured(2) + ports.captured(3) + ports.captured(4));
+    // The job tells the same of its task (what the desktop shows per task): the worker's
+    // address, the task's own port and its labelled ports.
+    const auto tasks = done.value(QStringLiteral("tasks")).toArray();
+    const auto serverTask = std::find_if(tasks.begin(), tasks.end(), [](const QJsonValue &task) {
+        return task.toObject().value(QStringLiteral("role")).toString() == QLatin1String("server");
+    });
+    QVERIFY(serverTask != tasks.end());
+    const QJsonObject told = serverTask->toObject();
+    QVERIFY2(!told.value(QStringLiteral("address")).toString().isEmpty(),
+             QJsonDocument(told).toJson().constData());
+    QCOMPARE(told.value(QStringLiteral("port")).toInt(), own);
+    QCOMPARE(told.value(QStringLiteral("ports")).toObject(),
+             (QJsonObject{{QStringLiteral("http"), QJsonArray{own + 1, own + 2}},
+                          {QStringLiteral("ssh"), QJsonArray{own + 3}}}));
+    QCOMPARE(told.value(QStringLiteral("gpus")).toArray(), QJsonArray());
+
     // jobEnvs reach every task, "//" in a value included.
     QVERIFY2(server.contains(QLatin1String("batch=32 url=http://models.example/resnet // v2")),
              qPrintable(server));
