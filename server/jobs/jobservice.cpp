@@ -34,10 +34,11 @@ static Error jobNotFound(const QString &uuidOrName)
 static QList<TaskDemand> demandsOf(const JobSpec &spec)
 {
     QList<TaskDemand> demands;
+    const QString containerImage = JobSpec::needsContainer(spec.image) ? spec.image : QString();
     for (const TaskRole &role : spec.taskRoles) {
         for (int i = 0; i < role.taskNumber; ++i)
-            demands.append(
-                TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1, spec.gpuType});
+            demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1,
+                                      spec.gpuType, containerImage});
     }
     return demands;
 }

@@ -76,6 +76,11 @@ const std::vector<QStringList> &schemaMigrations()
         {
             QStringLiteral("ALTER TABLE workers ADD COLUMN gpu_type TEXT NOT NULL DEFAULT ''"),
         },
+        // 5: how a worker runs tasks ("bubblewrap,podman"), so that a job with a ddl:// image
+        // goes only to a worker that runs containers. '' for a worker that has not said yet.
+        {
+            QStringLiteral("ALTER TABLE workers ADD COLUMN runtimes TEXT NOT NULL DEFAULT ''"),
+        },
     };
     return migrations;
 }

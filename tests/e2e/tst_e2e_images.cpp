@@ -93,6 +93,7 @@ private slots:
     void cancelLeavesNoContainer();
     void jobWithoutImageKeepsTheSandbox();
     void gpuTaskKeepsTheSandbox();
+    void ddlImageWaitsForAWorkerWithPodman();
 
 private:
     // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
@@ -331,6 +332,47 @@ void TestE2eImages::gpuTaskKeepsTheSandbox()
              qPrintable(log));
     QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
     QVERIFY2(!log.contains(u"ID=ddl-test"_s), qPrintable(log));
+}
+
+void TestE2eImages::ddlImageWaitsForAWorkerWithPodman()
+{
+    // A cluster of its own, whose only worker at first runs no containers.
+    ClusterHarness cluster;
+    QVERIFY2(cluster.startServer(), qPrintable(cluster.serverLog()));
+    QVERIFY(cluster.startWorker({u"--slots"_s, u"2"_s}));
+    QVERIFY(cluster.registerAndLogin(User, u"ida-password"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(cluster.serverLog().contains(u"enrolled from"_s), 30000);
+    const QString pushed = u"ddl://ddl-test"_s;
+    const QString repo = cluster.makeRepo(
+        u"pai-pushed"_s,
+        {{u"job.json"_s, openPaiJob(u"pai-pushed"_s, pushed, u"grep ^ID= /etc/os-release"_s)}});
+    QVERIFY(!repo.isEmpty());
+
+    // No registered worker could ever run it: refused at submit, saying why.
+    const QStringList submit{u"submit"_s, u"--job_config=job.json"_s};
+    const CliRun refused = cluster.cli(User, submit, repo);
+    QVERIFY2(refused.exitCode != 0, qPrintable(refused.out));
+    QVERIFY2(refused.err.contains(u"needs a worker with a container runtime (podman) for image "
+                                  "ddl://ddl-test; no registered worker has one"_s),
+             qPrintable(refused.err));
+
+    // Queued anyway, it waits with that reason while only the sandbox worker is online.
+    const CliRun queued = cluster.cli(User, submit + QStringList{u"--allow-unschedulable"_s}, repo);
+    const QString uuid = jobUuidOf(queued.out);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(queued.out + queued.err));
+    const QString waits = u"needs a worker with a container runtime (podman) for image "
+                          "ddl://ddl-test; none is online (start a ddl-worker with "
+                          "--container-runtime podman)"_s;
+    QTRY_COMPARE_WITH_TIMEOUT(cluster.job(User, uuid).value(u"reason"_s).toString(), waits, 30000);
+    QCOMPARE(cluster.job(User, uuid).value(u"state"_s).toString(), u"WAITING"_s);
+
+    // A worker with podman joins: the job goes there and runs in a container.
+    QVERIFY(cluster.startNamedWorker(u"podman"_s, {u"--container-runtime"_s, u"podman"_s}));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        cluster.cli(User, {u"logs"_s, u"--job_uuid="_s + uuid}).out.contains(
+            u"container: podman, image "_s + pushed),
+        60000);
+    cluster.waitForJobEnd(User, uuid, 60000);
 }
 
 QTEST_GUILESS_MAIN(TestE2eImages)
