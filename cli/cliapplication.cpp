@@ -5,6 +5,7 @@
 #include "commands/cancelcommand.h"
 #include "commands/datasetcommand.h"
 #include "commands/downloadcommand.h"
+#include "commands/imagecommand.h"
 #include "commands/listcommand.h"
 #include "commands/logscommand.h"
 #include "commands/progresscommand.h"
@@ -29,6 +30,7 @@ CliApplication::CliApplication(Console &console, const QString &configDirectory)
     m_commands.push_back(std::make_unique<CancelCommand>());
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());
+    m_commands.push_back(std::make_unique<ImageCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
 }
 

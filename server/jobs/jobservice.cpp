@@ -3,6 +3,7 @@
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
+#include "images/imageservice.h"
 #include "jobspec/jobspecparser.h"
 #include "scheduler/scheduler.h"
 #include "store/jobstore.h"
@@ -44,10 +45,11 @@ static QList<TaskDemand> demandsOf(const JobSpec &spec)
 }
 
 JobService::JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
-                       Scheduler &scheduler)
+                       ImageService &images, Scheduler &scheduler)
     : m_db(db)
     , m_uploads(uploads)
     , m_datasets(datasets)
+    , m_images(images)
     , m_scheduler(scheduler)
 {}
 
@@ -176,6 +178,14 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                                   : Result<QString>(QString());
     if (!dataset)
         return dataset.error();
+    // A ddl:// image is the user's: its layers are what the job's workers may fetch.
+    QString imageManifest;
+    if (JobSpec::needsContainer(spec->image)) {
+        Result<QString> image = m_images.manifestForJob(userId, spec->image);
+        if (!image)
+            return image.error();
+        imageManifest = *image;
+    }
     const QString commit = request.value(QStringLiteral("package"))
                                .toObject()
                                .value(QStringLiteral("commit"))
@@ -215,7 +225,8 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                spec->retryCount,
                priority,
                QStringLiteral("waiting for the scheduler"),
-               {}};
+               {},
+               imageManifest};
     for (const TaskRole &role : spec->taskRoles)
         job.roles.append({role.name, role.taskNumber});
     const Result<qint64> jobId = JobStore(m_db).addJob(job);

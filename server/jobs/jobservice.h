@@ -9,6 +9,7 @@ namespace ddl::server {
 
 class Scheduler;
 class DatasetService;
+class ImageService;
 class UploadService;
 
 // What a user may ask of a listing.
@@ -34,6 +35,7 @@ class JobService
 {
 public:
     JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
+               ImageService &images,
                Scheduler &scheduler);
 
     // Refuses a job that no registered worker could ever hold (unschedulable; unless the request
@@ -53,6 +55,7 @@ private:
     QSqlDatabase m_db;
     UploadService &m_uploads;
     DatasetService &m_datasets;
+    ImageService &m_images;
     Scheduler &m_scheduler;
 };
 

@@ -81,6 +81,15 @@ const std::vector<QStringList> &schemaMigrations()
         {
             QStringLiteral("ALTER TABLE workers ADD COLUMN runtimes TEXT NOT NULL DEFAULT ''"),
         },
+        // 6: images pushed to DDL (ddl://NAME): a user's named OCI layouts, each a dataset
+        // manifest of blobs; a job records the manifest of its image for its workers to fetch.
+        {
+            QStringLiteral("CREATE TABLE images (owner_id INTEGER NOT NULL REFERENCES users(id), "
+                           "name TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, digest TEXT NOT "
+                           "NULL, total_size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
+                           "PRIMARY KEY (owner_id, name))"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN image_manifest TEXT"),
+        },
     };
     return migrations;
 }

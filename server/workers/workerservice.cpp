@@ -425,9 +425,10 @@ bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
         m_db,
         QStringLiteral("SELECT 1 FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.worker_id = ? "
                        "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ? OR "
-                       "j.dataset_manifest = ? OR EXISTS (SELECT 1 FROM manifest_files m WHERE "
-                       "m.manifest_sha256 = j.dataset_manifest AND m.sha256 = ?)) LIMIT 1"),
-        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256});
+                       "j.dataset_manifest = ? OR j.image_manifest = ? OR EXISTS (SELECT 1 FROM "
+                       "manifest_files m WHERE m.manifest_sha256 IN (j.dataset_manifest, "
+                       "j.image_manifest) AND m.sha256 = ?)) LIMIT 1"),
+        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256, sha256});
     return query && query->next();
 }
 
