@@ -25,8 +25,12 @@ QString ImageCommand::summary() const
 
 QList<OptionSpec> ImageCommand::options() const
 {
-    return {{u"name"_s, u"NAME"_s, tr("the image's name on the server (push; default: the local "
-                                      "image's name without registry and tag)"), {}, false},
+    return {{u"name"_s,
+             u"NAME"_s,
+             tr("the image's name on the server (push; default: the local "
+                "image's name without registry and tag)"),
+             {},
+             false},
             outputOption()};
 }
 
@@ -60,8 +64,8 @@ QString ImageCommand::defaultName(const QString &localImage)
     return name.section(u':', 0, 0);
 }
 
-Status ImageCommand::push(CliContext &context, const QString &localImage,
-                          const ParsedArguments &arguments)
+Status
+ImageCommand::push(CliContext &context, const QString &localImage, const ParsedArguments &arguments)
 {
     // A reference podman could read as one of its options is refused before it sees it.
     static const QRegularExpression reference(
@@ -71,8 +75,8 @@ Status ImageCommand::push(CliContext &context, const QString &localImage,
                         "only, as podman images shows them")
                          .arg(localImage.left(100)));
     }
-    const QString name = arguments.isSet(u"name"_s) ? arguments.value(u"name"_s)
-                                                    : defaultName(localImage);
+    const QString name =
+        arguments.isSet(u"name"_s) ? arguments.value(u"name"_s) : defaultName(localImage);
     const QString podman = QStandardPaths::findExecutable(u"podman"_s);
     if (podman.isEmpty()) {
         return Error::make(ErrorCode::NotFound,
@@ -81,34 +85,40 @@ Status ImageCommand::push(CliContext &context, const QString &localImage,
     }
     QTemporaryDir scratch;
     if (!scratch.isValid()) {
-        return Error::make(ErrorCode::IoError,
-                           tr("cannot make a temporary folder for the image: %1")
-                               .arg(scratch.errorString()));
+        return Error::make(
+            ErrorCode::IoError,
+            tr("cannot make a temporary folder for the image: %1").arg(scratch.errorString()));
     }
     const QString layout = scratch.filePath(u"layout"_s);
     Console &console = context.console();
     console.printStatus(tr("saving %1 with podman save --format oci-dir\n").arg(localImage));
     QProcess save;
     save.setProcessChannelMode(QProcess::MergedChannels);
-    save.start(podman,
-               {u"save"_s, u"--format"_s, u"oci-dir"_s, u"--output"_s, layout, u"--"_s, localImage});
+    save.start(
+        podman,
+        {u"save"_s, u"--format"_s, u"oci-dir"_s, u"--output"_s, layout, u"--"_s, localImage});
     save.closeWriteChannel();
     // A big image takes minutes; podman ends on its own, with a message, when it cannot.
-    if (!save.waitForFinished(-1) || save.exitStatus() != QProcess::NormalExit
-        || save.exitCode() != 0) {
-        return Error::make(ErrorCode::InvalidImage,
-                           tr("podman save %1 failed: %2; podman images lists the images you "
-                              "can push")
-                               .arg(localImage,
-                                    QString::fromLocal8Bit(save.readAll()).trimmed().right(800)));
+    if (!save.waitForFinished(-1) || save.exitStatus() != QProcess::NormalExit ||
+        save.exitCode() != 0) {
+        return Error::make(
+            ErrorCode::InvalidImage,
+            tr("podman save %1 failed: %2; podman images lists the images you "
+               "can push")
+                .arg(localImage, QString::fromLocal8Bit(save.readAll()).trimmed().right(800)));
     }
     QJsonObject created;
     qint64 sent = 0;
     qint64 skipped = 0;
     Status status = context.runAuthorized([&](ApiClient &api) -> Status {
-        Result<QString> manifest = DatasetCommand::send(
-            console, api, layout, name, &created, DatasetUpload::Collection::Images, &sent,
-            &skipped);
+        Result<QString> manifest = DatasetCommand::send(console,
+                                                        api,
+                                                        layout,
+                                                        name,
+                                                        &created,
+                                                        DatasetUpload::Collection::Images,
+                                                        &sent,
+                                                        &skipped);
         return manifest ? Status(Ok{}) : Status(manifest.error());
     });
     if (!status)
@@ -132,7 +142,8 @@ Status ImageCommand::push(CliContext &context, const QString &localImage,
 
 Status ImageCommand::list(CliContext &context, OutputFormat format)
 {
-    Result<ApiResponse> answer = context.sendAuthorized([](ApiClient &api) { return api.images(); });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([](ApiClient &api) { return api.images(); });
     if (!answer)
         return answer.error();
     const QJsonObject page = answer->json();

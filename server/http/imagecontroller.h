@@ -12,7 +12,8 @@ class ImageController
 public:
     explicit ImageController(ImageService &images)
         : m_images(images)
-    {}
+    {
+    }
     void registerRoutes(Router &router);
 
 private:

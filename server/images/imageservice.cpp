@@ -31,12 +31,14 @@ static Error notALayout(const QString &why)
                        u"manifest_sha256"_s);
 }
 
-ImageService::ImageService(const QSqlDatabase &db, const BlobStorage &storage,
+ImageService::ImageService(const QSqlDatabase &db,
+                           const BlobStorage &storage,
                            DatasetService &datasets)
     : m_db(db)
     , m_storage(storage)
     , m_datasets(datasets)
-{}
+{
+}
 
 // The same names as datasets: what ddl://NAME and a file name can hold.
 static Status checkName(const QString &name)
@@ -65,7 +67,8 @@ Result<QString> ImageService::imageDigest(const QJsonObject &index, const Datase
 {
     const QJsonArray manifests = index.value(u"manifests"_s).toArray();
     if (manifests.size() != 1)
-        return notALayout(u"its index.json lists %1 image manifests, not one"_s.arg(manifests.size()));
+        return notALayout(
+            u"its index.json lists %1 image manifests, not one"_s.arg(manifests.size()));
     const QString digest = manifests.first().toObject().value(u"digest"_s).toString();
     const QString hex = digest.mid(7);
     if (!digest.startsWith("sha256:"_L1) || !isSha256Hex(hex))
@@ -76,8 +79,8 @@ Result<QString> ImageService::imageDigest(const QJsonObject &index, const Datase
     return digest;
 }
 
-Result<QJsonObject> ImageService::create(qint64 userId, const QString &name,
-                                         const QString &manifestSha256)
+Result<QJsonObject>
+ImageService::create(qint64 userId, const QString &name, const QString &manifestSha256)
 {
     if (Status named = checkName(name); !named)
         return named.error();
@@ -97,7 +100,8 @@ Result<QJsonObject> ImageService::create(qint64 userId, const QString &name,
     QJsonParseError parseError;
     const QJsonDocument document = QJsonDocument::fromJson(index.read(MaxIndexBytes), &parseError);
     if (!document.isObject())
-        return notALayout(u"its index.json is not a JSON object (%1)"_s.arg(parseError.errorString()));
+        return notALayout(
+            u"its index.json is not a JSON object (%1)"_s.arg(parseError.errorString()));
     Result<QString> digest = imageDigest(document.object(), *layout);
     if (!digest)
         return digest.error();
@@ -133,9 +137,8 @@ Result<QJsonObject> ImageService::summary(qint64 userId, const QString &name)
 
 Result<QJsonObject> ImageService::list(qint64 userId)
 {
-    Result<QSqlQuery> query = runSql(m_db,
-                                     u"SELECT name FROM images WHERE owner_id = ? ORDER BY name"_s,
-                                     {userId});
+    Result<QSqlQuery> query =
+        runSql(m_db, u"SELECT name FROM images WHERE owner_id = ? ORDER BY name"_s, {userId});
     if (!query)
         return query.error();
     QStringList names;
@@ -158,9 +161,8 @@ Result<QJsonObject> ImageService::remove(qint64 userId, const QString &name)
     if (!entry)
         return entry;
     // The blobs stay: jobs that ran in this image still name them.
-    Result<QSqlQuery> erase = runSql(m_db,
-                                     u"DELETE FROM images WHERE owner_id = ? AND name = ?"_s,
-                                     {userId, name});
+    Result<QSqlQuery> erase =
+        runSql(m_db, u"DELETE FROM images WHERE owner_id = ? AND name = ?"_s, {userId, name});
     if (!erase)
         return erase.error();
     return QJsonObject{{u"deleted"_s, name}};

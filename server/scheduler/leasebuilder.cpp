@@ -142,7 +142,8 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         runSql(m_db,
                u"SELECT t.id AS task_id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
                "t.gpu_indices, t.task_index, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
-               "j.dataset_sha256, j.dataset_manifest, j.image_manifest, u.email, w.address FROM tasks t "
+               "j.dataset_sha256, j.dataset_manifest, j.image_manifest, u.email, w.address "
+               "FROM tasks t "
                "JOIN jobs j ON j.id = t.job_id JOIN users u ON u.id = j.user_id "
                "JOIN workers w ON w.id = t.worker_id "
                "WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 ORDER BY t.id"_s,

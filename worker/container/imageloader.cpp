@@ -26,6 +26,12 @@ ImageLoader::ImageLoader(const QString &program, QObject *parent)
 {
 }
 
+// The podman processes are children and die with it; their callbacks never come.
+ImageLoader::~ImageLoader()
+{
+    qDeleteAll(m_loads);
+}
+
 static Error badLayout(const QString &what)
 {
     return Error::make(ErrorCode::InvalidImage,
@@ -66,8 +72,7 @@ Result<QString> ImageLoader::imageIdOf(const QString &folder)
         readJson(folder, manifests.first().toObject().value(u"digest"_s).toString());
     if (!manifest)
         return manifest.error();
-    const QString config =
-        manifest->value(u"config"_s).toObject().value(u"digest"_s).toString();
+    const QString config = manifest->value(u"config"_s).toObject().value(u"digest"_s).toString();
     if (!config.startsWith("sha256:"_L1) || !isSha256Hex(config.mid(7)))
         return badLayout(u"its manifest names the config '%1'"_s.arg(config.left(80)));
     return config.mid(7);
@@ -84,8 +89,8 @@ qint64 ImageLoader::layoutBytes(const QString &folder)
     return bytes;
 }
 
-void ImageLoader::load(const QString &folder, const QString &name, QObject *context, LogLine log,
-                       Callback done)
+void ImageLoader::load(
+    const QString &folder, const QString &name, QObject *context, LogLine log, Callback done)
 {
     Result<QString> imageId = imageIdOf(folder);
     if (!imageId) {
@@ -104,14 +109,16 @@ void ImageLoader::load(const QString &folder, const QString &name, QObject *cont
 void ImageLoader::checkExists(Load *load)
 {
     auto *exists = new QProcess(this);
-    connect(exists, &QProcess::finished, this, [this, exists, load](int exitCode,
-                                                                    QProcess::ExitStatus status) {
-        exists->deleteLater();
-        if (status == QProcess::NormalExit && exitCode == 0)
-            finish(load->imageId, Loaded{load->imageId, false, 0});
-        else
-            runLoad(load);
-    });
+    connect(exists,
+            &QProcess::finished,
+            this,
+            [this, exists, load](int exitCode, QProcess::ExitStatus status) {
+                exists->deleteLater();
+                if (status == QProcess::NormalExit && exitCode == 0)
+                    finish(load->imageId, Loaded{load->imageId, false, 0});
+                else
+                    runLoad(load);
+            });
     connect(exists, &QProcess::errorOccurred, this, [this, exists, load](QProcess::ProcessError) {
         if (exists->state() != QProcess::NotRunning)
             return;
@@ -135,18 +142,21 @@ void ImageLoader::runLoad(Load *load)
     process->setProcessChannelMode(QProcess::MergedChannels);
     auto clock = std::make_shared<QElapsedTimer>();
     clock->start();
-    connect(process, &QProcess::finished, this, [this, process, load, clock](
-                                                    int exitCode, QProcess::ExitStatus status) {
-        process->deleteLater();
-        const QString said = QString::fromLocal8Bit(process->readAll()).trimmed().right(800);
-        if (status != QProcess::NormalExit || exitCode != 0) {
-            finish(load->imageId,
-                   Error::make(ErrorCode::ContainerUnavailable,
-                               u"podman load of image %1 failed: %2"_s.arg(load->name, said)));
-            return;
-        }
-        finish(load->imageId, Loaded{load->imageId, true, double(clock->elapsed()) / 1000});
-    });
+    connect(
+        process,
+        &QProcess::finished,
+        this,
+        [this, process, load, clock](int exitCode, QProcess::ExitStatus status) {
+            process->deleteLater();
+            const QString said = QString::fromLocal8Bit(process->readAll()).trimmed().right(800);
+            if (status != QProcess::NormalExit || exitCode != 0) {
+                finish(load->imageId,
+                       Error::make(ErrorCode::ContainerUnavailable,
+                                   u"podman load of image %1 failed: %2"_s.arg(load->name, said)));
+                return;
+            }
+            finish(load->imageId, Loaded{load->imageId, true, double(clock->elapsed()) / 1000});
+        });
     connect(process, &QProcess::errorOccurred, this, [this, process, load](QProcess::ProcessError) {
         if (process->state() != QProcess::NotRunning)
             return;

@@ -24,7 +24,7 @@ public:
 
     struct Loaded
     {
-        QString imageId;      // 64 hex digits: what `podman run` is given
+        QString imageId;        // 64 hex digits: what `podman run` is given
         bool loadedNow = false; // false: podman had it
         double seconds = 0;     // how long the load took
     };
@@ -33,6 +33,7 @@ public:
 
     // program: podman.
     explicit ImageLoader(const QString &program, QObject *parent = nullptr);
+    ~ImageLoader() override;
 
     // The image ID of the OCI layout in folder; the error says what is wrong with the layout.
     static Result<QString> imageIdOf(const QString &folder);
@@ -41,8 +42,8 @@ public:
 
     // done(the image's ID) from the event loop once podman has the image; dropped when context
     // is gone. log gets "loading image NAME (N MiB)" when it must be loaded.
-    void load(const QString &folder, const QString &name, QObject *context, LogLine log,
-              Callback done);
+    void
+    load(const QString &folder, const QString &name, QObject *context, LogLine log, Callback done);
 
 private:
     struct Waiter

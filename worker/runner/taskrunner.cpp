@@ -234,7 +234,8 @@ void TaskRunner::prepareEnvironment()
 
 void TaskRunner::fetchImage()
 {
-    m_log->appendLine(u"fetching image %1 (manifest %2)"_s.arg(m_lease.image, m_lease.imageManifest));
+    m_log->appendLine(
+        u"fetching image %1 (manifest %2)"_s.arg(m_lease.image, m_lease.imageManifest));
     m_services.cache->fetchManifestDataset(
         m_lease.imageManifest, this, [this](const Result<QString> &folder) {
             if (!stillPreparing())
