@@ -204,10 +204,13 @@ void TaskRunner::prepareEnvironment()
     // An image brings its own Python and packages: a venv of the worker's Python would not run
     // in it.
     if (runsInContainer()) {
-        if (!m_lease.imageManifest.isEmpty() && m_services.images)
-            fetchImage();
-        else
+        if (!JobSpec::needsContainer(m_lease.image))
             launch();
+        else if (m_lease.imageManifest.isEmpty() || !m_services.images)
+            failPreparation(u"the lease names no layers for image %1; the server is older than "
+                            u"this worker or lost the image: push it again"_s.arg(m_lease.image));
+        else
+            fetchImage();
         return;
     }
     const QString requirements = m_paths.codeDir + u"/requirements.txt"_s;
