@@ -64,6 +64,7 @@ void GangPlacer::updateWorker(const WorkerNode &declared)
     node->address = declared.address;
     node->online = declared.online;
     node->gpuType = declared.gpuType;
+    node->runtimes = declared.runtimes;
     index(*node);
 }
 

@@ -22,6 +22,7 @@ private slots:
     void manifestThatIsNoLayoutIsRefused_data();
     void manifestThatIsNoLayoutIsRefused();
     void jobInAPushedImageLeasesItsLayout();
+    void workerThatAnnouncesPodmanLaterGetsTheJob();
 
 private:
     // Writes files (path -> bytes) into a new folder, uploads each and the folder's dataset
@@ -202,6 +203,48 @@ void tst_ApiImages::jobInAPushedImageLeasesItsLayout()
     VERIFY_STATUS(layerBytes, 200);
     QCOMPARE(sha256Of(layerBytes.body), layer);
     VERIFY_STATUS(get(u"/v1/workers/blobs/"_s + layout, podman.token), 200);
+}
+
+void tst_ApiImages::workerThatAnnouncesPodmanLaterGetsTheJob()
+{
+    const QString alice = newUser(u"later-podman@example.com"_s);
+    const QString layout = uploadLayout(alice, ociLayout("later"));
+    QVERIFY(!layout.isEmpty());
+    VERIFY_STATUS(
+        post(u"/v1/images"_s, alice, {{u"name"_s, u"later"_s}, {u"manifest_sha256"_s, layout}}),
+        201);
+    // Enrolled without runtimes (as a worker from before they were announced).
+    const Worker worker = enrollWorker(u"later-podman"_s);
+    QJsonObject spec = wireSpec(u"later-image"_s);
+    spec.insert(u"image"_s, u"ddl://later"_s);
+    QJsonObject submitted = submission(spec, uploadBlob(alice, someBytes("later-package", 256)));
+    submitted.insert(u"allow_unschedulable"_s, true);
+    const Answer created = post(u"/v1/jobs"_s, alice, submitted);
+    VERIFY_STATUS(created, 201);
+    m_jobsToCancel.append({alice, created.json().value("uuid"_L1).toString()});
+    QCOMPARE(lease(worker).size(), 0);
+
+    // A malformed announcement is refused, naming the field; a good one makes it a podman worker.
+    const Answer bad = post(u"/v1/workers/heartbeat"_s,
+                            worker.token,
+                            {{u"running"_s, QJsonArray{}}, {u"runtimes"_s, u"podman"_s}});
+    VERIFY_ERROR(bad, 400, "bad_request");
+    QCOMPARE(bad.error().value("field"_L1).toString(), u"runtimes"_s);
+    VERIFY_STATUS(post(u"/v1/workers/heartbeat"_s,
+                       worker.token,
+                       {{u"running"_s, QJsonArray{}},
+                        {u"runtimes"_s, QJsonArray{u"bubblewrap"_s, u"podman"_s}}}),
+                  200);
+    const QJsonArray leased = lease(worker);
+    QCOMPARE(leased.size(), 1);
+    QCOMPARE(leased.first().toObject().value("image"_L1).toString(), u"ddl://later"_s);
+    const QJsonArray workers = get(u"/v1/workers"_s, alice).json().value("workers"_L1).toArray();
+    const auto it = std::find_if(workers.begin(), workers.end(), [](const QJsonValue &entry) {
+        return entry.toObject().value("name"_L1).toString() == u"later-podman"_s;
+    });
+    QVERIFY(it != workers.end());
+    QCOMPARE(it->toObject().value("runtimes"_L1).toArray(),
+             (QJsonArray{u"bubblewrap"_s, u"podman"_s}));
 }
 
 QTEST_GUILESS_MAIN(tst_ApiImages)

@@ -174,6 +174,7 @@ private slots:
     void portRunsForPortLists();
     void updateWorkerKeepsWhatTasksHold();
     void updateWorkerWithFewerGpus();
+    void updateWorkerTakesItsNewRuntimes();
     void explain_data();
     void explain();
     void neverPlaceable_data();
@@ -492,6 +493,19 @@ void tst_GangPlacer::updateWorkerWithFewerGpus()
     QCOMPARE(placer.workers().value(1).freeGpus(), 2);
     const QList<Placement> placed = placer.place(gang({gpuTask(4)}));
     QVERIFY(placed.isEmpty());
+}
+
+void tst_GangPlacer::updateWorkerTakesItsNewRuntimes()
+{
+    // A worker that kept its enrollment comes back with --container-runtime podman (or an older
+    // worker announces its runtimes at its first heartbeat): ddl:// jobs may go there now.
+    GangPlacer placer = placerWith({{0}});
+    QVERIFY(placer.place(inImage(gang({gpuTask(0)}))).isEmpty());
+    placer.updateWorker(nodeOf(1, withPodman({0})));
+    QCOMPARE(placer.place(inImage(gang({gpuTask(0)}))).size(), 1);
+    // And without it again, none.
+    placer.updateWorker(nodeOf(1, {0}));
+    QVERIFY(placer.place(inImage(gang({gpuTask(0)}))).isEmpty());
 }
 
 void tst_GangPlacer::explain_data()
