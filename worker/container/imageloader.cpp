@@ -11,6 +11,7 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <QProcess>
+#include <QTimer>
 
 #include <memory>
 
@@ -119,14 +120,16 @@ void ImageLoader::checkExists(Load *load)
                 else
                     runLoad(load);
             });
-    connect(exists, &QProcess::errorOccurred, this, [this, exists, load](QProcess::ProcessError) {
-        if (exists->state() != QProcess::NotRunning)
+    // Only a process that never started emits no finished(); any other error is handled there.
+    connect(exists, &QProcess::errorOccurred, this, [this, exists, load](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart)
             return;
         exists->deleteLater();
         finish(load->imageId,
                Error::make(ErrorCode::ContainerUnavailable,
                            u"cannot run %1: %2"_s.arg(m_program, exists->errorString())));
     });
+    QTimer::singleShot(ExistsTimeoutMs, exists, [exists] { exists->kill(); });
     exists->start(m_program, {u"image"_s, u"exists"_s, load->imageId});
 }
 
@@ -157,18 +160,21 @@ void ImageLoader::runLoad(Load *load)
             }
             finish(load->imageId, Loaded{load->imageId, true, double(clock->elapsed()) / 1000});
         });
-    connect(process, &QProcess::errorOccurred, this, [this, process, load](QProcess::ProcessError) {
-        if (process->state() != QProcess::NotRunning)
-            return;
-        process->deleteLater();
-        finish(load->imageId,
-               Error::make(ErrorCode::ContainerUnavailable,
-                           u"cannot run %1: %2"_s.arg(m_program, process->errorString())));
-    });
+    connect(
+        process, &QProcess::errorOccurred, this, [this, process, load](QProcess::ProcessError e) {
+            if (e != QProcess::FailedToStart)
+                return;
+            process->deleteLater();
+            finish(load->imageId,
+                   Error::make(ErrorCode::ContainerUnavailable,
+                               u"cannot run %1: %2"_s.arg(m_program, process->errorString())));
+        });
     // podman names an image loaded from a folder after the path it is given, and refuses upper
     // case: the folder's own name (m-<hex>), from beside it, is one it accepts.
     const QFileInfo folder(load->folder);
     process->setWorkingDirectory(folder.absolutePath());
+    // A podman that waits forever (on a store another podman holds locked) ends the task's wait.
+    QTimer::singleShot(LoadTimeoutMs, process, [process] { process->kill(); });
     process->start(m_program, {u"load"_s, u"--quiet"_s, u"--input"_s, folder.fileName()});
 }
 

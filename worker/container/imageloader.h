@@ -21,6 +21,8 @@ class ImageLoader : public QObject
     Q_OBJECT
 public:
     static constexpr qint64 MaxJsonBytes = 1 << 20;
+    static constexpr int ExistsTimeoutMs = 120'000;
+    static constexpr int LoadTimeoutMs = 30 * 60'000;
 
     struct Loaded
     {
