@@ -375,6 +375,19 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
             job.events.append(
                 QJsonObject{{u"at"_s, wireTime(job.createdAt)}, {u"message"_s, note}});
     }
+    // What the job's workers told of their tasks' preparation, in the order they told it.
+    Result<QSqlQuery> events = runSql(m_db,
+                                      u"SELECT task_id, at, message FROM job_events WHERE job_id "
+                                      "= ? ORDER BY id"_s,
+                                      {jobId});
+    if (!events)
+        return events.error();
+    while (events->next()) {
+        job.events.append(QJsonObject{{u"at"_s, wireTime(storeTime(events->value(u"at"_s)))},
+                                      {u"task_id"_s, events->value(u"task_id"_s).toLongLong()},
+                                      {u"message"_s, events->value(u"message"_s).toString()}});
+    }
+    events->finish();
     Result<QSqlQuery> tasks = runSql(
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "

@@ -90,6 +90,14 @@ const std::vector<QStringList> &schemaMigrations()
                            "PRIMARY KEY (owner_id, name))"),
             QStringLiteral("ALTER TABLE jobs ADD COLUMN image_manifest TEXT"),
         },
+        // 7: what a task's worker tells of its preparation ("loading image ... (N MiB)"), shown
+        // among the job's events.
+        {
+            QStringLiteral("CREATE TABLE job_events (id INTEGER PRIMARY KEY, job_id INTEGER NOT "
+                           "NULL REFERENCES jobs(id), task_id INTEGER NOT NULL, at INTEGER NOT "
+                           "NULL, message TEXT NOT NULL)"),
+            QStringLiteral("CREATE INDEX job_events_job ON job_events (job_id, id)"),
+        },
     };
     return migrations;
 }

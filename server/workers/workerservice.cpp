@@ -419,6 +419,36 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
     return transaction.commit();
 }
 
+Status WorkerService::recordEvent(const WorkerRef &worker, qint64 taskId,
+                                  const QJsonObject &request)
+{
+    if (Status leased = checkLease(worker, taskId); !leased)
+        return leased;
+    static const QRegularExpression line(
+        QRegularExpression::anchoredPattern(u"[^\\p{C}]{1,%1}"_s.arg(MaxEventChars)));
+    const QString message = request.value(u"message"_s).toString();
+    if (!line.match(message).hasMatch()) {
+        return badField(u"message"_s,
+                        u"must be 1 to %1 printable characters on one line"_s.arg(MaxEventChars));
+    }
+    Result<QSqlQuery> count = runSql(m_db,
+                                     u"SELECT COUNT(*) AS events FROM job_events WHERE task_id = ?"_s,
+                                     {taskId});
+    if (!count)
+        return count.error();
+    if (count->next() && count->value(u"events"_s).toInt() >= MaxEventsPerTask) {
+        return Error::make(ErrorCode::RateLimited,
+                           u"task %1 has %2 events already, the most a task may have"_s.arg(taskId)
+                               .arg(MaxEventsPerTask));
+    }
+    count->finish();
+    Result<QSqlQuery> insert = runSql(m_db,
+                                      u"INSERT INTO job_events (job_id, task_id, at, message) "
+                                      "SELECT job_id, id, ?, ? FROM tasks WHERE id = ?"_s,
+                                      {nowMs(), message, taskId});
+    return insert ? Status(Ok{}) : Status(insert.error());
+}
+
 bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
 {
     Result<QSqlQuery> query = runSql(

@@ -414,6 +414,15 @@ void TestE2eImages::pushedImageWaitsForAWorkerWithPodman()
     QVERIFY2(log.contains(u"loading image ddl://ddl-test ("_s), qPrintable(log));
     QVERIFY2(log.contains(u"image loaded in "_s), qPrintable(log));
     QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
+    // The job's events tell the same, in order.
+    QStringList events;
+    for (const QJsonValue &event : cluster.job(User, uuid).value(u"events"_s).toArray())
+        events << event.toObject().value(u"message"_s).toString();
+    static const QRegularExpression loading(u"^loading image ddl://ddl-test \\([0-9.]+ MiB\\)$"_s);
+    static const QRegularExpression loaded(u"^image loaded in [0-9.]+ s$"_s);
+    QVERIFY2(events.size() == 2 && loading.match(events.value(0)).hasMatch()
+                 && loaded.match(events.value(1)).hasMatch(),
+             qPrintable(events.join(u'\n')));
 
     // The next job finds it loaded.
     const CliRun next = cluster.cli(User, submit, repo);

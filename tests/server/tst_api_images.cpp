@@ -203,6 +203,23 @@ void tst_ApiImages::jobInAPushedImageLeasesItsLayout()
     VERIFY_STATUS(layerBytes, 200);
     QCOMPARE(sha256Of(layerBytes.body), layer);
     VERIFY_STATUS(get(u"/v1/workers/blobs/"_s + layout, podman.token), 200);
+
+    // The worker tells how the image's load goes; the job's events show it, and only the
+    // task's own worker may tell, one printable line at a time.
+    const qint64 taskId = task.value("task_id"_L1).toInteger();
+    const QString events = u"/v1/workers/tasks/%1/events"_s.arg(taskId);
+    VERIFY_STATUS(
+        post(events, podman.token, {{u"message"_s, u"loading image ddl://tiny (0.1 MiB)"_s}}), 200);
+    VERIFY_ERROR(
+        post(events, m_someWorker.token, {{u"message"_s, u"not mine"_s}}), 409, "conflict");
+    VERIFY_ERROR(post(events, podman.token, {{u"message"_s, u"two\nlines"_s}}), 400, "bad_request");
+    VERIFY_ERROR(
+        post(events, podman.token, {{u"message"_s, QString(501, u'x')}}), 400, "bad_request");
+    const QJsonArray told = job(alice, uuid).value("events"_L1).toArray();
+    QCOMPARE(told.size(), 1);
+    QCOMPARE(told.first().toObject().value("message"_L1).toString(),
+             u"loading image ddl://tiny (0.1 MiB)"_s);
+    QCOMPARE(told.first().toObject().value("task_id"_L1).toInteger(), taskId);
 }
 
 void tst_ApiImages::workerThatAnnouncesPodmanLaterGetsTheJob()

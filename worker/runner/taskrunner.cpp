@@ -250,7 +250,7 @@ void TaskRunner::fetchImage()
             }
             m_services.images->load(
                 *folder, m_lease.image, this,
-                [this](const QString &line) { m_log->appendLine(line); },
+                [this](const QString &line) { reportEvent(line); },
                 [this](const Result<ImageLoader::Loaded> &loaded) {
                     if (!stillPreparing())
                         return;
@@ -259,8 +259,7 @@ void TaskRunner::fetchImage()
                         return;
                     }
                     if (loaded->loadedNow)
-                        m_log->appendLine(
-                            u"image loaded in %1 s"_s.arg(loaded->seconds, 0, 'f', 2));
+                        reportEvent(u"image loaded in %1 s"_s.arg(loaded->seconds, 0, 'f', 2));
                     else
                         m_log->appendLine(u"image %1 is on this worker already"_s.arg(
                             m_lease.image));
@@ -565,6 +564,22 @@ void TaskRunner::reportFinalState()
     reportState(m_finalState, m_exitCode, m_finalMessage, [this] {
         m_phase = Phase::Done;
         emit finished(m_lease.taskId, m_finalState);
+    });
+}
+
+void TaskRunner::reportEvent(const QString &message)
+{
+    m_log->appendLine(message);
+    // Told once: the log has it whatever the server answers.
+    ApiRequest *request = m_services.client->postJson(
+        u"/v1/workers/tasks/%1/events"_s.arg(m_lease.taskId), {{u"message"_s, message}});
+    connect(request, &ApiRequest::finished, this, [this, request] {
+        request->deleteLater();
+        if (!request->result()) {
+            qCWarning(lcWorkerRunner).noquote()
+                << u"task %1: the server did not take an event (%2)"_s.arg(m_lease.taskId)
+                       .arg(request->result().error().message);
+        }
     });
 }
 

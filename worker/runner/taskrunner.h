@@ -109,6 +109,8 @@ private:
     void postArtifacts();
     void drainLogAndReport();
     void reportFinalState();
+    // A step of the task's preparation: a line of its log and one of its job's events.
+    void reportEvent(const QString &message);
     void reportState(const QString &state,
                      std::optional<int> exitCode,
                      const QString &message,
