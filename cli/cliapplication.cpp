@@ -6,6 +6,7 @@
 #include "commands/datasetcommand.h"
 #include "commands/downloadcommand.h"
 #include "commands/elasticdlcommand.h"
+#include "commands/imagecommand.h"
 #include "commands/listcommand.h"
 #include "commands/logscommand.h"
 #include "commands/paddlejobcommand.h"
@@ -38,6 +39,7 @@ CliApplication::CliApplication(Console &console,
     m_commands.push_back(std::make_unique<CancelCommand>());
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());
+    m_commands.push_back(std::make_unique<ImageCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
     // The seeds' command lines (docs/cli.md).
     m_commands.push_back(std::make_unique<PaddleJobCommand>());

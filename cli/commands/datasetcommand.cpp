@@ -59,12 +59,16 @@ Result<QString> DatasetCommand::send(Console &console,
                                      ApiClient &api,
                                      const QString &folder,
                                      const QString &name,
-                                     QJsonObject *created)
+                                     QJsonObject *created,
+                                     DatasetUpload::Collection collection,
+                                     qint64 *bytesSent,
+                                     qint64 *bytesSkipped)
 {
     ProgressBar hashBar(console, tr("hashing"));
     ProgressBar sendBar(console, tr("sending"));
     DatasetUpload dataset(&api, folder);
     dataset.setName(name);
+    dataset.setCollection(collection);
     QObject::connect(&dataset, &DatasetUpload::hashing, [&hashBar](qint64 done, qint64 total) {
         hashBar.update(TransferProgress{done, total, 0, -1});
     });
@@ -91,6 +95,10 @@ Result<QString> DatasetCommand::send(Console &console,
         console.printError(tr("warning: %1").arg(warning) + u'\n');
     if (created)
         *created = dataset.dataset();
+    if (bytesSent)
+        *bytesSent = dataset.bytesToSend();
+    if (bytesSkipped)
+        *bytesSkipped = dataset.bytesOnServer();
     return *manifest;
 }
 

@@ -2,6 +2,8 @@
 
 #include "command.h"
 
+#include "api/datasetupload.h"
+
 namespace ddl {
 class ApiClient;
 }
@@ -25,12 +27,17 @@ public:
     // Puts folder on the server as a dataset manifest (only what the server lacks is sent),
     // with hashing and sending progress on the console; the manifest's digest. Shared by
     // `dataset upload` and `submit`.
-    // With a name the dataset is named too, and *created holds the server's answer.
+    // With a name the dataset (or image, by collection) is named too, and *created holds the
+    // server's answer; *bytesSent and *bytesSkipped what was sent and what the server had.
     static Result<QString> send(Console &console,
                                 ApiClient &api,
                                 const QString &folder,
                                 const QString &name = {},
-                                QJsonObject *created = nullptr);
+                                QJsonObject *created = nullptr,
+                                DatasetUpload::Collection collection =
+                                    DatasetUpload::Collection::Datasets,
+                                qint64 *bytesSent = nullptr,
+                                qint64 *bytesSkipped = nullptr);
 
 private:
     Status upload(CliContext &context, const QString &folder, const ParsedArguments &arguments);

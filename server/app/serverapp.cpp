@@ -5,6 +5,7 @@
 #include "http/authcontroller.h"
 #include "http/blobcontroller.h"
 #include "http/datasetcontroller.h"
+#include "http/imagecontroller.h"
 #include "http/jobcontroller.h"
 #include "http/uploadcontroller.h"
 #include "http/workercontroller.h"
@@ -93,12 +94,14 @@ void ServerApp::registerRoutes()
     m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers);
     m_workerController = std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs);
     m_datasetController = std::make_unique<DatasetController>(s.datasets);
+    m_imageController = std::make_unique<ImageController>(s.images);
     m_authController->registerRoutes(*m_router);
     m_jobController->registerRoutes(*m_router);
     m_uploadController->registerRoutes(*m_router);
     m_blobController->registerRoutes(*m_router);
     m_workerController->registerRoutes(*m_router);
     m_datasetController->registerRoutes(*m_router);
+    m_imageController->registerRoutes(*m_router);
 }
 
 void ServerApp::handleHousekeeping()

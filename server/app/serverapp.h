@@ -12,6 +12,7 @@ struct ServerServices;
 class AuthController;
 class BlobController;
 class DatasetController;
+class ImageController;
 class FrontServer;
 class JobController;
 class Router;
@@ -43,6 +44,7 @@ private:
     std::unique_ptr<BlobController> m_blobController;
     std::unique_ptr<WorkerController> m_workerController;
     std::unique_ptr<DatasetController> m_datasetController;
+    std::unique_ptr<ImageController> m_imageController;
     // Last: its connections, and the requests on them, go before what they call.
     std::unique_ptr<FrontServer> m_front;
     QTimer m_housekeeping;

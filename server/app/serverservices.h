@@ -5,6 +5,7 @@
 #include "blobs/blobstorage.h"
 #include "blobs/uploadservice.h"
 #include "datasets/datasetservice.h"
+#include "images/imageservice.h"
 #include "jobs/joboutputs.h"
 #include "jobs/jobprogress.h"
 #include "jobs/jobservice.h"
@@ -25,9 +26,10 @@ struct ServerServices
         , auth(db)
         , uploads(db, blobs, maxBlobBytes)
         , datasets(db, blobs, uploads)
+        , images(db, blobs, datasets)
         , scheduler(db)
         , progress(db, scheduler)
-        , jobs(db, uploads, datasets, scheduler)
+        , jobs(db, uploads, datasets, images, scheduler)
         , outputs(db)
         , workers(db, uploads, progress, scheduler)
     {}
@@ -39,6 +41,7 @@ struct ServerServices
     LoginThrottle throttle;
     UploadService uploads;
     DatasetService datasets;
+    ImageService images;
     Scheduler scheduler;
     JobProgress progress;
     JobService jobs;

@@ -280,4 +280,16 @@ Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject 
     return sha;
 }
 
+Result<DatasetManifest> DatasetService::acceptManifest(qint64 userId,
+                                                       const QString &manifestSha256)
+{
+    Result<DatasetManifest> manifest = loadManifest(UploadService::userOwner(userId),
+                                                    manifestSha256);
+    if (!manifest)
+        return manifest;
+    if (Status registered = registerManifest(manifestSha256, *manifest); !registered)
+        return registered.error();
+    return manifest;
+}
+
 } // namespace ddl::server

@@ -32,6 +32,9 @@ public:
 
     // For a job submission: {"manifest": sha} or {"name": n} → the checked manifest's digest.
     Result<QString> manifestForJob(qint64 userId, const QJsonObject &dataset);
+    // A manifest the user uploaded whose files they all have, remembered file by file so that a
+    // worker running a job that names it may fetch them (images are such manifests too).
+    Result<DatasetManifest> acceptManifest(qint64 userId, const QString &manifestSha256);
 
 private:
     Result<DatasetManifest> loadManifest(const QString &owner, const QString &manifestSha256);

@@ -69,6 +69,17 @@ void WorkerController::registerRoutes(Router &router)
                                          : HttpReply::error(reported.error());
                      });
                  });
+    router.route("POST", "/v1/workers/tasks/<arg>/events", Access::Worker,
+                 [this](const HttpRequest &request) {
+                     return forTask(request, [&](const WorkerRef &worker, qint64 id) {
+                         Result<QJsonObject> body = RequestReader::jsonBody(request);
+                         if (!body)
+                             return HttpReply::error(body.error());
+                         Status recorded = m_workers.recordEvent(worker, id, *body);
+                         return recorded ? HttpReply::json({{QStringLiteral("ok"), true}})
+                                         : HttpReply::error(recorded.error());
+                     });
+                 });
     router.route("POST", "/v1/workers/tasks/<arg>/artifacts", Access::Worker,
                  [this](const HttpRequest &request) {
                      return forTask(request, [&](const WorkerRef &worker, qint64 id) {

@@ -3,6 +3,7 @@
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
+#include "images/imageservice.h"
 #include "jobspec/jobspecparser.h"
 #include "scheduler/openpaienvironment.h"
 #include "scheduler/scheduler.h"
@@ -35,19 +36,21 @@ static Error jobNotFound(const QString &uuidOrName)
 static QList<TaskDemand> demandsOf(const JobSpec &spec)
 {
     QList<TaskDemand> demands;
+    const QString containerImage = JobSpec::needsContainer(spec.image) ? spec.image : QString();
     for (const TaskRole &role : spec.taskRoles) {
         for (int i = 0; i < role.taskNumber; ++i)
-            demands.append(
-                TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1, spec.gpuType});
+            demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1,
+                                      spec.gpuType, containerImage});
     }
     return demands;
 }
 
 JobService::JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
-                       Scheduler &scheduler)
+                       ImageService &images, Scheduler &scheduler)
     : m_db(db)
     , m_uploads(uploads)
     , m_datasets(datasets)
+    , m_images(images)
     , m_scheduler(scheduler)
 {}
 
@@ -176,6 +179,14 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                                   : Result<QString>(QString());
     if (!dataset)
         return dataset.error();
+    // A ddl:// image is the user's: its layers are what the job's workers may fetch.
+    QString imageManifest;
+    if (JobSpec::needsContainer(spec->image)) {
+        Result<QString> image = m_images.manifestForJob(userId, spec->image);
+        if (!image)
+            return image.error();
+        imageManifest = *image;
+    }
     const QString commit = request.value(QStringLiteral("package"))
                                .toObject()
                                .value(QStringLiteral("commit"))
@@ -216,7 +227,8 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
                spec->retryCount,
                priority,
                QStringLiteral("waiting for the scheduler"),
-               {}};
+               {},
+               imageManifest};
     for (const TaskRole &role : spec->taskRoles)
         job.roles.append({role.name, role.taskNumber});
     const Result<qint64> jobId = JobStore(m_db).addJob(job);
@@ -356,6 +368,19 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
             job.events.append(
                 QJsonObject{{u"at"_s, wireTime(job.createdAt)}, {u"message"_s, note}});
     }
+    // What the job's workers told of their tasks' preparation, in the order they told it.
+    Result<QSqlQuery> events = runSql(m_db,
+                                      u"SELECT task_id, at, message FROM job_events WHERE job_id "
+                                      "= ? ORDER BY id"_s,
+                                      {jobId});
+    if (!events)
+        return events.error();
+    while (events->next()) {
+        job.events.append(QJsonObject{{u"at"_s, wireTime(storeTime(events->value(u"at"_s)))},
+                                      {u"task_id"_s, events->value(u"task_id"_s).toLongLong()},
+                                      {u"message"_s, events->value(u"message"_s).toString()}});
+    }
+    events->finish();
     Result<QSqlQuery> tasks = runSql(
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "

@@ -10,6 +10,7 @@ namespace ddl::server {
 
 class Scheduler;
 class DatasetService;
+class ImageService;
 class UploadService;
 
 // A job found for its owner: the ids the other services need.
@@ -27,6 +28,7 @@ class JobService
 {
 public:
     JobService(const QSqlDatabase &db, UploadService &uploads, DatasetService &datasets,
+               ImageService &images,
                Scheduler &scheduler);
 
     // Refuses a job that no registered worker could ever hold (unschedulable; unless the request
@@ -46,6 +48,7 @@ private:
     QSqlDatabase m_db;
     UploadService &m_uploads;
     DatasetService &m_datasets;
+    ImageService &m_images;
     Scheduler &m_scheduler;
 };
 

@@ -64,6 +64,7 @@ void GangPlacer::updateWorker(const WorkerNode &declared)
     node->address = declared.address;
     node->online = declared.online;
     node->gpuType = declared.gpuType;
+    node->runtimes = declared.runtimes;
     index(*node);
 }
 
@@ -177,12 +178,11 @@ QList<Placement> GangPlacer::place(const QList<TaskDemand> &tasks)
     return placed;
 }
 
-GangPlacer::Summary GangPlacer::summary(const QString &gpuType) const
+GangPlacer::Summary GangPlacer::summary(const TaskDemand &needs) const
 {
-    const TaskDemand typed{.gpuType = gpuType};
     Summary cluster;
     for (const WorkerNode &node : m_workers) {
-        if (!node.online || !typed.acceptsWorker(node))
+        if (!node.online || !needs.acceptsWorker(node))
             continue;
         ++cluster.online;
         cluster.largestGpus = std::max(cluster.largestGpus, node.totalGpus);
@@ -245,13 +245,52 @@ TaskDemand largestDemand(const QList<TaskDemand> &tasks)
 
 } // namespace
 
-QString GangPlacer::gpuTypeOf(const QList<TaskDemand> &tasks)
+TaskDemand GangPlacer::needsOf(const QList<TaskDemand> &tasks)
 {
+    TaskDemand needs;
     for (const TaskDemand &task : tasks) {
-        if (!task.gpuType.isEmpty())
-            return task.gpuType;
+        if (needs.gpuType.isEmpty())
+            needs.gpuType = task.gpuType;
+        if (needs.containerImage.isEmpty())
+            needs.containerImage = task.containerImage;
     }
-    return {};
+    return needs;
+}
+
+bool GangPlacer::anyWorkerFits(const TaskDemand &needs)
+{
+    return needs.gpuType.isEmpty() && needs.containerImage.isEmpty();
+}
+
+QString GangPlacer::kindOfWorker(const TaskDemand &needs)
+{
+    QStringList kind;
+    if (!needs.gpuType.isEmpty())
+        kind << QStringLiteral("GPU type ") + needs.gpuType;
+    if (!needs.containerImage.isEmpty())
+        kind << QStringLiteral("podman");
+    return joinAnd(kind);
+}
+
+// "a container runtime (podman) for image ddl://x", with the GPU type when the gang has one.
+static QString containerNeed(const TaskDemand &needs)
+{
+    const QString typed = needs.gpuType.isEmpty()
+                              ? QString()
+                              : QStringLiteral("GPU type %1 and ").arg(needs.gpuType);
+    return typed
+           + QStringLiteral("a container runtime (podman) for image %1").arg(needs.containerImage);
+}
+
+// The ddl-worker options that make a worker of the kind the gang needs.
+static QString workerOptions(const TaskDemand &needs)
+{
+    QStringList options;
+    if (!needs.gpuType.isEmpty())
+        options << QStringLiteral("--gpu-type ") + needs.gpuType;
+    if (!needs.containerImage.isEmpty())
+        options << QStringLiteral("--container-runtime podman");
+    return options.join(u' ');
 }
 
 QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster)
@@ -278,16 +317,20 @@ QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary
 
 QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
-    const QString gpuType = gpuTypeOf(tasks);
-    if (gpuType.isEmpty())
+    const TaskDemand needs = needsOf(tasks);
+    if (anyWorkerFits(needs))
         return explainUntyped(tasks, cluster);
     if (cluster.online == 0) {
-        return QStringLiteral("needs GPU type %1; no online worker has it (start a ddl-worker "
-                              "with --gpu-type %1)")
-            .arg(gpuType);
+        if (needs.containerImage.isEmpty()) {
+            return QStringLiteral("needs GPU type %1; no online worker has it (start a ddl-worker "
+                                  "with --gpu-type %1)")
+                .arg(needs.gpuType);
+        }
+        return QStringLiteral("needs a worker with %1; none is online (start a ddl-worker with %2)")
+            .arg(containerNeed(needs), workerOptions(needs));
     }
-    return QStringLiteral("on the workers with GPU type %1, %2")
-        .arg(gpuType, explainUntyped(tasks, cluster));
+    return QStringLiteral("on the workers with %1, %2")
+        .arg(kindOfWorker(needs), explainUntyped(tasks, cluster));
 }
 
 QString GangPlacer::explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster)
@@ -366,13 +409,16 @@ QString GangPlacer::explainUntyped(const QList<TaskDemand> &tasks, const Summary
 
 QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
 {
-    // Every registered worker that takes tasks (a worker declaring no slots takes none) and has
-    // the gang's GPU type, online or not, with nothing running on it.
-    const QString gpuType = gpuTypeOf(tasks);
+    // Every registered worker that takes tasks (a worker declaring no slots takes none), has
+    // the gang's GPU type and runs containers when the gang needs one, online or not, with
+    // nothing running on it.
+    const TaskDemand needs = needsOf(tasks);
+    const QString &gpuType = needs.gpuType;
     const TaskDemand typed{.gpuType = gpuType};
     GangPlacer empty;
     QMap<QString, QString> otherTypes; // lower case -> as announced
     bool anyTakesTasks = false;
+    int ofType = 0;
     for (const WorkerNode &node : m_workers) {
         if (node.totalSlots <= 0)
             continue;
@@ -382,6 +428,9 @@ QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
                 otherTypes.insert(node.gpuType.toLower(), node.gpuType);
             continue;
         }
+        ++ofType;
+        if (!needs.acceptsWorker(node))
+            continue;
         WorkerNode idle = node;
         idle.online = true;
         empty.addWorker(idle);
@@ -389,7 +438,7 @@ QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
     // No such worker yet is no verdict: workers may come later.
     if (!anyTakesTasks || tasks.isEmpty())
         return {};
-    if (empty.m_workers.isEmpty()) {
+    if (ofType == 0) {
         QStringList types = otherTypes.values();
         if (types.size() > 8)
             types = types.first(8) << QStringLiteral("others");
@@ -398,12 +447,17 @@ QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
                  types.isEmpty() ? QStringLiteral("none announces a GPU type")
                                  : QStringLiteral("they have ") + joinAnd(types));
     }
+    if (empty.m_workers.isEmpty()) {
+        return QStringLiteral("needs a worker with %1; no registered worker has one (start a "
+                              "ddl-worker with %2)")
+            .arg(containerNeed(needs), workerOptions(needs));
+    }
     if (!empty.place(tasks).isEmpty())
         return {};
     const QString reason = empty.neverPlaceableUntyped(tasks);
-    return gpuType.isEmpty()
+    return anyWorkerFits(needs)
                ? reason
-               : QStringLiteral("on the workers with GPU type %1, %2").arg(gpuType, reason);
+               : QStringLiteral("on the workers with %1, %2").arg(kindOfWorker(needs), reason);
 }
 
 QString GangPlacer::neverPlaceableUntyped(const QList<TaskDemand> &tasks) const

@@ -41,23 +41,30 @@ public:
         int freeSlots = 0;
         QList<int> freeGpus; // per worker with a free slot, most first
     };
-    // Counts only the workers that gpuType accepts (see TaskDemand::acceptsWorker).
-    Summary summary(const QString &gpuType = {}) const;
+    // Counts only the workers that needs accepts (its GPU type and container image, see
+    // TaskDemand::acceptsWorker).
+    Summary summary(const TaskDemand &needs = {}) const;
     bool hasFreeSlot() const { return !m_free.empty(); }
     // Why a gang does not fit now, in words a user can act on: every resource that is short
     // (task slots, GPUs, CPUs, memory), each with what is free. For a gang with a GPU type,
-    // cluster is the summary of the workers of that type.
+    // cluster is the summary of the workers of that type; for a gang with a ddl:// image, of the
+    // workers that run containers ("needs a worker with a container runtime (podman) for image
+    // ddl://x; none is online ...").
     static QString explain(const QList<TaskDemand> &tasks, const Summary &cluster);
     // Why no registered worker could ever hold the gang, even with all of them idle and online
     // ("needs 4 GPUs on one worker; the largest worker has 2 GPUs"); empty when they could, and
     // when no worker that takes tasks (slots > 0) is registered at all (workers may come later).
     // A gang with a GPU type counts only the workers of that type ("needs GPU type V100; no
-    // registered worker has it").
+    // registered worker has it"); one with a ddl:// image only the workers that run containers.
     QString neverPlaceable(const QList<TaskDemand> &tasks) const;
-    // The GPU type the gang asks for; empty when it asks for none.
-    static QString gpuTypeOf(const QList<TaskDemand> &tasks);
+    // The kind of worker the gang asks for: its GPU type and container image, nothing else.
+    static TaskDemand needsOf(const QList<TaskDemand> &tasks);
+    // Whether the gang may go to any worker with room (no GPU type, no container image).
+    static bool anyWorkerFits(const TaskDemand &needs);
 
 private:
+    // "GPU type V100", "podman", "GPU type V100 and podman".
+    static QString kindOfWorker(const TaskDemand &needs);
     static QString explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster);
     // neverPlaceable() on a placer holding only idle workers that the gang may use.
     QString neverPlaceableUntyped(const QList<TaskDemand> &tasks) const;

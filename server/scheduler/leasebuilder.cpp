@@ -159,7 +159,8 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         runSql(m_db,
                u"SELECT t.id AS task_id, t.job_id, t.attempt, t.role, t.role_index, t.port, "
                "t.gpu_indices, t.task_index, j.uuid, j.name, j.kind, j.spec, j.package_sha256, "
-               "j.dataset_sha256, j.dataset_manifest, u.email, w.address FROM tasks t "
+               "j.dataset_sha256, j.dataset_manifest, j.image_manifest, u.email, w.address "
+               "FROM tasks t "
                "JOIN jobs j ON j.id = t.job_id JOIN users u ON u.id = j.user_id "
                "JOIN workers w ON w.id = t.worker_id "
                "WHERE t.worker_id = ? AND t.state = ? AND t.delivered = 0 ORDER BY t.id"_s,
@@ -194,6 +195,7 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         lease.packageSha256 = row.value(u"package_sha256"_s).toString();
         lease.datasetSha256 = row.value(u"dataset_sha256"_s).toString();
         lease.datasetManifest = row.value(u"dataset_manifest"_s).toString();
+        lease.imageManifest = row.value(u"image_manifest"_s).toString();
         lease.outputPrefix = outputPrefix(spec, lease.role, lease.roleIndex);
 
         const QList<TaskHost> hosts = taskHosts(m_db, jobId, lease.attempt);

@@ -60,11 +60,12 @@ void addOpenPaiEnvironment(QJsonObject &env, const QSqlDatabase &db, qint64 jobI
                                     "t.attempt = ?"_s,
                                     {jobId, attempt});
     while (gang && gang->next()) {
-        const QString peerRole = gang->value(0).toString();
-        const QString peer = peerRole + u'_' + QString::number(gang->value(1).toInt());
-        env.insert(u"PAI_HOST_IP_"_s + peer, gang->value(3).toString());
+        const QString peerRole = gang->value(u"role"_s).toString();
+        const QString peer =
+            peerRole + u'_' + QString::number(gang->value(u"role_index"_s).toInt());
+        env.insert(u"PAI_HOST_IP_"_s + peer, gang->value(u"address"_s).toString());
         for (const auto &[label, ports] :
-             labelledPorts(roleNamed(spec, peerRole), gang->value(2).toInt()))
+             labelledPorts(roleNamed(spec, peerRole), gang->value(u"port"_s).toInt()))
             env.insert(u"PAI_PORT_LIST_%1_%2"_s.arg(peer, label), ports.join(u','));
     }
 

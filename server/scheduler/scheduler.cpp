@@ -1,5 +1,6 @@
 #include "scheduler.h"
 
+#include "jobspec/jobspec.h"
 #include "leasebuilder.h"
 #include "openpaienvironment.h"
 #include "store/jobstore.h"
@@ -10,6 +11,8 @@
 #include <QJsonObject>
 #include <QLoggingCategory>
 #include <set>
+
+using namespace Qt::StringLiterals;
 
 Q_LOGGING_CATEGORY(lcScheduler, "ddl.server.scheduler")
 
@@ -26,15 +29,28 @@ Scheduler::Scheduler(const QSqlDatabase &db, QObject *parent)
     });
 }
 
+// The image, when only a container can run the job (JobSpec::needsContainer), else empty.
+static QString containerImageOf(const QString &image)
+{
+    return JobSpec::needsContainer(image) ? image : QString();
+}
+
 static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString &roleName)
 {
     const QJsonObject role = roleNamed(spec, roleName);
     return TaskDemand{taskId,
-                      role.value(QStringLiteral("gpuNumber")).toInt(),
-                      role.value(QStringLiteral("cpuNumber")).toInt(1),
-                      role.value(QStringLiteral("memoryMB")).toInteger(),
+                      role.value(u"gpuNumber"_s).toInt(),
+                      role.value(u"cpuNumber"_s).toInt(1),
+                      role.value(u"memoryMB"_s).toInteger(),
                       openPaiPortCount(role),
-                      spec.value(QStringLiteral("gpuType")).toString()};
+                      spec.value(u"gpuType"_s).toString(),
+                      containerImageOf(spec.value(u"image"_s).toString())};
+}
+
+// The runtimes column: "bubblewrap,podman".
+static QStringList runtimesOf(const QString &stored)
+{
+    return stored.split(u',', Qt::SkipEmptyParts);
 }
 
 static QList<int> splitIndices(const QString &text)
@@ -48,40 +64,45 @@ static QList<int> splitIndices(const QString &text)
 Status Scheduler::load()
 {
     Result<QSqlQuery> workers = runSql(m_db,
-                                       QStringLiteral("SELECT id, address, gpus, cpus, memory_mb, "
-                                                      "slots, state, gpu_type FROM workers"));
+                                       u"SELECT id, address, gpus, cpus, memory_mb, slots, state, "
+                                       "gpu_type, runtimes FROM workers"_s);
     if (!workers)
         return workers.error();
     while (workers->next()) {
+        const QSqlQuery &row = *workers;
         WorkerNode node;
-        node.id = workers->value(0).toLongLong();
-        node.address = workers->value(1).toString();
-        node.totalGpus = workers->value(2).toInt();
-        node.totalCpus = workers->value(3).toInt();
-        node.totalMemoryMb = workers->value(4).toLongLong();
-        node.totalSlots = workers->value(5).toInt();
-        node.online = workers->value(6).toString() == QLatin1String("ONLINE");
-        node.gpuType = workers->value(7).toString();
+        node.id = row.value(u"id"_s).toLongLong();
+        node.address = row.value(u"address"_s).toString();
+        node.totalGpus = row.value(u"gpus"_s).toInt();
+        node.totalCpus = row.value(u"cpus"_s).toInt();
+        node.totalMemoryMb = row.value(u"memory_mb"_s).toLongLong();
+        node.totalSlots = row.value(u"slots"_s).toInt();
+        node.online = row.value(u"state"_s).toString() == "ONLINE"_L1;
+        node.gpuType = row.value(u"gpu_type"_s).toString();
+        node.runtimes = runtimesOf(row.value(u"runtimes"_s).toString());
         m_placer.addWorker(node);
     }
     Result<QSqlQuery> running = runSql(
         m_db,
-        QStringLiteral("SELECT t.id, t.job_id, j.user_id, t.worker_id, t.port, t.gpu_indices, "
-                       "t.role, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.state = "
-                       "? AND t.worker_id IS NOT NULL"),
+        u"SELECT t.id, t.job_id, j.user_id, t.worker_id, t.port, t.gpu_indices, t.role, j.spec "
+        "FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.state = ? AND t.worker_id IS NOT "
+        "NULL"_s,
         {stateName(JobState::Running)});
     if (!running)
         return running.error();
     while (running->next()) {
-        const QJsonObject spec = QJsonDocument::fromJson(running->value(7).toByteArray()).object();
+        const QSqlQuery &row = *running;
+        const QJsonObject spec =
+            QJsonDocument::fromJson(row.value(u"spec"_s).toByteArray()).object();
         const TaskDemand demand =
-            demandOf(running->value(0).toLongLong(), spec, running->value(6).toString());
+            demandOf(row.value(u"id"_s).toLongLong(), spec, row.value(u"role"_s).toString());
         Allocation allocation{Placement{demand.taskId,
-                                        running->value(3).toLongLong(),
-                                        splitIndices(running->value(5).toString()),
-                                        running->value(4).toInt(), demand.cpus, demand.memoryMb,
+                                        row.value(u"worker_id"_s).toLongLong(),
+                                        splitIndices(row.value(u"gpu_indices"_s).toString()),
+                                        row.value(u"port"_s).toInt(), demand.cpus, demand.memoryMb,
                                         demand.ports},
-                              running->value(1).toLongLong(), running->value(2).toLongLong()};
+                              row.value(u"job_id"_s).toLongLong(),
+                              row.value(u"user_id"_s).toLongLong()};
         m_placer.take(allocation.placement);
         account(allocation, +1);
         m_allocations.insert(demand.taskId, allocation);
@@ -93,7 +114,7 @@ Status Scheduler::load()
         return waiting.error();
     QList<qint64> jobs;
     while (waiting->next())
-        jobs << waiting->value(0).toLongLong();
+        jobs << waiting->value(u"id"_s).toLongLong();
     for (const qint64 jobId : std::as_const(jobs))
         enqueue(jobId);
     qCInfo(lcScheduler) << "loaded" << m_placer.workers().size() << "workers,"
@@ -113,16 +134,18 @@ void Scheduler::enqueue(qint64 jobId)
         return;
     QueuedJob queued;
     queued.jobId = jobId;
-    queued.userId = job->value(0).toLongLong();
-    queued.priority = job->value(1).toInt();
-    queued.reason = job->value(4).toString();
-    const QJsonObject spec = QJsonDocument::fromJson(job->value(2).toByteArray()).object();
+    queued.userId = job->value(u"user_id"_s).toLongLong();
+    queued.priority = job->value(u"priority"_s).toInt();
+    queued.reason = job->value(u"reason"_s).toString();
+    const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
     Result<QSqlQuery> tasks = runSql(m_db,
                                      QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
                                                     "AND attempt = ? AND state = ?"),
-                                     {jobId, job->value(3), stateName(JobState::Waiting)});
+                                     {jobId, job->value(u"attempt"_s),
+                                      stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {
-        queued.tasks << demandOf(tasks->value(0).toLongLong(), spec, tasks->value(1).toString());
+        queued.tasks << demandOf(tasks->value(u"id"_s).toLongLong(), spec,
+                                 tasks->value(u"role"_s).toString());
         queued.gpus += queued.tasks.last().gpus;
     }
     if (queued.tasks.isEmpty())
@@ -183,9 +206,11 @@ void Scheduler::reloadLimits()
         return;
     m_limits.clear();
     while (limits->next()) {
-        m_limits.insert(limits->value(0).toLongLong(),
-                        UserLimits{limits->value(1).isNull() ? -1 : limits->value(1).toInt(),
-                                   limits->value(2).isNull() ? -1 : limits->value(2).toInt()});
+        const QVariant maxGpus = limits->value(u"max_gpus"_s);
+        const QVariant maxRunningJobs = limits->value(u"max_running_jobs"_s);
+        m_limits.insert(limits->value(u"id"_s).toLongLong(),
+                        UserLimits{maxGpus.isNull() ? -1 : maxGpus.toInt(),
+                                   maxRunningJobs.isNull() ? -1 : maxRunningJobs.toInt()});
     }
 }
 
@@ -272,10 +297,12 @@ Result<int> Scheduler::schedule()
                     cluster = m_placer.summary();
                     clusterStale = false;
                 }
-                // A gang with a GPU type is explained by the workers of that type alone.
-                const QString gpuType = GangPlacer::gpuTypeOf(job->tasks);
-                reason = GangPlacer::explain(
-                    job->tasks, gpuType.isEmpty() ? cluster : m_placer.summary(gpuType));
+                // A gang with a GPU type or a ddl:// image is explained by the workers that
+                // could take it alone.
+                const TaskDemand needs = GangPlacer::needsOf(job->tasks);
+                reason = GangPlacer::explain(job->tasks, GangPlacer::anyWorkerFits(needs)
+                                                             ? cluster
+                                                             : m_placer.summary(needs));
             }
         }
         if (!reason.isEmpty()) {

@@ -3,6 +3,7 @@
 #include <QList>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 
 namespace ddl::server {
 
@@ -17,6 +18,7 @@ struct WorkerNode
     int totalSlots = 0;
     bool online = true;
     QString gpuType; // the worker's label (--gpu-type, else its GPUs' model); empty: none
+    QStringList runtimes; // how it runs tasks, as it announces them: "bubblewrap", "podman"
 
     QList<bool> gpuBusy; // by GPU index
     int freeCpus = 0;
@@ -26,6 +28,8 @@ struct WorkerNode
     int nextPort = 0;
 
     int freeGpus() const { return int(gpuBusy.count(false)); }
+    // Whether it runs tasks in containers of their job's image (--container-runtime podman).
+    bool runsContainers() const { return runtimes.contains(QLatin1String("podman")); }
 };
 
 // What one task asks of a worker.
@@ -37,10 +41,15 @@ struct TaskDemand
     qint64 memoryMb = 0;
     int ports = 1;   // its own port and those of its portList, booked as one run
     QString gpuType; // the job's OpenPAI gpuType: only workers with this label (any case)
+    // The job's image when only a container can run it (a ddl:// image, which no sandbox has):
+    // only workers that run containers. Empty for a job without an image, or with a registry
+    // image that a worker without podman runs in its sandbox (docs/images.md).
+    QString containerImage;
 
     bool acceptsWorker(const WorkerNode &node) const
     {
-        return gpuType.isEmpty() || node.gpuType.compare(gpuType, Qt::CaseInsensitive) == 0;
+        return (gpuType.isEmpty() || node.gpuType.compare(gpuType, Qt::CaseInsensitive) == 0)
+               && (containerImage.isEmpty() || node.runsContainers());
     }
 };
 

@@ -135,8 +135,8 @@ Result<qint64> JobStore::addJob(const NewJob &job)
     Result<QSqlQuery> insert = runSql(
         m_db,
         u"INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, commit_id, "
-        "dataset_sha256, attempt, retry_count, reason, created_at, priority, dataset_manifest) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)"_s,
+        "dataset_sha256, attempt, retry_count, reason, created_at, priority, dataset_manifest, "
+        "image_manifest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)"_s,
         {job.uuid,
          job.userId,
          job.name,
@@ -150,7 +150,8 @@ Result<qint64> JobStore::addJob(const NewJob &job)
          job.reason,
          nowMs(),
          job.priority,
-         orNull(job.datasetManifest)});
+         orNull(job.datasetManifest),
+         orNull(job.imageManifest)});
     if (!insert)
         return insert.error();
     const qint64 jobId = insert->lastInsertId().toLongLong();

@@ -54,6 +54,7 @@ struct NewJob
     int priority = 0;
     QString reason;
     QList<std::pair<QString, int>> roles; // name, taskNumber; in spec order
+    QString imageManifest;                // a ddl:// image's OCI layout manifest; empty: none
 };
 
 // Where the scheduler placed a task.

@@ -76,6 +76,28 @@ const std::vector<QStringList> &schemaMigrations()
         {
             QStringLiteral("ALTER TABLE workers ADD COLUMN gpu_type TEXT NOT NULL DEFAULT ''"),
         },
+        // 5: how a worker runs tasks ("bubblewrap,podman"), so that a job with a ddl:// image
+        // goes only to a worker that runs containers. '' for a worker that has not said yet.
+        {
+            QStringLiteral("ALTER TABLE workers ADD COLUMN runtimes TEXT NOT NULL DEFAULT ''"),
+        },
+        // 6: images pushed to DDL (ddl://NAME): a user's named OCI layouts, each a dataset
+        // manifest of blobs; a job records the manifest of its image for its workers to fetch.
+        {
+            QStringLiteral("CREATE TABLE images (owner_id INTEGER NOT NULL REFERENCES users(id), "
+                           "name TEXT NOT NULL, manifest_sha256 TEXT NOT NULL, digest TEXT NOT "
+                           "NULL, total_size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
+                           "PRIMARY KEY (owner_id, name))"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN image_manifest TEXT"),
+        },
+        // 7: what a task's worker tells of its preparation ("loading image ... (N MiB)"), shown
+        // among the job's events.
+        {
+            QStringLiteral("CREATE TABLE job_events (id INTEGER PRIMARY KEY, job_id INTEGER NOT "
+                           "NULL REFERENCES jobs(id), task_id INTEGER NOT NULL, at INTEGER NOT "
+                           "NULL, message TEXT NOT NULL)"),
+            QStringLiteral("CREATE INDEX job_events_job ON job_events (job_id, id)"),
+        },
     };
     return migrations;
 }

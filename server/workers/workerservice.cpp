@@ -12,6 +12,10 @@
 #include <QRegularExpression>
 #include <QSet>
 
+#include <optional>
+
+using namespace Qt::StringLiterals;
+
 Q_LOGGING_CATEGORY(lcWorkers, "ddl.server.workers")
 
 namespace ddl::server {
@@ -38,6 +42,8 @@ static WorkerNode declaredNode(qint64 id, const QString &address, const QJsonObj
     node.totalGpus = int(resources.value(QStringLiteral("gpus")).toInteger());
     node.totalSlots = int(resources.value(QStringLiteral("slots")).toInteger());
     node.gpuType = resources.value(QStringLiteral("gpu_type")).toString();
+    for (const QJsonValue &runtime : resources.value(u"runtimes"_s).toArray())
+        node.runtimes << runtime.toString();
     node.online = true;
     return node;
 }
@@ -91,6 +97,31 @@ static Error badGpuType()
                     QStringLiteral("must be at most 100 printable characters on one line"));
 }
 
+// The runtimes a worker announces ("bubblewrap", "podman"), as stored: "bubblewrap,podman".
+// Names the server does not know are kept (a newer worker's); nullopt when malformed.
+static std::optional<QString> runtimesOf(const QJsonValue &value)
+{
+    static const QRegularExpression name(
+        QRegularExpression::anchoredPattern(u"[a-z0-9][a-z0-9-]{0,31}"_s));
+    const QJsonArray runtimes = value.toArray();
+    if (!value.isArray() || runtimes.size() > 8)
+        return std::nullopt;
+    QStringList names;
+    for (const QJsonValue &runtime : runtimes) {
+        if (!name.match(runtime.toString()).hasMatch())
+            return std::nullopt;
+        names << runtime.toString();
+    }
+    return names.join(u',');
+}
+
+static Error badRuntimes()
+{
+    return badField(u"runtimes"_s,
+                    u"must be a list of at most 8 names of lower-case letters, digits and -, "
+                    "such as [\"bubblewrap\", \"podman\"]"_s);
+}
+
 Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QString &peerAddress)
 {
     Result<QSqlQuery> token = runSql(m_db,
@@ -121,14 +152,20 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
     const QString gpuType = gpuTypeOf(request.value(QStringLiteral("gpu_type")));
     if (!isValidGpuType(gpuType))
         return badGpuType();
+    // A worker from before runtimes were announced sends none: it runs no containers.
+    const std::optional<QString> runtimes = request.contains(u"runtimes"_s)
+                                                ? runtimesOf(request.value(u"runtimes"_s))
+                                                : QString(u""_s);
+    if (!runtimes)
+        return badRuntimes();
     const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
     const qint64 now = nowMs();
     Result<QSqlQuery> insert =
         runSql(m_db,
                QStringLiteral(
                    "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                   "gpus, slots, gpu_type, state, last_seen, created_at) VALUES (?, ?, ?, ?, ?, "
-                   "?, ?, ?, ?, 'ONLINE', ?, ?)"),
+                   "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
+                   "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
                {name,
                 // Never NULL (the column is NOT NULL): a worker that sends none has "".
                 request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
@@ -139,6 +176,7 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
                 request.value(QStringLiteral("gpus")).toInteger(),
                 request.value(QStringLiteral("slots")).toInteger(),
                 gpuType,
+                *runtimes,
                 now,
                 now});
     if (!insert)
@@ -162,7 +200,7 @@ Result<WorkerRef> WorkerService::authenticate(const QString &workerToken)
         return Error::make(ErrorCode::Unauthorized,
                            QStringLiteral("unknown worker token; enroll the worker again"));
     }
-    return WorkerRef{query->value(0).toLongLong(), query->value(1).toString()};
+    return WorkerRef{query->value(u"id"_s).toLongLong(), query->value(u"name"_s).toString()};
 }
 
 Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJsonObject &request)
@@ -182,18 +220,21 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     update << worker.id;
     Result<QSqlQuery> before =
         runSql(m_db,
-               QStringLiteral("SELECT state, address, cpus, memory_mb, gpus, "
-                              "slots, gpu_type FROM workers WHERE id = ?"),
+               u"SELECT state, address, cpus, memory_mb, gpus, slots, gpu_type, runtimes FROM "
+               "workers WHERE id = ?"_s,
                {worker.id});
     if (!before || !before->next())
         return before ? Error::make(ErrorCode::Unauthorized, QStringLiteral("unknown worker"))
                       : before.error();
-    QJsonObject declared{{QStringLiteral("cpus"), before->value(2).toLongLong()},
-                         {QStringLiteral("memory_mb"), before->value(3).toLongLong()},
-                         {QStringLiteral("gpus"), before->value(4).toLongLong()},
-                         {QStringLiteral("slots"), before->value(5).toLongLong()},
-                         {QStringLiteral("gpu_type"), before->value(6).toString()}};
-    bool changed = before->value(0).toString() != QLatin1String("ONLINE");
+    const QString storedRuntimes = before->value(u"runtimes"_s).toString();
+    QJsonObject declared{{u"cpus"_s, before->value(u"cpus"_s).toLongLong()},
+                         {u"memory_mb"_s, before->value(u"memory_mb"_s).toLongLong()},
+                         {u"gpus"_s, before->value(u"gpus"_s).toLongLong()},
+                         {u"slots"_s, before->value(u"slots"_s).toLongLong()},
+                         {u"gpu_type"_s, before->value(u"gpu_type"_s).toString()},
+                         {u"runtimes"_s, QJsonArray::fromStringList(
+                                             storedRuntimes.split(u',', Qt::SkipEmptyParts))}};
+    bool changed = before->value(u"state"_s).toString() != "ONLINE"_L1;
     for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
         const QString key = QLatin1String(field);
         if (request.contains(key) && request.value(key).toInteger() != declared.value(key).toInteger()) {
@@ -211,8 +252,20 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
         update.insert(update.size() - 1, gpuTypeOf(gpuType));
         changed = true;
     }
+    // A worker restarted with (or without) --container-runtime podman.
+    if (request.contains(u"runtimes"_s)) {
+        const std::optional<QString> runtimes = runtimesOf(request.value(u"runtimes"_s));
+        if (!runtimes)
+            return badRuntimes();
+        if (*runtimes != storedRuntimes) {
+            declared.insert(u"runtimes"_s, request.value(u"runtimes"_s));
+            resources += u", runtimes = ?"_s;
+            update.insert(update.size() - 1, *runtimes);
+            changed = true;
+        }
+    }
     // --advertise-address of a worker that kept its enrollment (it does not enroll again).
-    QString address = before->value(1).toString();
+    QString address = before->value(u"address"_s).toString();
     const QString advertised = request.value(QStringLiteral("address")).toString();
     if (!advertised.isEmpty() && advertised != address) {
         if (!isValidAddress(advertised))
@@ -246,11 +299,12 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     QList<qint64> vanished;
     QSet<qint64> known;
     while (held->next()) {
-        const qint64 id = held->value(0).toLongLong();
+        const qint64 id = held->value(u"id"_s).toLongLong();
         known.insert(id);
-        if (held->value(1).toBool() && reported.contains(id))
+        if (held->value(u"cancel_requested"_s).toBool() && reported.contains(id))
             cancel.append(id);
-        else if (!reported.contains(id) && held->value(2).toLongLong() < now - LeaseGraceMs)
+        else if (!reported.contains(id)
+                 && held->value(u"leased_at"_s).toLongLong() < now - LeaseGraceMs)
             vanished << id;
     }
     held->finish();
@@ -349,7 +403,7 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
                                         {sha256});
         if (!blob)
             return blob.error();
-        const qint64 size = blob->next() ? blob->value(0).toLongLong() : -1;
+        const qint64 size = blob->next() ? blob->value(u"size"_s).toLongLong() : -1;
         if (file.contains(QStringLiteral("size"))
             && file.value(QStringLiteral("size")).toInteger(-2) != size)
             return badField(field + QStringLiteral(".size"),
@@ -365,15 +419,46 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
     return transaction.commit();
 }
 
+Status WorkerService::recordEvent(const WorkerRef &worker, qint64 taskId,
+                                  const QJsonObject &request)
+{
+    if (Status leased = checkLease(worker, taskId); !leased)
+        return leased;
+    static const QRegularExpression line(
+        QRegularExpression::anchoredPattern(u"[^\\p{C}]{1,%1}"_s.arg(MaxEventChars)));
+    const QString message = request.value(u"message"_s).toString();
+    if (!line.match(message).hasMatch()) {
+        return badField(u"message"_s,
+                        u"must be 1 to %1 printable characters on one line"_s.arg(MaxEventChars));
+    }
+    Result<QSqlQuery> count = runSql(m_db,
+                                     u"SELECT COUNT(*) AS events FROM job_events WHERE task_id = ?"_s,
+                                     {taskId});
+    if (!count)
+        return count.error();
+    if (count->next() && count->value(u"events"_s).toInt() >= MaxEventsPerTask) {
+        return Error::make(ErrorCode::RateLimited,
+                           u"task %1 has %2 events already, the most a task may have"_s.arg(taskId)
+                               .arg(MaxEventsPerTask));
+    }
+    count->finish();
+    Result<QSqlQuery> insert = runSql(m_db,
+                                      u"INSERT INTO job_events (job_id, task_id, at, message) "
+                                      "SELECT job_id, id, ?, ? FROM tasks WHERE id = ?"_s,
+                                      {nowMs(), message, taskId});
+    return insert ? Status(Ok{}) : Status(insert.error());
+}
+
 bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
 {
     Result<QSqlQuery> query = runSql(
         m_db,
         QStringLiteral("SELECT 1 FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.worker_id = ? "
                        "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ? OR "
-                       "j.dataset_manifest = ? OR EXISTS (SELECT 1 FROM manifest_files m WHERE "
-                       "m.manifest_sha256 = j.dataset_manifest AND m.sha256 = ?)) LIMIT 1"),
-        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256});
+                       "j.dataset_manifest = ? OR j.image_manifest = ? OR EXISTS (SELECT 1 FROM "
+                       "manifest_files m WHERE m.manifest_sha256 IN (j.dataset_manifest, "
+                       "j.image_manifest) AND m.sha256 = ?)) LIMIT 1"),
+        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256, sha256});
     return query && query->next();
 }
 
@@ -383,23 +468,27 @@ Result<QJsonObject> WorkerService::list()
         m_db,
         QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
                        "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
-                       "t.state = ?), w.gpu_type FROM workers w ORDER BY w.name, w.id"),
+                       "t.state = ?) AS running_tasks, w.gpu_type, w.runtimes FROM workers w "
+                       "ORDER BY w.name, w.id"),
         {stateName(JobState::Running)});
     if (!query)
         return query.error();
     QJsonArray workers;
     while (query->next()) {
+        const QSqlQuery &row = *query;
         workers.append(QJsonObject{
-            {QStringLiteral("name"), query->value(0).toString()},
-            {QStringLiteral("hostname"), query->value(1).toString()},
-            {QStringLiteral("state"), query->value(2).toString()},
-            {QStringLiteral("cpus"), query->value(3).toInt()},
-            {QStringLiteral("memory_mb"), query->value(4).toLongLong()},
-            {QStringLiteral("gpus"), query->value(5).toInt()},
-            {QStringLiteral("slots"), query->value(6).toInt()},
-            {QStringLiteral("last_seen"), isoTime(query->value(7).toLongLong())},
-            {QStringLiteral("running_tasks"), query->value(8).toInt()},
-            {QStringLiteral("gpu_type"), query->value(9).toString()},
+            {u"name"_s, row.value(u"name"_s).toString()},
+            {u"hostname"_s, row.value(u"hostname"_s).toString()},
+            {u"state"_s, row.value(u"state"_s).toString()},
+            {u"cpus"_s, row.value(u"cpus"_s).toInt()},
+            {u"memory_mb"_s, row.value(u"memory_mb"_s).toLongLong()},
+            {u"gpus"_s, row.value(u"gpus"_s).toInt()},
+            {u"slots"_s, row.value(u"slots"_s).toInt()},
+            {u"last_seen"_s, isoTime(row.value(u"last_seen"_s).toLongLong())},
+            {u"running_tasks"_s, row.value(u"running_tasks"_s).toInt()},
+            {u"gpu_type"_s, row.value(u"gpu_type"_s).toString()},
+            {u"runtimes"_s, QJsonArray::fromStringList(row.value(u"runtimes"_s).toString().split(
+                                u',', Qt::SkipEmptyParts))},
         });
     }
     return QJsonObject{{QStringLiteral("workers"), workers}};
@@ -415,9 +504,9 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
         return;
     QList<qint64> workers;
     while (lost->next()) {
-        qCWarning(lcWorkers) << "worker" << lost->value(1).toString() << "missed its heartbeats; "
-                             << "marking it lost";
-        workers << lost->value(0).toLongLong();
+        qCWarning(lcWorkers) << "worker" << lost->value(u"name"_s).toString()
+                             << "missed its heartbeats; marking it lost";
+        workers << lost->value(u"id"_s).toLongLong();
     }
     lost->finish();
     for (const qint64 workerId : std::as_const(workers)) {
@@ -430,7 +519,7 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
                                          {workerId, stateName(JobState::Running)});
         QList<qint64> ids;
         while (tasks && tasks->next())
-            ids << tasks->value(0).toLongLong();
+            ids << tasks->value(u"id"_s).toLongLong();
         for (const qint64 id : std::as_const(ids)) {
             (void) m_progress.taskEnded(id, {JobState::Failed, std::nullopt,
                                              QStringLiteral("its worker stopped answering")});

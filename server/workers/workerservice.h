@@ -32,6 +32,11 @@ public:
     Status checkLease(const WorkerRef &worker, qint64 taskId);
     Status reportState(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
     Status recordArtifacts(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
+    // {"message"}: a step of the task's preparation for the job's events (one line, at most
+    // MaxEventChars; at most MaxEventsPerTask per task, so a worker cannot flood the store).
+    Status recordEvent(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
+    static constexpr int MaxEventChars = 500;
+    static constexpr int MaxEventsPerTask = 20;
     // Whether a blob is code or data of a task leased to this worker.
     bool mayRead(const WorkerRef &worker, const QString &sha256);
 

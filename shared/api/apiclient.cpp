@@ -232,6 +232,23 @@ ApiRequest *ApiClient::deleteDataset(const QString &name)
     return sendBytes("DELETE", QStringLiteral("/v1/datasets/") + name, {});
 }
 
+ApiRequest *ApiClient::images()
+{
+    return get(QStringLiteral("/v1/images"));
+}
+
+ApiRequest *ApiClient::createImage(const QString &name, const QString &manifestSha256)
+{
+    return postJson(
+        QStringLiteral("/v1/images"),
+        {{QStringLiteral("name"), name}, {QStringLiteral("manifest_sha256"), manifestSha256}});
+}
+
+ApiRequest *ApiClient::deleteImage(const QString &name)
+{
+    return sendBytes("DELETE", QStringLiteral("/v1/images/") + name, {});
+}
+
 ApiRequest *ApiClient::missingBlobs(const QStringList &sha256)
 {
     return postJson(QStringLiteral("/v1/blobs/missing"),

@@ -106,6 +106,10 @@ public:
     ApiRequest *dataset(const QString &name);
     ApiRequest *createDataset(const QString &name, const QString &manifestSha256);
     ApiRequest *deleteDataset(const QString &name);
+    // The user's images (ddl://NAME), each an OCI layout uploaded as a dataset manifest.
+    ApiRequest *images();
+    ApiRequest *createImage(const QString &name, const QString &manifestSha256);
+    ApiRequest *deleteImage(const QString &name);
     ApiRequest *missingBlobs(const QStringList &sha256);
     ApiRequest *createUpload(qint64 size, const QString &sha256);
     ApiRequest *sendChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes);

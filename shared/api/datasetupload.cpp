@@ -191,7 +191,9 @@ void DatasetUpload::nameDataset()
                          QStringLiteral("the connection to the server was closed")));
         return;
     }
-    ApiRequest *request = m_client->createDataset(m_name, m_manifest.sha256());
+    ApiRequest *request = m_collection == Collection::Images
+                              ? m_client->createImage(m_name, m_manifest.sha256())
+                              : m_client->createDataset(m_name, m_manifest.sha256());
     connect(request, &ApiRequest::finished, this, [this, request] {
         request->deleteLater();
         if (isFinished())

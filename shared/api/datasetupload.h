@@ -26,11 +26,15 @@ class DatasetUpload : public QObject
     Q_OBJECT
 public:
     static constexpr int FilesAtOnce = 3;
+    // What a name names: a dataset (POST /v1/datasets), or an image whose folder is an OCI
+    // layout (POST /v1/images; ddlcli image push).
+    enum class Collection { Datasets, Images };
 
     DatasetUpload(ApiClient *client, const QString &folder, QObject *parent = nullptr);
     ~DatasetUpload() override;
 
     void setName(const QString &name) { m_name = name; }
+    void setCollection(Collection collection) { m_collection = collection; }
     void setDryRun(bool dryRun) { m_dryRun = dryRun; }
     void start();
     void cancel();
@@ -46,7 +50,7 @@ public:
     qint64 bytesOnServer() const { return m_manifest.totalSize() - m_bytesToSend; }
     // Files that had to be sent and were.
     QStringList uploadedFiles() const { return m_uploaded; }
-    // The server's answer naming the dataset (file_count, total_size, ...); empty without a name.
+    // The server's answer naming the dataset or image (total_size, ...); empty without a name.
     QJsonObject dataset() const { return m_dataset; }
 
 signals:
@@ -73,6 +77,7 @@ private:
     QPointer<ApiClient> m_client;
     QString m_folder;
     QString m_name;
+    Collection m_collection = Collection::Datasets;
     bool m_dryRun = false;
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;

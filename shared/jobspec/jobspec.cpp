@@ -116,7 +116,7 @@ QStringList JobSpec::noEffectNotes() const
     const auto note = [&notes](const QString &field, const QString &why) {
         notes.append(field + QLatin1String(": accepted, but has no effect here: ") + why);
     };
-    if (kind == Kind::OpenPai && !image.isEmpty())
+    if (kind == Kind::OpenPai && !image.isEmpty() && !needsContainer(image))
         note(QStringLiteral("image"),
              QStringLiteral("only workers started with --container-runtime podman run the tasks "
                             "in a container of this image; others run them in their sandbox"));

@@ -87,6 +87,13 @@ struct JobSpec
     // virtualCluster, extras, a portList beginAt, the image): the job's events say so.
     QStringList noEffectNotes() const;
 
+    // The scheme of an image pushed to DDL (`ddlcli image push NAME`): "ddl://NAME".
+    static constexpr QLatin1String ImageScheme{"ddl://"};
+    // Whether only a worker that runs containers can run a job with this image: a ddl:// image,
+    // whose files no sandbox has. A registry image (ubuntu, python:3.11, as every OpenPAI job
+    // names one) runs in the sandbox of a worker without podman, its log saying so.
+    static bool needsContainer(const QString &image) { return image.startsWith(ImageScheme); }
+
     // "ddl" or "openpai".
     static QString kindName(Kind kind);
     static std::optional<Kind> kindFromName(const QString &name);

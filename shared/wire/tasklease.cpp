@@ -66,13 +66,16 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
         if (!isSha256Hex(lease.datasetSha256))
             return leaseError(u"dataset_sha256"_s, u"must be a SHA-256 hex digest or null"_s);
     }
-    const QJsonValue manifest = object.value(u"dataset_manifest"_s);
-    if (manifest.isString() && !manifest.toString().isEmpty()) {
-        lease.datasetManifest = manifest.toString();
-        if (!isSha256Hex(lease.datasetManifest))
-            return leaseError(u"dataset_manifest"_s, u"must be a SHA-256 hex digest or null"_s);
-    } else if (!manifest.isNull() && !manifest.isUndefined()) {
-        return leaseError(u"dataset_manifest"_s, u"must be a SHA-256 hex digest or null"_s);
+    for (const auto &[field, manifest] : {std::pair{u"dataset_manifest"_s, &lease.datasetManifest},
+                                          std::pair{u"image_manifest"_s, &lease.imageManifest}}) {
+        const QJsonValue value = object.value(field);
+        if (value.isString() && !value.toString().isEmpty()) {
+            *manifest = value.toString();
+            if (!isSha256Hex(*manifest))
+                return leaseError(field, u"must be a SHA-256 hex digest or null"_s);
+        } else if (!value.isNull() && !value.isUndefined()) {
+            return leaseError(field, u"must be a SHA-256 hex digest or null"_s);
+        }
     }
     // Tasks of a job with several share its artifacts, each in a folder of its own.
     lease.outputPrefix = object.value(u"output_prefix"_s).toString();
@@ -123,6 +126,7 @@ QJsonObject TaskLease::toJson() const
         {u"package_sha256"_s, orNull(packageSha256)},
         {u"dataset_sha256"_s, orNull(datasetSha256)},
         {u"dataset_manifest"_s, orNull(datasetManifest)},
+        {u"image_manifest"_s, orNull(imageManifest)},
         {u"env"_s, environment},
         {u"output_prefix"_s, outputPrefix},
     };

@@ -32,6 +32,8 @@ struct TaskLease
     QString packageSha256;
     QString datasetSha256;   // a tar.zst of the dataset folder; empty: none
     QString datasetManifest; // a DatasetManifest blob; empty: none (then datasetSha256 may be set)
+    // For a ddl:// image: the DatasetManifest blob of its OCI layout (docs/images.md); empty: none.
+    QString imageManifest;
     QMap<QString, QString> env;
     // Where the task's output files go among the job's artifacts ("worker-1/"); empty: at the
     // root (a job of one task).

@@ -93,6 +93,7 @@ private slots:
     void cancelLeavesNoContainer();
     void jobWithoutImageKeepsTheSandbox();
     void gpuTaskKeepsTheSandbox();
+    void pushedImageWaitsForAWorkerWithPodman();
 
 private:
     // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
@@ -331,6 +332,108 @@ void TestE2eImages::gpuTaskKeepsTheSandbox()
              qPrintable(log));
     QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
     QVERIFY2(!log.contains(u"ID=ddl-test"_s), qPrintable(log));
+}
+
+void TestE2eImages::pushedImageWaitsForAWorkerWithPodman()
+{
+    // A cluster of its own, whose only worker at first runs no containers.
+    ClusterHarness cluster;
+    QVERIFY2(cluster.startServer(), qPrintable(cluster.serverLog()));
+    QVERIFY(cluster.startWorker({u"--slots"_s, u"2"_s}));
+    QVERIFY(cluster.registerAndLogin(User, u"ida-password"_s));
+    QTRY_VERIFY_WITH_TIMEOUT(cluster.serverLog().contains(u"enrolled from"_s), 30000);
+
+    // ddlcli image push sends every layer the first time, none the second.
+    static const QRegularExpression sent(
+        u"image ddl://ddl-test: .*; sent ([0-9]+) bytes, ([0-9]+) bytes were on the server "
+        "already"_s);
+    const CliRun first = cluster.cli(User, {u"image"_s, u"push"_s, Image});
+    const QRegularExpressionMatch firstSent = sent.match(first.out);
+    QVERIFY2(first.exitCode == 0 && firstSent.hasMatch(), qPrintable(first.out + first.err));
+    QVERIFY2(firstSent.captured(1).toLongLong() > 1000000, qPrintable(first.out));
+    QCOMPARE(firstSent.captured(2).toLongLong(), 0);
+    const CliRun again = cluster.cli(User, {u"image"_s, u"push"_s, Image});
+    const QRegularExpressionMatch againSent = sent.match(again.out);
+    QVERIFY2(again.exitCode == 0 && againSent.hasMatch(), qPrintable(again.out + again.err));
+    QCOMPARE(againSent.captured(1).toLongLong(), 0);
+    QVERIFY(againSent.captured(2).toLongLong() > 1000000);
+    const CliRun listed = cluster.cli(User, {u"image"_s, u"list"_s});
+    QVERIFY2(listed.out.contains(u"ddl://ddl-test"_s), qPrintable(listed.out + listed.err));
+
+    const QString pushed = u"ddl://ddl-test"_s;
+    const QString repo = cluster.makeRepo(
+        u"pai-pushed"_s,
+        {{u"job.json"_s, openPaiJob(u"pai-pushed"_s, pushed, u"grep ^ID= /etc/os-release"_s)}});
+    QVERIFY(!repo.isEmpty());
+    const QStringList submit{u"submit"_s, u"--job_config=job.json"_s};
+    const QStringList anyway = submit + QStringList{u"--allow-unschedulable"_s};
+
+    // Images are their owner's: another user's job cannot name it.
+    QVERIFY(cluster.registerAndLogin(u"otto"_s, u"otto-password"_s));
+    const CliRun foreign = cluster.cli(u"otto"_s, anyway, repo);
+    QVERIFY2(foreign.exitCode != 0 && foreign.err.contains(u"no image named ddl-test"_s),
+             qPrintable(foreign.out + foreign.err));
+
+    // No registered worker could ever run it: refused at submit, saying why.
+    const CliRun refused = cluster.cli(User, submit, repo);
+    QVERIFY2(refused.exitCode != 0, qPrintable(refused.out));
+    QVERIFY2(refused.err.contains(u"needs a worker with a container runtime (podman) for image "
+                                  "ddl://ddl-test; no registered worker has one"_s),
+             qPrintable(refused.err));
+
+    // Queued anyway, it waits with that reason while only the sandbox worker is online.
+    const CliRun queued = cluster.cli(User, anyway, repo);
+    const QString uuid = jobUuidOf(queued.out);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(queued.out + queued.err));
+    const QString waits = u"needs a worker with a container runtime (podman) for image "
+                          "ddl://ddl-test; none is online (start a ddl-worker with "
+                          "--container-runtime podman)"_s;
+    QTRY_COMPARE_WITH_TIMEOUT(cluster.job(User, uuid).value(u"reason"_s).toString(), waits, 30000);
+    QCOMPARE(cluster.job(User, uuid).value(u"state"_s).toString(), u"WAITING"_s);
+
+    // A worker with podman joins, with an image store of its own that lacks the image: the
+    // layers come through its blob cache and are loaded, once.
+    const QString storage = cluster.path(u"podman-storage.conf"_s);
+    QFile conf(storage);
+    QVERIFY(conf.open(QIODevice::WriteOnly));
+    conf.write("[storage]\ndriver = \"vfs\"\ngraphroot = \"" +
+               cluster.path(u"podman-root"_s).toUtf8() + "\"\nrunroot = \"" +
+               cluster.path(u"podman-run"_s).toUtf8() + "\"\n");
+    conf.close();
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert(u"CONTAINERS_STORAGE_CONF"_s, storage);
+    QVERIFY(cluster.startNamedWorker(
+        u"podman"_s, {u"--container-runtime"_s, u"podman"_s}, environment));
+    const auto logOf = [&cluster](const QString &job) {
+        return cluster.cli(User, {u"logs"_s, u"--job_uuid="_s + job}).out;
+    };
+    QString state = cluster.waitForJobEnd(User, uuid, 120000);
+    QString log = logOf(uuid);
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + log +
+                                                 cluster.workerLog(u"podman"_s).right(3000)));
+    QVERIFY2(log.contains(u"loading image ddl://ddl-test ("_s), qPrintable(log));
+    QVERIFY2(log.contains(u"image loaded in "_s), qPrintable(log));
+    QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
+    // The job's events tell the same, in order.
+    QStringList events;
+    for (const QJsonValue &event : cluster.job(User, uuid).value(u"events"_s).toArray())
+        events << event.toObject().value(u"message"_s).toString();
+    static const QRegularExpression loading(u"^loading image ddl://ddl-test \\([0-9.]+ MiB\\)$"_s);
+    static const QRegularExpression loaded(u"^image loaded in [0-9.]+ s$"_s);
+    QVERIFY2(events.size() == 2 && loading.match(events.value(0)).hasMatch()
+                 && loaded.match(events.value(1)).hasMatch(),
+             qPrintable(events.join(u'\n')));
+
+    // The next job finds it loaded.
+    const CliRun next = cluster.cli(User, submit, repo);
+    const QString nextUuid = jobUuidOf(next.out);
+    QVERIFY2(!nextUuid.isEmpty(), qPrintable(next.out + next.err));
+    state = cluster.waitForJobEnd(User, nextUuid, 120000);
+    log = logOf(nextUuid);
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + log));
+    QVERIFY2(log.contains(u"image ddl://ddl-test is on this worker already"_s), qPrintable(log));
+    QVERIFY2(!log.contains(u"loading image"_s), qPrintable(log));
+    QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
 }
 
 QTEST_GUILESS_MAIN(TestE2eImages)

@@ -20,6 +20,7 @@ struct Declared
     int slotCount = 4;
     bool online = true;
     QString gpuType;
+    QStringList runtimes = {u"bubblewrap"_s};
 };
 
 WorkerNode nodeOf(qint64 id, const Declared &declared)
@@ -33,6 +34,7 @@ WorkerNode nodeOf(qint64 id, const Declared &declared)
     node.totalSlots = declared.slotCount;
     node.online = declared.online;
     node.gpuType = declared.gpuType;
+    node.runtimes = declared.runtimes;
     return node;
 }
 
@@ -71,6 +73,21 @@ QList<TaskDemand> ofType(const QString &type, QList<TaskDemand> tasks)
 Declared labelled(const QString &type, int gpus = 2, int slotCount = 4, bool online = true)
 {
     return Declared{gpus, 8, 32000, slotCount, online, type};
+}
+
+// A worker started with --container-runtime podman.
+Declared withPodman(Declared declared)
+{
+    declared.runtimes << u"podman"_s;
+    return declared;
+}
+
+// The tasks of a job that names a ddl:// image: only workers that run containers take them.
+QList<TaskDemand> inImage(QList<TaskDemand> tasks, const QString &image = u"ddl://ddl-test"_s)
+{
+    for (TaskDemand &task : tasks)
+        task.containerImage = image;
+    return tasks;
 }
 
 // Everything of a worker that a placement may change.
@@ -157,6 +174,7 @@ private slots:
     void portRunsForPortLists();
     void updateWorkerKeepsWhatTasksHold();
     void updateWorkerWithFewerGpus();
+    void updateWorkerTakesItsNewRuntimes();
     void explain_data();
     void explain();
     void neverPlaceable_data();
@@ -233,6 +251,24 @@ void tst_GangPlacer::place_data()
         << ofType(u"A"_s, gang({gpuTask(0), gpuTask(0)})) << QList<qint64>{};
     QTest::newRow("no gpuType: labelled workers take it")
         << QList<Declared>{labelled(u"K80"_s)} << gang({gpuTask(1)}) << QList<qint64>{1};
+    // A ddl:// image: only workers that run containers.
+    QTest::newRow("ddl image: the podman worker, not the tighter sandbox one")
+        << QList<Declared>{{0, 2}, withPodman({0, 16})} << inImage(gang({gpuTask(0)}))
+        << QList<qint64>{2};
+    QTest::newRow("ddl image: no worker runs containers")
+        << QList<Declared>{{0}, {0}} << inImage(gang({gpuTask(0)})) << QList<qint64>{};
+    QTest::newRow("ddl image: an offline podman worker is none")
+        << QList<Declared>{{0}, withPodman({0, 8, 32000, 4, false})}
+        << inImage(gang({gpuTask(0)})) << QList<qint64>{};
+    QTest::newRow("ddl image gang waits for slots on podman workers, others free")
+        << QList<Declared>{withPodman({0, 8, 32000, 1}), {0, 8, 32000, 4}}
+        << inImage(gang({gpuTask(0), gpuTask(0)})) << QList<qint64>{};
+    QTest::newRow("ddl image and gpuType: both must hold")
+        << QList<Declared>{withPodman(labelled(u"K80"_s)), labelled(u"V100"_s),
+                           withPodman(labelled(u"V100"_s))}
+        << inImage(ofType(u"V100"_s, gang({gpuTask(1)}))) << QList<qint64>{3};
+    QTest::newRow("no image: podman workers take it")
+        << QList<Declared>{withPodman({0})} << gang({gpuTask(0)}) << QList<qint64>{1};
 }
 
 void tst_GangPlacer::place()
@@ -459,6 +495,19 @@ void tst_GangPlacer::updateWorkerWithFewerGpus()
     QVERIFY(placed.isEmpty());
 }
 
+void tst_GangPlacer::updateWorkerTakesItsNewRuntimes()
+{
+    // A worker that kept its enrollment comes back with --container-runtime podman (or an older
+    // worker announces its runtimes at its first heartbeat): ddl:// jobs may go there now.
+    GangPlacer placer = placerWith({{0}});
+    QVERIFY(placer.place(inImage(gang({gpuTask(0)}))).isEmpty());
+    placer.updateWorker(nodeOf(1, withPodman({0})));
+    QCOMPARE(placer.place(inImage(gang({gpuTask(0)}))).size(), 1);
+    // And without it again, none.
+    placer.updateWorker(nodeOf(1, {0}));
+    QVERIFY(placer.place(inImage(gang({gpuTask(0)}))).isEmpty());
+}
+
 void tst_GangPlacer::explain_data()
 {
     QTest::addColumn<QList<Declared>>("workers");
@@ -526,6 +575,29 @@ void tst_GangPlacer::explain_data()
         << ofType(u"V100"_s, gang({gpuTask(1)})) << ofType(u"v100"_s, gang({gpuTask(1)}))
         << QStringLiteral("on the workers with GPU type v100, needs 1 task slot at once (0 are "
                           "free)");
+    QTest::newRow("ddl image: no online worker runs containers")
+        << QList<Declared>{{0}, withPodman({0, 8, 32000, 4, false})} << QList<TaskDemand>{}
+        << inImage(gang({gpuTask(0)}))
+        << QStringLiteral("needs a worker with a container runtime (podman) for image "
+                          "ddl://ddl-test; none is online (start a ddl-worker with "
+                          "--container-runtime podman)");
+    // The sandbox worker's free slots do not count.
+    QTest::newRow("ddl image: its workers are busy")
+        << QList<Declared>{withPodman({0, 8, 32000, 1}), {0}} << inImage(gang({gpuTask(0)}))
+        << inImage(gang({gpuTask(0)}))
+        << QStringLiteral("on the workers with podman, needs 1 task slot at once (0 are free)");
+    QTest::newRow("ddl image and gpuType: no online worker has both")
+        << QList<Declared>{labelled(u"V100"_s), withPodman(labelled(u"K80"_s))}
+        << QList<TaskDemand>{} << inImage(ofType(u"V100"_s, gang({gpuTask(1)})))
+        << QStringLiteral("needs a worker with GPU type V100 and a container runtime (podman) "
+                          "for image ddl://ddl-test; none is online (start a ddl-worker with "
+                          "--gpu-type V100 --container-runtime podman)");
+    QTest::newRow("ddl image and gpuType: its workers are small")
+        << QList<Declared>{withPodman(labelled(u"V100"_s, 1)), labelled(u"V100"_s, 8)}
+        << QList<TaskDemand>{} << inImage(ofType(u"V100"_s, gang({gpuTask(4)})))
+        << QStringLiteral("on the workers with GPU type V100 and podman, needs 4 GPUs on one "
+                          "worker; the largest worker has 1 GPU, so it cannot run until a bigger "
+                          "one joins");
 }
 
 void tst_GangPlacer::explain()
@@ -539,8 +611,8 @@ void tst_GangPlacer::explain()
     if (!earlier.isEmpty())
         QCOMPARE(placer.place(earlier).size(), earlier.size());
     QVERIFY(placer.place(tasks).isEmpty());
-    // As the scheduler asks: a gang with a GPU type, about the workers of that type.
-    QCOMPARE(GangPlacer::explain(tasks, placer.summary(GangPlacer::gpuTypeOf(tasks))), reason);
+    // As the scheduler asks: a gang with a GPU type or image, about the workers that may take it.
+    QCOMPARE(GangPlacer::explain(tasks, placer.summary(GangPlacer::needsOf(tasks))), reason);
 }
 
 void tst_GangPlacer::neverPlaceable_data()
@@ -590,6 +662,24 @@ void tst_GangPlacer::neverPlaceable_data()
         << ofType(u"V100"_s, gang({gpuTask(4)}))
         << QStringLiteral("on the workers with GPU type V100, needs 4 GPUs on one worker; the "
                           "largest worker has 2 GPUs");
+    QTest::newRow("ddl image when no worker runs containers")
+        << QList<Declared>{{0}, labelled(u"V100"_s)} << inImage(gang({gpuTask(0)}))
+        << QStringLiteral("needs a worker with a container runtime (podman) for image "
+                          "ddl://ddl-test; no registered worker has one (start a ddl-worker with "
+                          "--container-runtime podman)");
+    QTest::newRow("ddl image on an offline podman worker")
+        << QList<Declared>{{0}, withPodman({0, 8, 32000, 4, false})}
+        << inImage(gang({gpuTask(0)})) << QString();
+    QTest::newRow("ddl image: the podman workers are too small")
+        << QList<Declared>{withPodman({0, 2}), {0, 64}} << inImage(gang({gpuTask(0, 8)}))
+        << QStringLiteral("on the workers with podman, needs 8 CPUs on one worker; the largest "
+                          "worker has 2 CPUs");
+    QTest::newRow("ddl image and gpuType: the workers of the type run no containers")
+        << QList<Declared>{labelled(u"V100"_s), withPodman(labelled(u"K80"_s))}
+        << inImage(ofType(u"V100"_s, gang({gpuTask(1)})))
+        << QStringLiteral("needs a worker with GPU type V100 and a container runtime (podman) "
+                          "for image ddl://ddl-test; no registered worker has one (start a "
+                          "ddl-worker with --gpu-type V100 --container-runtime podman)");
 }
 
 void tst_GangPlacer::neverPlaceable()

@@ -34,6 +34,7 @@ struct Capacity
     qint64 memoryMb = 64000;
     int slotCount = 8;
     QString gpuType; // --gpu-type
+    QStringList runtimes = {QStringLiteral("bubblewrap")}; // as the worker announces them
 };
 
 // What each task of a one-role job asks for.
@@ -79,6 +80,7 @@ private slots:
     void reasonsAreStoredWithPlaceInQueue();
     void noWorkerOnline();
     void gpuTypeChoosesWorkers();
+    void ddlImageWaitsForPodman();
     void placementsPersistedAndLeasedOnce();
     void leaseRunsADuePass();
     void dequeuedJobIsNotPlaced();
@@ -181,13 +183,14 @@ qint64 tst_Scheduler::addWorker(const QString &name, const Capacity &capacity, b
     Result<QSqlQuery> insert = runSql(
         m_db,
         QStringLiteral("INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                       "gpus, slots, state, last_seen, created_at, gpu_type) VALUES (?, ?, ?, ?, "
-                       "?, ?, ?, ?, ?, ?, ?, ?)"),
+                       "gpus, slots, state, last_seen, created_at, gpu_type, runtimes) VALUES (?, "
+                       "?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
         {name, name, QString(QStringLiteral("addr-") + name), QString(QStringLiteral("hash-") + name),
          capacity.cpus,
          capacity.memoryMb, capacity.gpus, capacity.slotCount,
          online ? QStringLiteral("ONLINE") : QStringLiteral("OFFLINE"), now, now,
-         capacity.gpuType.isNull() ? QStringLiteral("") : capacity.gpuType});
+         capacity.gpuType.isNull() ? QStringLiteral("") : capacity.gpuType,
+         capacity.runtimes.join(u',')});
     if (!insert)
         qFatal("%s", qPrintable(insert.error().message));
     WorkerNode node;
@@ -199,6 +202,7 @@ qint64 tst_Scheduler::addWorker(const QString &name, const Capacity &capacity, b
     node.totalSlots = capacity.slotCount;
     node.online = online;
     node.gpuType = capacity.gpuType;
+    node.runtimes = capacity.runtimes;
     m_scheduler->workerSeen(node);
     return node.id;
 }
@@ -525,6 +529,48 @@ void tst_Scheduler::gpuTypeChoosesWorkers()
     QCOMPARE(*m_scheduler->schedule(), 0);
     QCOMPARE(jobReason(second), busy);
     QCOMPARE(jobReason(missing), none);
+}
+
+void tst_Scheduler::ddlImageWaitsForPodman()
+{
+    const qint64 user = addUser(QStringLiteral("a@x"));
+    const qint64 sandbox = addWorker(QStringLiteral("sandbox"), {0, 16, 64000, 4});
+    const auto inImage = [](const QString &image) {
+        return Ask{1, 0, 1, 1000, 0, 0, {}, {{QStringLiteral("image"), image}}};
+    };
+    const qint64 pushed = submit(user, inImage(QStringLiteral("ddl://ddl-test")));
+    // A registry image runs in the sandbox of a worker without podman (its log says so).
+    const qint64 registry = submit(user, inImage(QStringLiteral("python:3.11")));
+
+    QCOMPARE(*m_scheduler->schedule(), 1);
+    QVERIFY(isPlaced(registry));
+    QCOMPARE(value(QStringLiteral("SELECT worker_id FROM tasks WHERE job_id = ?"), {registry})
+                 .toLongLong(),
+             sandbox);
+    QVERIFY(!isPlaced(pushed));
+    const QString waits = QStringLiteral("needs a worker with a container runtime (podman) for "
+                                         "image ddl://ddl-test; none is online (start a "
+                                         "ddl-worker with --container-runtime podman)");
+    QCOMPARE(jobReason(pushed), waits);
+
+    // The runtimes come back from the store after a restart; the job still waits.
+    restart();
+    if (QTest::currentTestFailed())
+        return;
+    QCOMPARE(m_scheduler->placer().workers().value(sandbox).runtimes,
+             QStringList{QStringLiteral("bubblewrap")});
+    QCOMPARE(*m_scheduler->schedule(), 0);
+    QCOMPARE(jobReason(pushed), waits);
+
+    // A worker with podman joins: the job goes there.
+    Capacity withPodman{0, 2, 8000, 1};
+    withPodman.runtimes << QStringLiteral("podman");
+    const qint64 podman = addWorker(QStringLiteral("podman"), withPodman);
+    QCOMPARE(*m_scheduler->schedule(), 1);
+    QVERIFY(isPlaced(pushed));
+    QCOMPARE(value(QStringLiteral("SELECT worker_id FROM tasks WHERE job_id = ?"), {pushed})
+                 .toLongLong(),
+             podman);
 }
 
 void tst_Scheduler::placementsPersistedAndLeasedOnce()

@@ -15,6 +15,7 @@ class tst_TaskLease : public QObject
 private slots:
     void fullLease();
     void manifestDataset();
+    void pushedImage();
     void errors_data();
     void errors();
     void outputPrefix_data();
@@ -70,6 +71,24 @@ void tst_TaskLease::manifestDataset()
     QVERIFY(none->datasetManifest.isEmpty());
 }
 
+void tst_TaskLease::pushedImage()
+{
+    TaskLease sent;
+    sent.taskId = 10;
+    sent.packageSha256 = QString::fromLatin1(Sha);
+    sent.image = u"ddl://ddl-test"_s;
+    sent.imageManifest = QString(64, u'c');
+    const ddl::Result<TaskLease> parsed = TaskLease::fromJson(sent.toJson());
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
+    QCOMPARE(parsed->image, sent.image);
+    QCOMPARE(parsed->imageManifest, sent.imageManifest);
+    // A server from before pushed images sends none.
+    const ddl::Result<TaskLease> older =
+        TaskLease::fromJson(lease(R"({"task_id": 9, "package_sha256": ")" + Sha + R"("})"));
+    QVERIFY(older.ok());
+    QVERIFY(older->imageManifest.isEmpty());
+}
+
 void tst_TaskLease::errors_data()
 {
     QTest::addColumn<QByteArray>("json");
@@ -87,6 +106,9 @@ void tst_TaskLease::errors_data()
     QTest::newRow("manifest not a string") << QByteArray(R"({"task_id": 7, "package_sha256": ")" +
                                                          Sha + R"(", "dataset_manifest": 12})")
                                            << u"dataset_manifest"_s << qint64(7);
+    QTest::newRow("bad image manifest") << QByteArray(R"({"task_id": 8, "package_sha256": ")" +
+                                                      Sha + R"(", "image_manifest": "../x"})")
+                                        << u"image_manifest"_s << qint64(8);
     QTest::newRow("openpai without command")
         << QByteArray(R"({"task_id": 5, "kind": "openpai", "package_sha256": ")" + Sha + R"("})")
         << u"command"_s << qint64(5);

@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
+#include "container/imageloader.h"
 #include "config/bytesize.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
@@ -89,6 +90,7 @@ Status WorkerAgent::prepareContainers()
     if (!podman)
         return podman.error();
     m_podman = *podman;
+    m_images = new ImageLoader(m_podman.program(), this);
     qCInfo(lcWorkerAgent).noquote()
         << u"tasks of jobs that name an image run in containers: podman (%1)"_s.arg(
                m_podman.program());
@@ -484,6 +486,7 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.sandbox = m_sandbox;
     services.sandboxPolicy = m_sandboxPolicy;
     services.podman = m_podman;
+    services.images = m_images;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
 

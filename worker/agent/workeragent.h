@@ -23,6 +23,7 @@ class ApiRequest;
 namespace ddl::worker {
 
 class BlobCache;
+class ImageLoader;
 class TaskRunner;
 class VenvManager;
 
@@ -92,6 +93,7 @@ private:
     ApiClient *m_client = nullptr;
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;
+    ImageLoader *m_images = nullptr; // with podman only
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

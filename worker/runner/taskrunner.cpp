@@ -4,6 +4,8 @@
 #include "api/apiclient.h"
 #include "api/blobupload.h"
 #include "cache/blobcache.h"
+#include "container/imageloader.h"
+#include "jobspec/jobspec.h"
 #include "core/sha256.h"
 #include "process/cpuaffinity.h"
 #include "runner/logstreamer.h"
@@ -63,7 +65,8 @@ void TaskRunner::start()
 {
     // Kept in the cache while the task may use them; the cache's janitor evicts only the rest.
     m_services.cache->pin(pinOwner(),
-                          {m_lease.packageSha256, m_lease.datasetSha256, m_lease.datasetManifest});
+                          {m_lease.packageSha256, m_lease.datasetSha256, m_lease.datasetManifest,
+                           m_lease.imageManifest});
     // A folder left by an earlier run of the worker under the same id is stale.
     if (QFileInfo::exists(m_paths.taskDir))
         QDir(m_paths.taskDir).removeRecursively();
@@ -188,10 +191,26 @@ bool TaskRunner::runsInContainer() const
 
 void TaskRunner::prepareEnvironment()
 {
+    // A ddl:// image exists only as the layers the server keeps: no sandbox can stand in for it.
+    if (JobSpec::needsContainer(m_lease.image) && !runsInContainer()) {
+        failPreparation(
+            m_services.podman.isAvailable()
+                ? u"image %1 cannot run here: GPUs cannot be given to containers yet, and a "
+                  u"pushed image runs only in a container"_s.arg(m_lease.image)
+                : u"image %1 runs only in a container, and this worker runs none (ddl-worker "
+                  u"--container-runtime podman)"_s.arg(m_lease.image));
+        return;
+    }
     // An image brings its own Python and packages: a venv of the worker's Python would not run
     // in it.
     if (runsInContainer()) {
-        launch();
+        if (!JobSpec::needsContainer(m_lease.image))
+            launch();
+        else if (m_lease.imageManifest.isEmpty() || !m_services.images)
+            failPreparation(u"the lease names no layers for image %1; the server is older than "
+                            u"this worker or lost the image: push it again"_s.arg(m_lease.image));
+        else
+            fetchImage();
         return;
     }
     const QString requirements = m_paths.codeDir + u"/requirements.txt"_s;
@@ -216,6 +235,40 @@ void TaskRunner::prepareEnvironment()
         });
 }
 
+void TaskRunner::fetchImage()
+{
+    m_log->appendLine(
+        u"fetching image %1 (manifest %2)"_s.arg(m_lease.image, m_lease.imageManifest));
+    m_services.cache->fetchManifestDataset(
+        m_lease.imageManifest, this, [this](const Result<QString> &folder) {
+            if (!stillPreparing())
+                return;
+            if (!folder) {
+                failPreparation(
+                    u"cannot fetch image %1: %2"_s.arg(m_lease.image, folder.error().message));
+                return;
+            }
+            m_services.images->load(
+                *folder, m_lease.image, this,
+                [this](const QString &line) { reportEvent(line); },
+                [this](const Result<ImageLoader::Loaded> &loaded) {
+                    if (!stillPreparing())
+                        return;
+                    if (!loaded) {
+                        failPreparation(loaded.error().message);
+                        return;
+                    }
+                    if (loaded->loadedNow)
+                        reportEvent(u"image loaded in %1 s"_s.arg(loaded->seconds, 0, 'f', 2));
+                    else
+                        m_log->appendLine(u"image %1 is on this worker already"_s.arg(
+                            m_lease.image));
+                    m_imageId = loaded->imageId;
+                    launch();
+                });
+        });
+}
+
 void TaskRunner::launch()
 {
     // The server's port is the one in the peers' host lists; a free one only when it gave none.
@@ -236,7 +289,7 @@ void TaskRunner::launch()
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
     spec.cpuCores = m_cpuCores;
     if (runsInContainer()) {
-        spec.image = m_lease.image;
+        spec.image = m_imageId.isEmpty() ? m_lease.image : m_imageId;
         spec.containerName = PodmanRuntime::containerName(m_lease.taskId);
         spec.podman = m_services.podman;
         spec.memoryBytes = m_lease.memoryMb * 1024 * 1024;
@@ -512,6 +565,22 @@ void TaskRunner::reportFinalState()
     reportState(m_finalState, m_exitCode, m_finalMessage, [this] {
         m_phase = Phase::Done;
         emit finished(m_lease.taskId, m_finalState);
+    });
+}
+
+void TaskRunner::reportEvent(const QString &message)
+{
+    m_log->appendLine(message);
+    // Told once: the log has it whatever the server answers.
+    ApiRequest *request = m_services.client->postJson(
+        u"/v1/workers/tasks/%1/events"_s.arg(m_lease.taskId), {{u"message"_s, message}});
+    connect(request, &ApiRequest::finished, this, [this, request] {
+        request->deleteLater();
+        if (!request->result()) {
+            qCWarning(lcWorkerRunner).noquote()
+                << u"task %1: the server did not take an event (%2)"_s.arg(m_lease.taskId)
+                       .arg(request->result().error().message);
+        }
     });
 }
 

@@ -15,6 +15,7 @@ class ApiClient;
 namespace ddl::worker {
 
 class BlobCache;
+class ImageLoader;
 class LogStreamer;
 class VenvManager;
 
@@ -31,6 +32,7 @@ struct TaskServices
     Sandbox sandbox; // disabled: --no-sandbox
     SandboxPolicy sandboxPolicy;
     PodmanRuntime podman; // not available: tasks whose job names an image run in the sandbox
+    ImageLoader *images = nullptr; // loads ddl:// images into podman; set with podman
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
 };
@@ -89,6 +91,8 @@ private:
     void fetchDataset();
     void fetchManifestDataset();
     void prepareEnvironment();
+    // A ddl:// image: its OCI layout through the cache, loaded into podman once.
+    void fetchImage();
     // True when the task runs in a container of its job's image (the worker has podman, the task
     // no GPUs).
     bool runsInContainer() const;
@@ -105,6 +109,8 @@ private:
     void postArtifacts();
     void drainLogAndReport();
     void reportFinalState();
+    // A step of the task's preparation: a line of its log and one of its job's events.
+    void reportEvent(const QString &message);
     void reportState(const QString &state,
                      std::optional<int> exitCode,
                      const QString &message,
@@ -121,6 +127,7 @@ private:
     TaskProcess *m_process = nullptr;
     QString m_python;
     QString m_venvDir;
+    QString m_imageId; // the loaded ddl:// image's podman ID; empty: run m_lease.image
     bool m_cancelled = false;
     bool m_runningReportInFlight = false;
     std::function<void()> m_afterRunningReport;

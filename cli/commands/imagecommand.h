@@ -1,0 +1,31 @@
+#pragma once
+
+#include "command.h"
+
+namespace ddl::cli {
+
+// ddlcli image push IMAGE [--name NAME] | list | rm NAME: the user's images on the server, which
+// jobs name as ddl://NAME. A push saves a local podman image as an OCI layout (podman save
+// --format oci-dir) and sends it as a dataset manifest: each layer is a blob, sent only when the
+// server does not have it yet.
+class ImageCommand : public Command
+{
+    Q_DECLARE_TR_FUNCTIONS(ImageCommand)
+public:
+    QString name() const override { return QStringLiteral("image"); }
+    QString summary() const override;
+    QList<OptionSpec> options() const override;
+    int maxPositional() const override { return 2; }
+    Status run(CliContext &context, const ParsedArguments &arguments) override;
+
+    // The name on the server of a local image: its last path part without tag or digest
+    // ("localhost/ddl-test:1" -> "ddl-test").
+    static QString defaultName(const QString &localImage);
+
+private:
+    Status push(CliContext &context, const QString &localImage, const ParsedArguments &arguments);
+    Status list(CliContext &context, OutputFormat format);
+    Status remove(CliContext &context, const QString &name, OutputFormat format);
+};
+
+} // namespace ddl::cli
