@@ -596,6 +596,44 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::HomeView</name>
+    <message>
+        <source>Home</source>
+        <translation>Start</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>Cluster</translation>
+    </message>
+    <message>
+        <source>My jobs</source>
+        <translation>Meine Jobs</translation>
+    </message>
+    <message>
+        <source>Waiting, and why</source>
+        <translation>Wartend, und warum</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>Job</translation>
+    </message>
+    <message>
+        <source>Why it waits</source>
+        <translation>Warum er wartet</translation>
+    </message>
+    <message>
+        <source>Asking the server…</source>
+        <translation>Frage den Server…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online. GPUs: %2 in use, %3 free, of %4.</source>
+        <translation>
+            <numerusform>%1 von %n Worker online. GPUs: %2 belegt, %3 frei, von %4.</numerusform>
+            <numerusform>%1 von %n Workern online. GPUs: %2 belegt, %3 frei, von %4.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::JobDetailView</name>
     <message>
         <source>Cancel job</source>

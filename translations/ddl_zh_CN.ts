@@ -583,6 +583,43 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::HomeView</name>
+    <message>
+        <source>Home</source>
+        <translation>首页</translation>
+    </message>
+    <message>
+        <source>Cluster</source>
+        <translation>集群</translation>
+    </message>
+    <message>
+        <source>My jobs</source>
+        <translation>我的作业</translation>
+    </message>
+    <message>
+        <source>Waiting, and why</source>
+        <translation>等待中及原因</translation>
+    </message>
+    <message>
+        <source>Job</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>Why it waits</source>
+        <translation>等待原因</translation>
+    </message>
+    <message>
+        <source>Asking the server…</source>
+        <translation>正在询问服务器…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online. GPUs: %2 in use, %3 free, of %4.</source>
+        <translation>
+            <numerusform>%n 个工作节点中 %1 个在线。GPU：%2 个使用中，%3 个空闲，共 %4 个。</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::JobDetailView</name>
     <message>
         <source>Cancel job</source>

@@ -5,12 +5,15 @@
 #include "jobspec/jobspecparser.h"
 #include "core/session.h"
 #include "views/datasetsview.h"
+#include "views/homeview.h"
+#include "views/joblistview.h"
 #include "views/mainwindow.h"
 #include "views/workersview.h"
 
 #include <QJsonDocument>
 #include <QPlainTextEdit>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 
 using namespace Qt::Literals::StringLiterals;
@@ -24,6 +27,22 @@ void WorkspaceBuilder::build(MainWindow &window)
 
 void WorkspaceBuilder::addTabs(MainWindow &window)
 {
+    // Home comes first, as in OpenPAI's portal; the job list stays the page in front.
+    auto *home = new HomeView(window.workspace());
+    home->setObjectName(u"homeView"_s);
+    window.workspace()->insertTab(0, home, HomeView::tr("Home"));
+    window.workspace()->tabBar()->setTabButton(0, QTabBar::RightSide, nullptr);
+    QObject::connect(window.session(), &Session::loggedIn, home,
+                     [&window, home] { home->setClient(window.session()->client()); });
+    if (window.isLoggedIn())
+        home->setClient(window.session()->client());
+    QObject::connect(home, &HomeView::openRequested, &window,
+                     [&window](const QString &uuid) { window.openJob(uuid); });
+    QObject::connect(home, &HomeView::stateRequested, &window, [&window](const QString &state) {
+        window.jobListView()->showOnlyState(state);
+        window.workspace()->setCurrentWidget(window.jobListView());
+    });
+
     // On a rebuild (a new language) the editor's text and cursor carry over.
     auto *editor = new JobEditor(window.workspace());
     editor->setObjectName(u"jobEditor"_s);

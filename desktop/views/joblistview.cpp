@@ -170,6 +170,15 @@ void JobListView::applyStateFilter()
     m_model->setStateFilter(states);
 }
 
+void JobListView::showOnlyState(const QString &state)
+{
+    for (QAction *action : stateActions()) {
+        const QSignalBlocker quiet(action);
+        action->setChecked(action->data().toString() == state);
+    }
+    applyStateFilter();
+}
+
 void JobListView::setRefreshInterval(int ms)
 {
     if (ms > 0)

@@ -34,6 +34,8 @@ public:
     QString selectedUuid() const;
     // Puts the keyboard in the filter box (Ctrl+F).
     void focusSearch();
+    // Shows the jobs in this one state (the home page's counts lead here).
+    void showOnlyState(const QString &state);
     // Stops the selected jobs that can stop, after one confirmation (Delete, or the menu).
     void cancelSelected();
     // Takes the filters, sorting, column widths, selection, scroll position and refresh of the

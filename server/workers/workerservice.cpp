@@ -468,9 +468,12 @@ Result<QJsonObject> WorkerService::list()
         m_db,
         QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
                        "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
-                       "t.state = ?) AS running_tasks, w.gpu_type, w.runtimes FROM workers w "
-                       "ORDER BY w.name, w.id"),
-        {stateName(JobState::Running)});
+                       "t.state = ?) AS running_tasks, (SELECT COALESCE(SUM(CASE WHEN "
+                       "t.gpu_indices = '' THEN 0 ELSE LENGTH(t.gpu_indices) - "
+                       "LENGTH(REPLACE(t.gpu_indices, ',', '')) + 1 END), 0) FROM tasks t WHERE "
+                       "t.worker_id = w.id AND t.state = ?) AS gpus_in_use, w.gpu_type, w.runtimes "
+                       "FROM workers w ORDER BY w.name, w.id"),
+        {stateName(JobState::Running), stateName(JobState::Running)});
     if (!query)
         return query.error();
     QJsonArray workers;
@@ -486,6 +489,7 @@ Result<QJsonObject> WorkerService::list()
             {u"slots"_s, row.value(u"slots"_s).toInt()},
             {u"last_seen"_s, isoTime(row.value(u"last_seen"_s).toLongLong())},
             {u"running_tasks"_s, row.value(u"running_tasks"_s).toInt()},
+            {u"gpus_in_use"_s, row.value(u"gpus_in_use"_s).toInt()},
             {u"gpu_type"_s, row.value(u"gpu_type"_s).toString()},
             {u"runtimes"_s, QJsonArray::fromStringList(row.value(u"runtimes"_s).toString().split(
                                 u',', Qt::SkipEmptyParts))},

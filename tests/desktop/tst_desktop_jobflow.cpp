@@ -21,6 +21,7 @@
 #include "models/workermodel.h"
 #include "views/artifactbrowser.h"
 #include "views/datasetsview.h"
+#include "views/homeview.h"
 #include "views/jobdetailview.h"
 #include "views/joblistview.h"
 #include "views/logview.h"
@@ -49,6 +50,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTableView>
+#include <QTreeWidget>
 #include <QTest>
 
 #include <algorithm>
@@ -257,7 +259,8 @@ void TestDesktopJobFlow::languageSwitchKeepsOpenJob()
     QCOMPARE(window.workspace()->currentWidget(), after);
     QCOMPARE(after->tabs()->currentIndex(), 1);
     QCOMPARE(after->tabs()->tabText(1), u"Metriken"_s);
-    QCOMPARE(window.workspace()->tabText(0), u"Jobs"_s);
+    QCOMPARE(window.workspace()->tabText(window.workspace()->indexOf(window.jobListView())),
+             u"Jobs"_s);
     QTRY_COMPARE_WITH_TIMEOUT(after->state(), u"SUCCEEDED"_s, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(
         window.workspace()->tabText(window.workspace()->indexOf(after)), u"iris-numpy"_s, 10000);
@@ -265,7 +268,8 @@ void TestDesktopJobFlow::languageSwitchKeepsOpenJob()
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowOf(m_uuid) >= 0, 10000);
 
     window.setLanguage(QString()); // the system's (English here), as the other tests expect
-    QCOMPARE(window.workspace()->tabText(0), u"Jobs"_s);
+    QCOMPARE(window.workspace()->tabText(window.workspace()->indexOf(window.jobListView())),
+             u"Jobs"_s);
     QCOMPARE(window.jobView(m_uuid)->tabs()->tabText(1), u"Metrics"_s);
     QCOMPARE(window.findChildren<JobDetailView *>().size(), 1);
 }
@@ -352,16 +356,45 @@ void TestDesktopJobFlow::cancelAndClone()
     QCOMPARE(editor->spec()->jobName, u"long-sleep"_s);
     QCOMPARE(editor->spec()->taskRoles.first().command, u"echo started; sleep 60"_s);
 
+    // The home page: the cluster, the user's jobs by state (a click lists them), and a job that
+    // waits with the server's reason for it.
+    ddl::JobSubmit tooBig;
+    ddl::JobSpec big = *editor->spec();
+    big.jobName = u"needs-eight-gpus"_s;
+    big.taskRoles.first().gpuNumber = 8;
+    tooBig.spec = big.toJson();
+    tooBig.allowUnschedulable = true;
+    std::unique_ptr<ddl::ApiRequest> queued(window.session()->client()->submitJob(tooBig));
+    const bool accepted = bool(queued->waitForFinished());
+    QVERIFY2(accepted, accepted ? "" : qPrintable(queued->result().error().message));
+    const QString waitingUuid = queued->result()->json().value(u"uuid"_s).toString();
+    auto *home = window.findChild<HomeView *>(u"homeView"_s);
+    QVERIFY(home);
+    window.workspace()->setCurrentWidget(home);
+    QTRY_VERIFY_WITH_TIMEOUT(home->clusterText().startsWith(u"1 of 1 worker"_s), 10000);
+    QVERIFY2(home->clusterText().contains(u"GPUs: 0 in use"_s), qPrintable(home->clusterText()));
+    QTRY_VERIFY_WITH_TIMEOUT(home->jobCount(u"STOPPED"_s) >= 1
+                                 && home->waitingList()->topLevelItemCount() >= 1,
+                             10000);
+    QCOMPARE(home->jobCount(u"WAITING"_s), home->waitingList()->topLevelItemCount());
+    QTreeWidgetItem *waiting = home->waitingList()->topLevelItem(0);
+    QCOMPARE(waiting->text(0), u"needs-eight-gpus"_s);
+    QVERIFY2(waiting->text(1).contains(u"GPU"_s), qPrintable(waiting->text(1)));
+    QTest::mouseClick(home->findChild<QPushButton *>(u"countSTOPPED"_s), Qt::LeftButton);
+    QCOMPARE(window.workspace()->currentWidget(), window.jobListView());
+    QCOMPARE(window.jobModel()->stateFilter(), QStringList{u"STOPPED"_s});
+    std::unique_ptr<ddl::ApiRequest> stopped(window.session()->client()->cancelJob(waitingUuid));
+    QVERIFY(stopped->waitForFinished());
+
     // The list's filters and order are the server's: a state picked in the menu, a text typed
     // in the box (sent after a pause, any case), a header clicked; the count is the server's
     // count of what matches, not of the rows loaded.
     JobListModel *jobs = window.jobModel();
     JobListView *list = window.jobListView();
-    list->stateActions().at(3)->trigger(); // FAILED
-    list->stateActions().at(4)->trigger(); // STOPPED
+    list->stateActions().at(3)->trigger(); // FAILED, with STOPPED from the home page
     QCOMPARE(jobs->stateFilter(), (QStringList{u"FAILED"_s, u"STOPPED"_s}));
-    QTRY_COMPARE_WITH_TIMEOUT(jobs->total(), 1, 10000);
-    QCOMPARE(jobs->record(0)->uuid, detail->uuid());
+    QTRY_COMPARE_WITH_TIMEOUT(jobs->total(), 2, 10000); // the two stopped just now
+    QCOMPARE(jobs->record(1)->uuid, detail->uuid());
     list->findChild<QAction *>(u"allStates"_s)->trigger();
     QVERIFY(jobs->stateFilter().isEmpty());
     QTRY_VERIFY_WITH_TIMEOUT(jobs->total() > 1, 10000);
@@ -386,7 +419,7 @@ void TestDesktopJobFlow::cancelAndClone()
     };
     QTRY_VERIFY_WITH_TIMEOUT(namesInOrder(), 10000);
     list->table()->sortByColumn(JobListModel::SubmittedColumn, Qt::DescendingOrder);
-    QTRY_COMPARE_WITH_TIMEOUT(jobs->record(0) ? jobs->record(0)->uuid : QString(), detail->uuid(),
+    QTRY_COMPARE_WITH_TIMEOUT(jobs->record(0) ? jobs->record(0)->uuid : QString(), waitingUuid,
                               10000);
 }
 

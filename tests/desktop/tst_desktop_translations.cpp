@@ -92,7 +92,8 @@ void TestDesktopTranslations::windowSpeaksTheLanguage()
     MainWindow window(settings);
     WorkspaceBuilder::build(window);
     QCOMPARE(window.findChild<QPushButton *>(u"connectButton"_s)->text(), connect);
-    QCOMPARE(window.workspace()->tabText(0), jobsTab);
+    QCOMPARE(window.workspace()->tabText(window.workspace()->indexOf(window.jobListView())),
+             jobsTab);
 }
 
 // Qt's own strings come from Debian's qt6-translations-l10n: without it the submit wizard's
@@ -197,7 +198,7 @@ void TestDesktopTranslations::liveSwitch()
     WorkspaceBuilder::build(window);
     window.show();
     QCOMPARE(visibleTexts(window).tabs,
-             (QStringList{u"Jobs"_s, u"Editor"_s, u"Workers"_s, u"Datasets"_s}));
+             (QStringList{u"Home"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s, u"Datasets"_s}));
 
     // Things typed and chosen before the switch, none of them sent anywhere yet.
     window.findChild<QLineEdit *>(u"serverEdit"_s)->setText(u"https://ddl.example:8443"_s);
@@ -207,12 +208,13 @@ void TestDesktopTranslations::liveSwitch()
     window.jobListView()->stateActions().at(1)->setChecked(true); // RUNNING
     const QString spec = u"{\n  \"jobName\": \"half-typed\"\n}\n"_s;
     window.findChild<JobEditor *>(u"jobEditor"_s)->setText(spec);
-    window.workspace()->setCurrentIndex(2); // Workers
+    window.workspace()->setCurrentIndex(3); // Workers
 
     struct Expected
     {
         QString entry; // the language's name in the menu
-        QString file, view, language, jobs, editor, workers, datasets, connect, refresh, allStates, name,
+        QString file, view, language, home, jobs, editor, workers, datasets, connect, refresh,
+            allStates, name,
             submitted, uploadFolder, wizardTitle, projectTitle, projectLabel, wednesday;
     };
     const QList<Expected> steps{
@@ -220,6 +222,7 @@ void TestDesktopTranslations::liveSwitch()
          u"文件(&F)"_s,
          u"视图(&V)"_s,
          u"语言(&L)"_s,
+         u"首页"_s,
          u"作业"_s,
          u"编辑器"_s,
          u"工作节点"_s,
@@ -238,6 +241,7 @@ void TestDesktopTranslations::liveSwitch()
          u"&Datei"_s,
          u"&Ansicht"_s,
          u"&Sprache"_s,
+         u"Start"_s,
          u"Jobs"_s,
          u"Editor"_s,
          u"Worker"_s,
@@ -256,6 +260,7 @@ void TestDesktopTranslations::liveSwitch()
          u"&File"_s,
          u"&View"_s,
          u"&Language"_s,
+         u"Home"_s,
          u"Jobs"_s,
          u"Editor"_s,
          u"Workers"_s,
@@ -292,7 +297,8 @@ void TestDesktopTranslations::liveSwitch()
         }
         // Dates in the language too (the job list, the timeline, the datasets format with it).
         QCOMPARE(QLocale().toString(QDate(2026, 11, 25), u"dddd"_s), step.wednesday);
-        QCOMPARE(texts.tabs, (QStringList{step.jobs, step.editor, step.workers, step.datasets}));
+        QCOMPARE(texts.tabs,
+                 (QStringList{step.home, step.jobs, step.editor, step.workers, step.datasets}));
         QCOMPARE(texts.connectButton, step.connect);
         QCOMPARE(texts.refreshButton, step.refresh);
         QCOMPARE(texts.stateFilter, step.allStates);

@@ -291,13 +291,14 @@ void TestDesktopWorkspace::navigationKeepsFixedPagesInView()
     NavigationList *navigation = window.navigation();
     QTRY_COMPARE(navigation->count(), window.workspace()->count() + 1); // + "Open jobs"
     // The fixed pages are the first rows, all in view; a click shows one.
-    for (int row = 0; row < 4; ++row) {
+    for (int row = 0; row < 5; ++row) {
         QListWidgetItem *item = navigation->item(row);
         QVERIFY(navigation->viewport()->rect().contains(navigation->visualItemRect(item)));
     }
-    QCOMPARE(navigation->item(0)->text(), u"Jobs"_s);
+    QCOMPARE(navigation->item(0)->text(), u"Home"_s);
+    QCOMPARE(navigation->item(1)->text(), u"Jobs"_s);
     QTest::mouseClick(navigation->viewport(), Qt::LeftButton, {},
-                      navigation->visualItemRect(navigation->item(0)).center());
+                      navigation->visualItemRect(navigation->item(1)).center());
     QCOMPARE(window.workspace()->currentWidget(), window.jobListView());
     // The current page is the current row, as it changes from elsewhere.
     window.openJob(opened.last());
