@@ -245,16 +245,10 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
     }
     job.datasetManifest = payload.datasetManifest;
     job.allowUnschedulable = arguments.isSet(u"allow-unschedulable"_s);
-    Result<ApiResponse> answer =
-        context.sendAuthorized([&](ApiClient &api) { return api.submitJob(job); });
+    Result<ApiResponse> answer = sendJob(context, job);
     if (!answer)
         return answer.error();
     const QString uuid = answer->json().value("uuid"_L1).toString();
-    if (uuid.isEmpty()) {
-        return Error::make(ErrorCode::BadAnswer,
-                           tr("the server accepted the job but sent no uuid; run ddlcli list to "
-                              "find it"));
-    }
     // The seed's "job_type:"; the spec's kind when the server does not say.
     QString kind = answer->json().value("kind"_L1).toString();
     if (kind.isEmpty())
@@ -268,6 +262,18 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
         console.print(u"job_type: "_s + kind + u'\n');
     }
     return Ok{};
+}
+
+Result<ApiResponse> SubmitCommand::sendJob(CliContext &context, const JobSubmit &job)
+{
+    Result<ApiResponse> answer =
+        context.sendAuthorized([&](ApiClient &api) { return api.submitJob(job); });
+    if (answer && answer->json().value("uuid"_L1).toString().isEmpty()) {
+        return Error::make(ErrorCode::BadAnswer,
+                           tr("the server accepted the job but sent no uuid; run ddlcli list to "
+                              "find it"));
+    }
+    return answer;
 }
 
 } // namespace ddl::cli

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "api/apiclient.h"
 #include "command.h"
 
 namespace ddl {
@@ -20,7 +21,6 @@ public:
     QList<OptionSpec> options() const override;
     Status run(CliContext &context, const ParsedArguments &arguments) override;
 
-    // A job name made from a folder name: characters a job name may not hold become '-'.
     // The local folder an OpenPAI dataDir names, or an empty string when it is no local folder
     // (empty, a URL such as hdfs://..., or a path that does not exist here).
     static QString localDataFolder(const QString &dataDir, const QString &baseFolder);
@@ -32,6 +32,8 @@ public:
                              const QString &sha256);
     // Puts a folder on the server as a dataset manifest; the manifest's digest.
     static Result<QString> uploadDataset(CliContext &context, const QString &folder);
+    // Sends the job (POST /v1/jobs); the server's answer, which names the job's uuid.
+    static Result<ApiResponse> sendJob(CliContext &context, const JobSubmit &job);
 };
 
 } // namespace ddl::cli

@@ -73,16 +73,10 @@ SeedSubmitter::submit(CliContext &context, const SeedSubmission &submission, Out
     }
     job.datasetName = submission.datasetName;
 
-    Result<ApiResponse> answer =
-        context.sendAuthorized([&](ApiClient &api) { return api.submitJob(job); });
+    Result<ApiResponse> answer = SubmitCommand::sendJob(context, job);
     if (!answer)
         return answer.error();
     const QString uuid = answer->json().value("uuid"_L1).toString();
-    if (uuid.isEmpty()) {
-        return Error::make(ErrorCode::BadAnswer,
-                           tr("the server accepted the job but sent no uuid; run ddlcli list to "
-                              "find it"));
-    }
     const QString kind = JobSpec::kindName(submission.spec.kind);
     const QString name = submission.spec.jobName;
     if (format == OutputFormat::Json) {
