@@ -105,10 +105,9 @@ QString Output::jobStatus(const QJsonObject &object)
     return text;
 }
 
-QString Output::taskLabel(const QJsonObject &task)
+QString Output::taskLabel(const TaskMessage &task)
 {
-    return task.value("role"_L1).toString() + u'[' +
-           QString::number(task.value("role_index"_L1).toInteger()) + u']';
+    return task.role + u'[' + QString::number(task.roleIndex) + u']';
 }
 
 QStringList Output::lastLines(const QByteArray &log, int count)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "wire/jobmessage.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -37,7 +38,7 @@ public:
     // "status: RUNNING" and, for a waiting job with a reason, "reason: ...".
     static QString jobStatus(const QJsonObject &job);
     // "worker[0]": how a task is named in logs and headings.
-    static QString taskLabel(const QJsonObject &task);
+    static QString taskLabel(const TaskMessage &task);
 
     // The last count lines of a log (a final line without line ending counts).
     static QStringList lastLines(const QByteArray &log, int count);

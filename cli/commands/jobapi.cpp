@@ -16,6 +16,14 @@ Result<QJsonObject> JobApi::job(CliContext &context, const QString &uuid)
     return answer->json();
 }
 
+Result<JobMessage> JobApi::jobMessage(CliContext &context, const QString &uuid)
+{
+    Result<QJsonObject> object = job(context, uuid);
+    if (!object)
+        return object.error();
+    return JobMessage::fromJson(*object);
+}
+
 Result<LogPage> JobApi::logChunk(CliContext &context,
                                  const QString &uuid,
                                  qint64 taskId,

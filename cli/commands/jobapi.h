@@ -2,6 +2,7 @@
 
 #include "api/logapi.h"
 #include "core/result.h"
+#include "wire/jobmessage.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
@@ -21,8 +22,9 @@ class JobApi
 public:
     static constexpr qint64 LogPageSize = 1024 * 1024;
 
-    // The job with its tasks.
+    // The job with its tasks, as the server wrote it (for --output json) and as read.
     static Result<QJsonObject> job(CliContext &context, const QString &uuid);
+    static Result<JobMessage> jobMessage(CliContext &context, const QString &uuid);
     // One page of a task's log (the merged one, or one stream of it) from offset.
     static Result<LogPage> logChunk(CliContext &context,
                                     const QString &uuid,

@@ -25,7 +25,7 @@ static void waitMs(int ms)
 
 LogsCommand::LineWriter::LineWriter(Console &console,
                                     OutputFormat format,
-                                    const QJsonObject &task,
+                                    const TaskMessage &task,
                                     bool labelled)
     : m_console(console)
     , m_format(format)
@@ -58,10 +58,10 @@ void LogsCommand::LineWriter::emitLine(QByteArray line)
         line.chop(1);
     const QString text = QString::fromUtf8(line);
     if (m_format == OutputFormat::Json) {
-        m_console.print(Output::jsonLine({{"task"_L1, m_task.value("id"_L1)},
-                                          {"role"_L1, m_task.value("role"_L1)},
-                                          {"role_index"_L1, m_task.value("role_index"_L1)},
-                                          {"attempt"_L1, m_task.value("attempt"_L1)},
+        m_console.print(Output::jsonLine({{"task"_L1, m_task.id},
+                                          {"role"_L1, m_task.role},
+                                          {"role_index"_L1, m_task.roleIndex},
+                                          {"attempt"_L1, m_task.attempt},
                                           {"line"_L1, text}}));
     } else {
         m_console.print(m_prefix + text + u'\n');
@@ -96,7 +96,7 @@ namespace {
 // One task being read: where its log continues, and whether its end was reached.
 struct TaskLog
 {
-    QJsonObject task;
+    TaskMessage task;
     std::unique_ptr<LogsCommand::LineWriter> writer;
     qint64 offset = 0;
     bool complete = false;
@@ -128,18 +128,16 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
                            u"stream"_s);
     }
 
-    Result<QJsonObject> job = JobApi::job(context, *uuid);
+    Result<JobMessage> job = JobApi::jobMessage(context, *uuid);
     if (!job)
         return job.error();
 
     std::map<qint64, TaskLog> logs; // by task id: the order of the ids is the order of start
     bool labelled = false;
-    auto addTasks = [&](const QJsonObject &jobObject) {
-        const QJsonArray tasks = jobObject.value("tasks"_L1).toArray();
-        labelled = labelled || (!onlyTask && tasks.size() > 1);
-        for (const QJsonValue &value : tasks) {
-            const QJsonObject task = value.toObject();
-            const qint64 id = task.value("id"_L1).toInteger();
+    auto addTasks = [&](const JobMessage &read) {
+        labelled = labelled || (!onlyTask && read.tasks.size() > 1);
+        for (const TaskMessage &task : read.tasks) {
+            const qint64 id = task.id;
             if (onlyTask && id != *onlyTask)
                 continue;
             auto it = logs.find(id);
@@ -158,11 +156,8 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
 
     if (onlyTask && logs.empty()) {
         QStringList known;
-        for (const QJsonValue &value : job->value("tasks"_L1).toArray()) {
-            const QJsonObject task = value.toObject();
-            known << QString::number(task.value("id"_L1).toInteger()) + u" ("_s +
-                         Output::taskLabel(task) + u')';
-        }
+        for (const TaskMessage &task : job->tasks)
+            known << QString::number(task.id) + u" ("_s + Output::taskLabel(task) + u')';
         return Error::make(ErrorCode::Usage,
                            tr("job %1 has no task %2; its tasks are: %3")
                                .arg(*uuid)
@@ -200,17 +195,17 @@ Status LogsCommand::run(CliContext &context, const ParsedArguments &arguments)
             logs.begin(), logs.end(), [](const auto &entry) { return entry.second.complete; });
         // New attempts bring new tasks: read the job again now and then, and at the end.
         if (allComplete || sinceJobRead.elapsed() > 3000) {
-            Result<QJsonObject> current = JobApi::job(context, *uuid);
+            Result<JobMessage> current = JobApi::jobMessage(context, *uuid);
             if (!current)
                 return current.error();
             sinceJobRead.restart();
             const std::size_t before = logs.size();
             addTasks(*current);
-            const bool jobEnded = isFinalState(current->value("state"_L1).toString());
+            const bool jobEnded = isFinal(current->state);
             if (jobEnded) {
                 // A task that ended without ever starting may never report a complete log.
                 for (auto &[id, log] : logs) {
-                    if (log.idle && isFinalState(log.task.value("state"_L1).toString()))
+                    if (log.idle && isFinal(log.task.state))
                         log.complete = true;
                 }
             }

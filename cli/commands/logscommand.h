@@ -28,7 +28,7 @@ public:
     class LineWriter
     {
     public:
-        LineWriter(Console &console, OutputFormat format, const QJsonObject &task, bool labelled);
+        LineWriter(Console &console, OutputFormat format, const TaskMessage &task, bool labelled);
         void write(const QByteArray &bytes);
         // Prints the unfinished last line, if any.
         void flush();
@@ -38,7 +38,7 @@ public:
 
         Console &m_console;
         OutputFormat m_format;
-        QJsonObject m_task;
+        TaskMessage m_task;
         QString m_prefix;
         QByteArray m_pending;
     };

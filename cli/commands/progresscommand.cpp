@@ -27,23 +27,24 @@ Status ProgressCommand::run(CliContext &context, const ParsedArguments &argument
     Result<QJsonObject> job = JobApi::job(context, *uuid);
     if (!job)
         return job.error();
+    const Result<JobMessage> read = JobMessage::fromJson(*job);
+    if (!read)
+        return read.error();
 
-    QJsonArray tasks = job->value("tasks"_L1).toArray();
     QList<QStringList> tails;
-    for (const QJsonValue &value : tasks) {
-        const QJsonObject task = value.toObject();
+    for (const TaskMessage &task : read->tasks) {
         // A task that never started has no log yet.
-        if (task.value("state"_L1).toString() == stateName(JobState::Waiting)) {
+        if (task.state == JobState::Waiting) {
             tails.append(QStringList());
             continue;
         }
-        Result<QStringList> tail =
-            JobApi::logTail(context, *uuid, task.value("id"_L1).toInteger(), TailLines);
+        Result<QStringList> tail = JobApi::logTail(context, *uuid, task.id, TailLines);
         if (!tail)
             return tail.error();
         tails.append(*tail);
     }
 
+    QJsonArray tasks = job->value("tasks"_L1).toArray();
     if (*format == OutputFormat::Json) {
         QJsonObject answer = *job;
         for (qsizetype i = 0; i < tasks.size(); ++i) {
@@ -64,12 +65,12 @@ Status ProgressCommand::run(CliContext &context, const ParsedArguments &argument
     for (qsizetype i = 0; i < tasks.size(); ++i) {
         if (tails.at(i).isEmpty())
             continue;
-        const QJsonObject task = tasks.at(i).toObject();
+        const TaskMessage &task = read->tasks.at(i);
         console.print(u'\n' +
                       tr("--- %1 (task %2, attempt %3): last log lines ---")
                           .arg(Output::taskLabel(task))
-                          .arg(task.value("id"_L1).toInteger())
-                          .arg(task.value("attempt"_L1).toInteger()) +
+                          .arg(task.id)
+                          .arg(task.attempt) +
                       u'\n');
         console.print(tails.at(i).join(u'\n') + u'\n');
     }

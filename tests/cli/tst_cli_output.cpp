@@ -105,7 +105,8 @@ void TestCliOutput::taskTableShowsMissingValues()
              u"ROLE    INDEX  ATTEMPT  STATE      EXIT  WORKER\n"
              "worker  0      1        SUCCEEDED  0     host-a\n"
              "worker  1      1        WAITING    -     -\n"_s);
-    QCOMPARE(Output::taskLabel(tasks.at(1).toObject()), u"worker[1]"_s);
+    QCOMPARE(Output::taskLabel(*ddl::TaskMessage::fromJson(tasks.at(1).toObject())),
+             u"worker[1]"_s);
 }
 
 void TestCliOutput::jobStatus_data()
@@ -198,11 +199,12 @@ struct BufferConsole
     Console console;
 };
 
-static QJsonObject sampleTask()
+static ddl::TaskMessage sampleTask()
 {
-    return QJsonDocument::fromJson(
-               R"({"id": 17, "role": "worker", "role_index": 1, "attempt": 2, "state": "RUNNING"})")
-        .object();
+    return *ddl::TaskMessage::fromJson(
+        QJsonDocument::fromJson(
+            R"({"id": 17, "role": "worker", "role_index": 1, "attempt": 2, "state": "RUNNING"})")
+            .object());
 }
 
 void TestCliOutput::lineWriterText()
