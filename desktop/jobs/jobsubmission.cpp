@@ -5,6 +5,7 @@
 #include "api/datasetupload.h"
 #include "core/errortext.h"
 #include "core/requestcallback.h"
+#include "wire/jobmessage.h"
 
 #include <QFutureWatcher>
 #include <QJsonObject>
@@ -199,7 +200,12 @@ void JobSubmission::post()
                                   : ErrorText::describe(error));
                          return;
                      }
-                     m_uuid = result->json().value("uuid"_L1).toString();
+                     const Result<JobMessage> job = JobMessage::fromJson(result->json());
+                     if (!job) {
+                         fail(ErrorText::describe(job.error()));
+                         return;
+                     }
+                     m_uuid = job->uuid;
                      setStage(Stage::Done);
                      emit submitted(m_uuid);
                  });

@@ -19,6 +19,7 @@
 #include "views/traynotifier.h"
 #include "views/workspacetabs.h"
 #include "wizard/submitwizard.h"
+#include "wire/jobmessage.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -425,11 +426,13 @@ void MainWindow::cancelJobs(const QStringList &uuids, const QStringList &names)
 void MainWindow::cloneJob(const QString &uuid)
 {
     whenFinished(m_session->client()->job(uuid), this, [this](const Result<ApiResponse> &result) {
-        if (!result) {
-            m_messages->showError(ErrorText::describe(result.error()));
+        const Result<JobMessage> job =
+            result ? JobMessage::fromJson(result->json()) : Result<JobMessage>(result.error());
+        if (!job) {
+            m_messages->showError(ErrorText::describe(job.error()));
             return;
         }
-        emit cloneRequested(result->json().value("spec"_L1).toObject());
+        emit cloneRequested(job->spec);
     });
 }
 
