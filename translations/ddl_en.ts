@@ -88,6 +88,22 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::HomeView</name>
+    <message numerus="yes">
+        <source>%1 of %n worker(s) online. GPUs: %2 in use, %3 free, of %4.</source>
+        <translation>
+            <numerusform>%1 of %n worker online. GPUs: %2 in use, %3 free, of %4.</numerusform><numerusform>%1 of %n workers online. GPUs: %2 in use, %3 free, of %4.</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ProjectPage</name>
+    <message numerus="yes">
+        <source>Read %1: job %2, %n task(s), dataset %3.</source>
+        <translation>
+            <numerusform>Read %1: job %2, %n task, dataset %3.</numerusform><numerusform>Read %1: job %2, %n tasks, dataset %3.</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::JobListView</name>
     <message numerus="yes">
         <source>%n job(s)</source>

@@ -14,6 +14,8 @@
 #include "models/artifactmodel.h"
 #include "models/joblistmodel.h"
 #include "models/metricstore.h"
+#include "views/homeview.h"
+#include "views/joblistview.h"
 #include "views/artifactbrowser.h"
 #include "views/datasetsview.h"
 #include "views/jobdetailview.h"
@@ -152,7 +154,7 @@ void TestDesktopScreenshots::screens()
     shoot(&window, u"job-artifacts"_s);
 
     // The list once every job has ended.
-    window.workspace()->setCurrentIndex(0);
+    window.workspace()->setCurrentWidget(window.jobListView());
     QTRY_VERIFY_WITH_TIMEOUT(window.jobModel()->rowCount() == 3, 10000);
     QTRY_VERIFY_WITH_TIMEOUT([&] {
         for (int row = 0; row < 3; ++row)
@@ -161,6 +163,12 @@ void TestDesktopScreenshots::screens()
         return true;
     }(), 60000);
     shoot(&window, u"job-list"_s);
+
+    // Home: the cluster, the jobs by state, what waits.
+    auto *home = window.findChild<HomeView *>(u"homeView"_s);
+    window.workspace()->setCurrentWidget(home);
+    QTRY_VERIFY_WITH_TIMEOUT(home->jobCount(u"SUCCEEDED"_s) >= 0, 10000);
+    shoot(&window, u"home"_s);
 
     // The editor with a mistake marked.
     auto *editor = window.findChild<JobEditor *>(u"jobEditor"_s);
@@ -199,7 +207,7 @@ void TestDesktopScreenshots::screens()
     QTRY_COMPARE_WITH_TIMEOUT(datasets->model()->rowCount(), 1, 10000);
     shoot(&window, u"datasets"_s);
 
-    QCOMPARE(m_shots.size(), 9);
+    QCOMPARE(m_shots.size(), 10);
     qInfo("screenshots in %s", qPrintable(m_outDir));
 }
 
