@@ -13,6 +13,7 @@
 #include "commands/progresscommand.h"
 #include "commands/submitcommand.h"
 #include "commands/versioncommand.h"
+#include "commands/zoocommand.h"
 #include "console.h"
 #include "seed/paddleconfig.h"
 
@@ -40,6 +41,7 @@ CliApplication::CliApplication(Console &console,
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());
     m_commands.push_back(std::make_unique<ImageCommand>());
+    m_commands.push_back(std::make_unique<ZooCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
     // The seeds' command lines (docs/cli.md).
     m_commands.push_back(std::make_unique<PaddleJobCommand>());

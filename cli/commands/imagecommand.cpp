@@ -50,8 +50,11 @@ Status ImageCommand::run(CliContext &context, const ParsedArguments &arguments)
         return list(context, *format);
     if (words.size() != 2)
         return usage(tr("say what to do: push IMAGE, list or rm NAME"));
-    if (action == u"push"_s)
-        return push(context, words.at(1), arguments);
+    if (action == u"push"_s) {
+        const QString name = arguments.isSet(u"name"_s) ? arguments.value(u"name"_s)
+                                                        : defaultName(words.at(1));
+        return push(context, words.at(1), name, *format);
+    }
     if (action == u"rm"_s)
         return remove(context, words.at(1), *format);
     return usage(tr("unknown image action '%1'").arg(action));
@@ -64,19 +67,27 @@ QString ImageCommand::defaultName(const QString &localImage)
     return name.section(u':', 0, 0);
 }
 
-Status
-ImageCommand::push(CliContext &context, const QString &localImage, const ParsedArguments &arguments)
+Status ImageCommand::checkReference(const QString &localImage)
 {
     // A reference podman could read as one of its options is refused before it sees it.
     static const QRegularExpression reference(
         QRegularExpression::anchoredPattern(u"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}"_s));
     if (!reference.match(localImage).hasMatch()) {
-        return usage(tr("'%1' is not an image reference: use letters, digits and . _ / : @ + - "
-                        "only, as podman images shows them")
-                         .arg(localImage.left(100)));
+        return Error::make(ErrorCode::Usage,
+                           tr("'%1' is not an image reference: use letters, digits and . _ / : @ "
+                              "+ - only, as podman images shows them")
+                               .arg(localImage.left(100)));
     }
-    const QString name =
-        arguments.isSet(u"name"_s) ? arguments.value(u"name"_s) : defaultName(localImage);
+    return Ok{};
+}
+
+Status ImageCommand::push(CliContext &context,
+                          const QString &localImage,
+                          const QString &name,
+                          OutputFormat format)
+{
+    if (Status checked = checkReference(localImage); !checked)
+        return checked;
     const QString podman = QStandardPaths::findExecutable(u"podman"_s);
     if (podman.isEmpty()) {
         return Error::make(ErrorCode::NotFound,
@@ -123,8 +134,7 @@ ImageCommand::push(CliContext &context, const QString &localImage, const ParsedA
     });
     if (!status)
         return status;
-    Result<OutputFormat> format = outputFormat(arguments);
-    if (format && *format == OutputFormat::Json) {
+    if (format == OutputFormat::Json) {
         created.insert(u"bytes_sent"_s, sent);
         created.insert(u"bytes_skipped"_s, skipped);
         console.print(Output::jsonLine(created));

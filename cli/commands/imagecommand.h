@@ -21,9 +21,15 @@ public:
     // The name on the server of a local image: its last path part without tag or digest
     // ("localhost/ddl-test:1" -> "ddl-test").
     static QString defaultName(const QString &localImage);
+    // Refuses what podman could read as one of its options, or is no image reference.
+    static Status checkReference(const QString &localImage);
+    // Sends a local podman image to the server as ddl://name; prints what was sent.
+    static Status push(CliContext &context,
+                       const QString &localImage,
+                       const QString &name,
+                       OutputFormat format);
 
 private:
-    Status push(CliContext &context, const QString &localImage, const ParsedArguments &arguments);
     Status list(CliContext &context, OutputFormat format);
     Status remove(CliContext &context, const QString &name, OutputFormat format);
 };

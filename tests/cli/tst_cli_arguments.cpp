@@ -257,6 +257,23 @@ void TestCliArguments::commandErrors_data()
         << 2
         << u"ddlcli: error: --state takes one or more of WAITING, RUNNING, SUCCEEDED, FAILED, "
            "STOPPED (comma-separated), not 'RUNING'\n"_s;
+    QTest::newRow("zoo without an action")
+        << QStringList{u"zoo"_s} << 2
+        << u"ddlcli: error: say what to do: init, build or push; run ddlcli zoo --help\n"_s;
+    QTest::newRow("zoo init without a base")
+        << QStringList{u"zoo"_s, u"init"_s} << 2
+        << u"ddlcli: error: zoo init needs --base_image=IMAGE, the image to start from; run "
+           "ddlcli zoo --help\n"_s;
+    QTest::newRow("zoo init with a bad index")
+        << QStringList{u"zoo"_s, u"init"_s, u"--base_image=python:3.11"_s,
+                       u"--extra_pypi_index=x; rm -rf /"_s}
+        << 2
+        << u"ddlcli: error: --extra_pypi_index=x; rm -rf / is not an http(s) URL; run ddlcli zoo "
+           "--help\n"_s;
+    QTest::newRow("zoo build without a name")
+        << QStringList{u"zoo"_s, u"build"_s, u"."_s} << 2
+        << u"ddlcli: error: zoo build needs --image=NAME, the name to give the image; run ddlcli "
+           "zoo --help\n"_s;
     QTest::newRow("both configs")
         << QStringList{u"submit"_s, u"--task_config=a.yaml"_s, u"--job_config"_s, u"b.json"_s} << 2
         << u"ddlcli: error: pass either --task_config or --job_config, not both\n"_s;

@@ -13,6 +13,7 @@
 #include <QJsonObject>
 #include <QRegularExpression>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace Qt::StringLiterals;
@@ -94,6 +95,7 @@ private slots:
     void jobWithoutImageKeepsTheSandbox();
     void gpuTaskKeepsTheSandbox();
     void pushedImageWaitsForAWorkerWithPodman();
+    void zooInitBuildPushAndRun();
 
 private:
     // Submits the repository's job.json (OpenPAI) or task.yaml (DDL); returns the job's uuid.
@@ -332,6 +334,54 @@ void TestE2eImages::gpuTaskKeepsTheSandbox()
              qPrintable(log));
     QVERIFY2(log.contains(u"sandbox: bubblewrap"_s), qPrintable(log));
     QVERIFY2(!log.contains(u"ID=ddl-test"_s), qPrintable(log));
+}
+
+// ElasticDL's workflow through ddlcli: zoo init writes a Dockerfile FROM the base image, zoo
+// build builds the model zoo into an image with podman, zoo push sends it to DDL, and a job that
+// names it runs in it (its files at /model_zoo).
+void TestE2eImages::zooInitBuildPushAndRun()
+{
+    QTemporaryDir zoo;
+    QVERIFY(zoo.isValid());
+    QFile marker(zoo.filePath(u"zoo_marker.txt"_s));
+    QVERIFY(marker.open(QIODevice::WriteOnly));
+    marker.write("built by zoo build\n");
+    marker.close();
+
+    const CliRun init = m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image},
+                                      zoo.path());
+    QVERIFY2(init.exitCode == 0, qPrintable(init.out + init.err));
+    const QByteArray dockerfile = readFile(zoo.filePath(u"Dockerfile"_s));
+    QVERIFY2(dockerfile.contains(QByteArray("FROM " + Image.toUtf8() + "\n")),
+             dockerfile.constData());
+    const CliRun again = m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image},
+                                       zoo.path());
+    QVERIFY2(again.exitCode != 0 && again.err.contains(u"--force"_s), qPrintable(again.err));
+
+    const QString built = u"localhost/ddl-zoo-e2e:1"_s;
+    const CliRun build = m_cluster.cli(
+        User, {u"zoo"_s, u"build"_s, u"--image="_s + built, u"."_s}, zoo.path(), {}, 300000);
+    QVERIFY2(build.exitCode == 0, qPrintable(build.out + build.err));
+    QCOMPARE(run(m_podman, {u"image"_s, u"exists"_s, built}), 0);
+    const CliRun push = m_cluster.cli(User, {u"zoo"_s, u"push"_s, built});
+    QVERIFY2(push.exitCode == 0 && push.out.contains(u"image ddl://ddl-zoo-e2e: "_s),
+             qPrintable(push.out + push.err));
+
+    const QByteArray mainPy = R"(def main(dataset_dir, model_output_dir):
+    print("zoo says:", open("/model_zoo/zoo_marker.txt").read().strip())
+)";
+    const QString repo = m_cluster.makeRepo(
+        u"zoo-job"_s,
+        {{u"main.py"_s, mainPy}, {u"task.yaml"_s, taskYaml(u"zoo-job"_s, u"ddl://ddl-zoo-e2e"_s)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 120000);
+    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
+    const QString log = logOf(uuid);
+    QVERIFY2(log.contains(u"zoo says: built by zoo build"_s), qPrintable(log));
+    run(m_podman, {u"rmi"_s, u"--force"_s, built});
 }
 
 void TestE2eImages::pushedImageWaitsForAWorkerWithPodman()
