@@ -44,9 +44,11 @@ void tst_ApiAuth::loginHashesWhileOtherRequestsAreServed()
 {
     // Argon2id runs on a pool thread, not on the event loop that serves every connection. Proof:
     // with logins whose requests the server has whole, a request sent after them is answered
-    // while none of them is. Were a hash to block the event loop, the server would read a login
-    // (its bytes are in) before the version request (a fresh TLS handshake away) and answer that
-    // login first. Right passwords, so that each login hashes: no throttle answers it early.
+    // while some of them still hash. Were a hash to block the event loop, the server would read
+    // the logins (their bytes are in) before the version request (a fresh TLS handshake away)
+    // and answer them all first. Eight logins on a pool of two threads take four hashes' time:
+    // a loaded machine may answer the first ones during the handshake, never all. Right
+    // passwords, so that each login hashes: no throttle answers it early.
     const QString email = QStringLiteral("hasher@example.org");
     QVERIFY(!newUser(email).isEmpty());
     const QByteArray credentials =
@@ -67,7 +69,7 @@ void tst_ApiAuth::loginHashesWhileOtherRequestsAreServed()
     // Fresh managers: no connection of theirs has carried a request before.
     QNetworkAccessManager loginNetwork;
     QNetworkAccessManager otherNetwork;
-    constexpr int Logins = 4;
+    constexpr int Logins = 8;
     std::vector<std::unique_ptr<QNetworkReply>> logins;
     int sent = 0;
     int answered = 0;
@@ -87,7 +89,7 @@ void tst_ApiAuth::loginHashesWhileOtherRequestsAreServed()
         [&] { return version->isFinished(); }, 15000, QStringLiteral("the version answer"), 1);
     QVERIFY2(versionAnswered, qPrintable(versionAnswered.message));
     QCOMPARE(version->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt(), 200);
-    QVERIFY2(answered == 0,
+    QVERIFY2(answered < Logins,
              qPrintable(QStringLiteral("%1 of %2 logins were answered before a request sent after "
                                        "them: hashing holds up the server")
                             .arg(answered)
