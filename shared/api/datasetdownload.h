@@ -7,10 +7,12 @@
 
 #include <QHash>
 #include <QObject>
+#include <memory>
 #include <optional>
 
 namespace ddl {
 
+class FileHashCache;
 class RangeDownload;
 
 // Fetches a named dataset into a folder: reads its manifest, skips files already there with
@@ -53,6 +55,7 @@ private:
     qint64 m_bytesToFetch = 0;
     qint64 m_bytesDone = 0;
     QHash<RangeDownload *, qint64> m_running;
+    std::unique_ptr<FileHashCache> m_hashCache;
     int m_fetched = 0;
     int m_kept = 0;
     ProgressClock m_clock;

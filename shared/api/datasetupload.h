@@ -9,6 +9,8 @@
 #include <QObject>
 #include <QPointer>
 #include <QTemporaryDir>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 namespace ddl {
@@ -32,6 +34,8 @@ public:
 
     void setName(const QString &name) { m_name = name; }
     void setDryRun(bool dryRun) { m_dryRun = dryRun; }
+    // The file of the local hash cache (FileHashCache); empty: the user's default.
+    void setHashCachePath(const QString &path) { m_hashCachePath = path; }
     void start();
     void cancel();
     bool isFinished() const { return m_result.has_value(); }
@@ -46,6 +50,8 @@ public:
     qint64 bytesOnServer() const { return m_manifest.totalSize() - m_bytesToSend; }
     // Files that had to be sent and were.
     QStringList uploadedFiles() const { return m_uploaded; }
+    // Bytes read from the folder to hash it (0 when the hash cache knew every file).
+    qint64 bytesHashed() const { return m_bytesHashed->load(); }
     // The server's answer naming the dataset (file_count, total_size, ...); empty without a name.
     QJsonObject dataset() const { return m_dataset; }
 
@@ -74,6 +80,8 @@ private:
     QString m_folder;
     QString m_name;
     bool m_dryRun = false;
+    QString m_hashCachePath;
+    std::shared_ptr<std::atomic<qint64>> m_bytesHashed = std::make_shared<std::atomic<qint64>>(0);
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;
     QList<ManifestFile> m_toSend;

@@ -29,7 +29,12 @@ void RangeDownload::start()
             QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString())));
         return;
     }
-    m_clock.start(m_part.size());
+    m_partSize = m_part.size();
+    if (Status hashed = hashExistingPart(); !hashed) {
+        fail(hashed.error());
+        return;
+    }
+    m_clock.start(m_partSize);
     requestNextRange();
 }
 
@@ -43,9 +48,37 @@ const Result<QString> &RangeDownload::waitForFinished()
     return result();
 }
 
+Status RangeDownload::hashExistingPart()
+{
+    m_hash.reset();
+    if (m_expectedSha256.isEmpty())
+        return Ok{};
+    m_hash.emplace();
+    QByteArray buffer(qMin<qint64>(m_partSize, 1 << 20), Qt::Uninitialized);
+    m_part.seek(0);
+    for (qint64 done = 0; done < m_partSize;) {
+        const qint64 n = m_part.read(buffer.data(), qMin<qint64>(buffer.size(), m_partSize - done));
+        if (n <= 0) {
+            return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
+                                                       .arg(m_part.fileName(), m_part.errorString()));
+        }
+        m_hash->add(QByteArrayView(buffer.constData(), n));
+        done += n;
+    }
+    return Ok{};
+}
+
+void RangeDownload::truncatePart()
+{
+    m_part.resize(0);
+    m_partSize = 0;
+    if (!m_expectedSha256.isEmpty())
+        m_hash.emplace();
+}
+
 void RangeDownload::requestNextRange()
 {
-    const qint64 offset = m_part.size();
+    const qint64 offset = m_partSize;
     if (m_total >= 0 && offset >= m_total) {
         complete();
         return;
@@ -55,6 +88,7 @@ void RangeDownload::requestNextRange()
     m_request = m_client->get(m_path, m_query, {{"Range", range}});
     m_rangeChecked = false;
     m_rangeBytes = 0;
+    m_request->setReadBufferSize(ReadBufferSize);
     m_request->streamBody();
     connect(m_request, &ApiRequest::bodyReceived, this, [this](const QByteArray &bytes) {
         if (Status written = writeBytes(bytes); !written) {
@@ -86,8 +120,8 @@ void RangeDownload::handleRange()
         // 416: the part file already holds everything (or more): start it again.
         const Error &error = request->result().error();
         if ((error.is(ErrorCode::RangeNotSatisfiable) || error.code == QLatin1String("http_416")) &&
-            m_part.size() > 0) {
-            m_part.resize(0);
+            m_partSize > 0) {
+            truncatePart();
             requestNextRange();
             return;
         }
@@ -100,10 +134,10 @@ void RangeDownload::handleRange()
         return;
     }
     if (request->result()->status != 206)
-        m_total = m_part.size(); // the whole file came
+        m_total = m_partSize; // the whole file came
     else if (!m_rangeChecked)    // an empty answer: nothing was looked at yet
         m_total = totalFromContentRange(request->result()->header("Content-Range"));
-    if (m_rangeBytes == 0 && m_part.size() < m_total) {
+    if (m_rangeBytes == 0 && m_partSize < m_total) {
         fail(Error::make(ErrorCode::Network,
                          QStringLiteral("the server sent no bytes for %1; try again").arg(m_path)));
         return;
@@ -125,38 +159,43 @@ Status RangeDownload::writeBytes(const QByteArray &bytes)
             }
         } else {
             // A server that ignores Range sends the whole file: start from zero.
-            m_part.resize(0);
+            truncatePart();
             m_total = m_request->streamingHeader("Content-Length").toLongLong();
         }
     }
     if (bytes.isEmpty())
         return Ok{};
-    m_part.seek(m_part.size());
+    if (m_part.pos() != m_partSize)
+        m_part.seek(m_partSize);
     if (m_part.write(bytes) != bytes.size()) {
         return Error::make(
             ErrorCode::IoError,
             QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString()));
     }
+    if (m_hash)
+        m_hash->add(bytes);
+    m_partSize += bytes.size();
     m_rangeBytes += bytes.size();
-    emit progress(m_clock.at(m_part.size(), std::max(m_total, m_part.size())));
+    emit progress(m_clock.at(m_partSize, std::max(m_total, m_partSize)));
     return Ok{};
 }
 
 void RangeDownload::complete()
 {
+    if (!m_part.flush()) {
+        fail(Error::make(ErrorCode::IoError, QStringLiteral("cannot write %1: %2")
+                                                 .arg(m_part.fileName(), m_part.errorString())));
+        return;
+    }
     m_part.close();
-    if (!m_expectedSha256.isEmpty()) {
-        const Result<QString> digest = sha256OfFile(m_part.fileName());
-        if (!digest) {
-            fail(digest.error());
-            return;
-        }
-        if (*digest != m_expectedSha256) {
+    if (m_hash) {
+        const QString digest = std::exchange(m_hash, std::nullopt)->finishHex();
+        if (digest != m_expectedSha256) {
             QFile::remove(m_part.fileName());
             fail(Error::make(ErrorCode::DigestMismatch,
                              QStringLiteral("%1 arrived corrupted (sha256 %2, expected %3); it was "
                                             "removed, download it again")
-                                 .arg(m_destination, *digest, m_expectedSha256)));
+                                 .arg(m_destination, digest, m_expectedSha256)));
             return;
         }
     }
