@@ -144,18 +144,22 @@ http {
 
 
 def measured(argv, env=None, shell=False):
-    """Runs a client to its end: (wall s, user+sys CPU s, peak RSS MiB) from wait4's rusage."""
-    started = time.monotonic()
-    proc = subprocess.Popen(argv, env=env, shell=shell, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.monotonic() - started
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    err = proc.stderr.read()
+    """Runs a client to its end under GNU time: (wall s, user+sys CPU s, peak RSS MiB).
+
+    GNU time's wait4 gives the child's own ru_maxrss (one forked from this Python would count
+    Python's resident pages). For a pipeline (shell=True) CPU is tar's and curl's together, and
+    RSS the largest of them."""
+    report = tempfile.NamedTemporaryFile(prefix="ddl-bench-time-", delete=False).name
+    command = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report] + (
+        ["/bin/sh", "-c", argv] if shell else argv)
+    proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
     if proc.returncode != 0:
-        sys.exit("%s failed (%d): %s" % (argv, proc.returncode, err.decode(errors="replace")[-2000:]))
-    # With shell=True the rusage is the shell's and its children's (tar and curl) together.
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+        sys.exit("%s failed (%d): %s" % (argv, proc.returncode,
+                                         proc.stderr.decode(errors="replace")[-2000:]))
+    wall, user, system, rss = open(report).read().split()[-4:]
+    os.remove(report)
+    return float(wall), float(user) + float(system), int(rss) / 1024
 
 
 def cli_user(ddlcli, url, ca, work, name):

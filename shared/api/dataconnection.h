@@ -97,7 +97,7 @@ private:
 class DataConnectionPool
 {
 public:
-    static constexpr int MaxIdle = 8;
+    static constexpr int MaxIdle = 16;
 
     explicit DataConnectionPool(const DataConnection::Target &target)
         : m_target(target)

@@ -22,7 +22,7 @@ class DatasetDownload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int FilesAtOnce = 3;
+    static constexpr int FilesAtOnce = 8;
 
     DatasetDownload(ApiClient *client, const QString &name, const QString &destination,
                     QObject *parent = nullptr);

@@ -27,7 +27,7 @@ class DatasetUpload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int FilesAtOnce = 3;
+    static constexpr int FilesAtOnce = 8;
 
     DatasetUpload(ApiClient *client, const QString &folder, QObject *parent = nullptr);
     ~DatasetUpload() override;
