@@ -108,7 +108,7 @@ Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &targe
     // Read from the socket in big batches rather than a 5-byte header then one 16 KiB record
     // (strace: two read calls per record without it).
     SSL_CTX_set_read_ahead(ctx, 1);
-    SSL_CTX_set_default_read_buffer_len(ctx, PieceBytes);
+    SSL_CTX_set_default_read_buffer_len(ctx, 64 * 1024);
     const bool pinned = target.trust.caCertificates.isEmpty()
                         && !target.trust.pinnedSha256Hex.isEmpty();
     if (!target.trust.caCertificates.isEmpty()) {
