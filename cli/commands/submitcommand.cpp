@@ -87,8 +87,8 @@ static Error specError(const QString &path, const QList<SpecError> &errors)
 static qint64 folderBytes(const QString &folder)
 {
     qint64 bytes = 0;
-    QDirIterator it(folder, QDir::Files | QDir::Hidden | QDir::NoSymLinks,
-                    QDirIterator::Subdirectories);
+    QDirIterator it(
+        folder, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         it.next();
         bytes += it.fileInfo().size();
@@ -98,7 +98,8 @@ static qint64 folderBytes(const QString &folder)
 
 // Before anything is sent: what the package holds, the files that make it big, and what to do
 // about a big committed file. Only the tree of HEAD is packaged, never .git.
-void SubmitCommand::printPreflight(Console &console, const PackageInfo &package,
+void SubmitCommand::printPreflight(Console &console,
+                                   const PackageInfo &package,
                                    const QString &rootPath)
 {
     const qint64 gitBytes = folderBytes(QDir(rootPath).filePath(u".git"_s));
@@ -107,8 +108,9 @@ void SubmitCommand::printPreflight(Console &console, const PackageInfo &package,
                             .arg(package.commitId.left(12))
                             .arg(package.fileCount)
                             .arg(Output::humanSize(package.contentBytes),
-                                 Output::humanSize(package.size), Output::humanSize(gitBytes))
-                        + u'\n');
+                                 Output::humanSize(package.size),
+                                 Output::humanSize(gitBytes)) +
+                        u'\n');
     QStringList largest;
     for (const auto &[path, bytes] : package.largestFiles.mid(0, 3))
         largest << u"%1 (%2)"_s.arg(path, Output::humanSize(bytes));
@@ -120,8 +122,8 @@ void SubmitCommand::printPreflight(Console &console, const PackageInfo &package,
         console.printError(tr("warning: %1 is %2 and committed, so it is sent with every "
                               "submit; put data in a dataset (dataDir or --dataset), list it in "
                               ".gitignore and run 'git rm --cached %1', then commit")
-                               .arg(path, Output::humanSize(bytes))
-                           + u'\n');
+                               .arg(path, Output::humanSize(bytes)) +
+                           u'\n');
     }
 }
 

@@ -40,8 +40,8 @@ public:
     // A committed file this big gets a warning before the package is sent.
     static constexpr qint64 BigFileBytes = 20LL * 1024 * 1024;
     // What the package holds and what makes it big (the largest files; .git's size, not sent).
-    static void printPreflight(Console &console, const PackageInfo &package,
-                               const QString &rootPath);
+    static void
+    printPreflight(Console &console, const PackageInfo &package, const QString &rootPath);
 };
 
 } // namespace ddl::cli

@@ -67,15 +67,16 @@ std::shared_ptr<DataConnectionPool> ApiClient::dataConnections()
     return m_dataConnections;
 }
 
-QByteArray ApiClient::dataRequestHead(const QByteArray &verb, const QString &path,
+QByteArray ApiClient::dataRequestHead(const QByteArray &verb,
+                                      const QString &path,
                                       const QUrlQuery &query,
                                       const QList<QPair<QByteArray, QByteArray>> &headers) const
 {
     QUrl url = m_baseUrl;
     url.setPath(path);
     url.setQuery(query);
-    QByteArray head = verb + ' ' + url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority)
-                      + " HTTP/1.1\r\nUser-Agent: ddl/" DDL_VERSION;
+    QByteArray head = verb + ' ' + url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority) +
+                      " HTTP/1.1\r\nUser-Agent: ddl/" DDL_VERSION;
     if (!m_token.isEmpty())
         head += "\r\nAuthorization: Bearer " + m_token.toUtf8();
     for (const auto &[name, value] : headers)

@@ -83,7 +83,8 @@ public:
     std::shared_ptr<DataConnectionPool> dataConnections();
     // The head of a data request carrying the access token: "VERB /path?query HTTP/1.1" and
     // headers, without the final line break (for DataConnection::request).
-    QByteArray dataRequestHead(const QByteArray &verb, const QString &path,
+    QByteArray dataRequestHead(const QByteArray &verb,
+                               const QString &path,
                                const QUrlQuery &query,
                                const QList<QPair<QByteArray, QByteArray>> &headers = {}) const;
     // A data request was answered 401: says so as an API request would (tokenRefused()).

@@ -132,8 +132,8 @@ void BlobUpload::sendChunks()
     sending->acked = m_acked;
     m_sending = sending;
     std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
-    const QByteArray head = m_client->dataRequestHead("PUT", QStringLiteral("/v1/uploads/") + m_uploadId,
-                                                      {});
+    const QByteArray head =
+        m_client->dataRequestHead("PUT", QStringLiteral("/v1/uploads/") + m_uploadId, {});
     const QString path = m_path;
     const qint64 size = m_size;
     const qint64 from = m_acked;
@@ -142,10 +142,11 @@ void BlobUpload::sendChunks()
         const qsizetype space = head.indexOf(" HTTP/1.1");
         const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
-            return {Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
-                                                        .arg(path, QString::fromLocal8Bit(
-                                                                       std::strerror(errno)))),
-                    from, false};
+            return {Error::make(ErrorCode::IoError,
+                                QStringLiteral("cannot read %1: %2")
+                                    .arg(path, QString::fromLocal8Bit(std::strerror(errno)))),
+                    from,
+                    false};
         }
         struct stat st;
         if (::fstat(fd, &st) != 0 || st.st_size != size) {
@@ -154,7 +155,8 @@ void BlobUpload::sendChunks()
                                 QStringLiteral("%1 changed while it was being uploaded; upload it "
                                                "again")
                                     .arg(path)),
-                    from, false};
+                    from,
+                    false};
         }
         QByteArray crcBuffer(DataConnection::PieceBytes, Qt::Uninitialized);
         SendResult result{std::nullopt, from, false};
@@ -164,7 +166,8 @@ void BlobUpload::sendChunks()
             // The CRC goes in the head, so the chunk is read twice (from the page cache).
             Crc32c crc;
             for (qint64 done = 0; done < length;) {
-                const ssize_t n = ::pread(fd, crcBuffer.data(),
+                const ssize_t n = ::pread(fd,
+                                          crcBuffer.data(),
                                           size_t(std::min<qint64>(crcBuffer.size(), length - done)),
                                           offset + done);
                 if (n <= 0) {
@@ -179,13 +182,15 @@ void BlobUpload::sendChunks()
             }
             if (result.error)
                 break;
-            const QByteArray chunkHead = head.left(space) + "?offset=" + QByteArray::number(offset)
-                                         + head.mid(space) + "\r\nDDL-Chunk-CRC32C: "
-                                         + QByteArray::number(crc.value(), 16).rightJustified(8, '0');
+            const QByteArray chunkHead = head.left(space) +
+                                         "?offset=" + QByteArray::number(offset) + head.mid(space) +
+                                         "\r\nDDL-Chunk-CRC32C: " +
+                                         QByteArray::number(crc.value(), 16).rightJustified(8, '0');
             sending->inChunk = 0;
             Result<DataAnswer> answer = pool->request(
-                sending->control, chunkHead, fd, offset, length, {}, {},
-                [&sending](qint64 sent) { sending->inChunk = sent; });
+                sending->control, chunkHead, fd, offset, length, {}, {}, [&sending](qint64 sent) {
+                    sending->inChunk = sent;
+                });
             sending->inChunk = 0;
             if (!answer) {
                 result.error = answer.error();

@@ -56,10 +56,11 @@ Error DataConnection::ioError(const QString &what) const
                                .arg(m_target.timeoutMs / 1000)
                                .arg(what));
     }
-    return Error::make(ErrorCode::Network, QStringLiteral("connection to %1:%2 failed while %3: %4")
-                                               .arg(m_target.host)
-                                               .arg(m_target.port)
-                                               .arg(what, openSslError()));
+    return Error::make(ErrorCode::Network,
+                       QStringLiteral("connection to %1:%2 failed while %3: %4")
+                           .arg(m_target.host)
+                           .arg(m_target.port)
+                           .arg(what, openSslError()));
 }
 
 Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &target)
@@ -71,9 +72,10 @@ Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &targe
     addrinfo hints{};
     hints.ai_socktype = SOCK_STREAM;
     addrinfo *found = nullptr;
-    if (getaddrinfo(target.host.toUtf8().constData(), QByteArray::number(target.port).constData(),
-                    &hints, &found)
-        != 0) {
+    if (getaddrinfo(target.host.toUtf8().constData(),
+                    QByteArray::number(target.port).constData(),
+                    &hints,
+                    &found) != 0) {
         return Error::make(ErrorCode::Unreachable,
                            QStringLiteral("cannot find the server %1; check the URL").arg(where));
     }
@@ -109,8 +111,8 @@ Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &targe
     // (strace: two read calls per record without it).
     SSL_CTX_set_read_ahead(ctx, 1);
     SSL_CTX_set_default_read_buffer_len(ctx, 64 * 1024);
-    const bool pinned = target.trust.caCertificates.isEmpty()
-                        && !target.trust.pinnedSha256Hex.isEmpty();
+    const bool pinned =
+        target.trust.caCertificates.isEmpty() && !target.trust.pinnedSha256Hex.isEmpty();
     if (!target.trust.caCertificates.isEmpty()) {
         X509_STORE *store = SSL_CTX_get_cert_store(ctx);
         for (const QSslCertificate &certificate : target.trust.caCertificates) {
@@ -139,14 +141,15 @@ Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &targe
     if (SSL_connect(s) != 1) {
         const long verify = SSL_get_verify_result(s);
         if (verify != X509_V_OK) {
-            return Error::make(ErrorCode::UntrustedCertificate,
-                               QStringLiteral("the server at %1 is not trusted (%2); pass "
-                                              "--ca-cert FILE or set DDL_CA_CERT")
-                                   .arg(where,
-                                        QString::fromLatin1(X509_verify_cert_error_string(verify))));
+            return Error::make(
+                ErrorCode::UntrustedCertificate,
+                QStringLiteral("the server at %1 is not trusted (%2); pass "
+                               "--ca-cert FILE or set DDL_CA_CERT")
+                    .arg(where, QString::fromLatin1(X509_verify_cert_error_string(verify))));
         }
-        return Error::make(ErrorCode::Network, QStringLiteral("TLS handshake with %1 failed: %2")
-                                                   .arg(where, openSslError()));
+        return Error::make(
+            ErrorCode::Network,
+            QStringLiteral("TLS handshake with %1 failed: %2").arg(where, openSslError()));
     }
     if (pinned) {
         X509 *peer = SSL_get1_peer_certificate(s);
@@ -154,9 +157,8 @@ Result<std::unique_ptr<DataConnection>> DataConnection::open(const Target &targe
         unsigned int length = 0;
         const bool ok = peer && X509_digest(peer, EVP_sha256(), digest, &length) == 1;
         X509_free(peer);
-        if (!ok
-            || QByteArray(reinterpret_cast<const char *>(digest), int(length)).toHex()
-                   != target.trust.pinnedSha256Hex.toLower()) {
+        if (!ok || QByteArray(reinterpret_cast<const char *>(digest), int(length)).toHex() !=
+                       target.trust.pinnedSha256Hex.toLower()) {
             return Error::make(
                 ErrorCode::CertificateChanged,
                 QStringLiteral("the server at %1 presented a certificate that does not match the "
@@ -232,32 +234,32 @@ Result<qint64> DataConnection::readSome(char *data, qint64 max)
     return ioError(QStringLiteral("receiving"));
 }
 
-Result<DataAnswer> DataConnection::request(const QByteArray &head, int fd, qint64 bodyOffset,
+Result<DataAnswer> DataConnection::request(const QByteArray &head,
+                                           int fd,
+                                           qint64 bodyOffset,
                                            qint64 bodyLength,
                                            const std::function<Status(const DataAnswer &)> &onHead,
                                            const std::function<Status(const char *, qint64)> &sink,
                                            const std::function<void(qint64)> &sent)
 {
     m_reusable = false; // until the answer was read whole
-    const QByteArray fullHead = head + "\r\nHost: " + m_target.host.toUtf8() + ':'
-                                + QByteArray::number(m_target.port)
-                                + (bodyLength >= 0 ? "\r\nContent-Length: "
-                                                         + QByteArray::number(bodyLength)
-                                                   : QByteArray())
-                                + "\r\n\r\n";
+    const QByteArray fullHead =
+        head + "\r\nHost: " + m_target.host.toUtf8() + ':' + QByteArray::number(m_target.port) +
+        (bodyLength >= 0 ? "\r\nContent-Length: " + QByteArray::number(bodyLength) : QByteArray()) +
+        "\r\n\r\n";
     if (Status written = writeAll(fullHead.constData(), fullHead.size()); !written)
         return written.error();
     char *buffer = m_buffer.data();
     for (qint64 done = 0; done < bodyLength;) {
-        const ssize_t n = ::pread(fd, buffer, size_t(std::min<qint64>(PieceBytes, bodyLength - done)),
-                                  bodyOffset + done);
+        const ssize_t n = ::pread(
+            fd, buffer, size_t(std::min<qint64>(PieceBytes, bodyLength - done)), bodyOffset + done);
         if (n <= 0) {
-            return Error::make(ErrorCode::IoError,
-                               QStringLiteral("the file being sent ended early or cannot be "
-                                              "read (%1); it changed while it was being uploaded: "
-                                              "upload it again")
-                                   .arg(QString::fromLocal8Bit(
-                                       std::strerror(n < 0 ? errno : EIO))));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("the file being sent ended early or cannot be "
+                               "read (%1); it changed while it was being uploaded: "
+                               "upload it again")
+                    .arg(QString::fromLocal8Bit(std::strerror(n < 0 ? errno : EIO))));
         }
         if (Status written = writeAll(buffer, n); !written)
             return written.error();
@@ -294,13 +296,13 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head, int fd, qint6
     for (qsizetype i = 1; i < lines.size(); ++i) {
         const qsizetype colon = lines.at(i).indexOf(':');
         if (colon > 0)
-            answer.headers.append({lines.at(i).left(colon).trimmed(),
-                                   lines.at(i).mid(colon + 1).trimmed()});
+            answer.headers.append(
+                {lines.at(i).left(colon).trimmed(), lines.at(i).mid(colon + 1).trimmed()});
     }
     if (answer.status < 100) {
-        return Error::make(ErrorCode::Network,
-                           QStringLiteral("the server at %1 sent something that is not HTTP")
-                               .arg(m_target.host));
+        return Error::make(
+            ErrorCode::Network,
+            QStringLiteral("the server at %1 sent something that is not HTTP").arg(m_target.host));
     }
     bool hasLength = false;
     qint64 length = answer.header("Content-Length").toLongLong(&hasLength);
@@ -317,8 +319,8 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head, int fd, qint6
             return accepted.error();
     }
     for (qint64 done = 0; !hasLength || done < length;) {
-        Result<qint64> n = readSome(buffer, hasLength ? std::min<qint64>(PieceBytes, length - done)
-                                                      : PieceBytes);
+        Result<qint64> n =
+            readSome(buffer, hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes);
         if (!n)
             return n.error();
         if (*n == 0) {
@@ -362,10 +364,15 @@ void DataTransferControl::setCurrent(DataConnection *connection)
         connection->abort();
 }
 
-Result<DataAnswer> DataConnectionPool::request(
-    DataTransferControl &control, const QByteArray &head, int fd, qint64 bodyOffset,
-    qint64 bodyLength, const std::function<Status(const DataAnswer &)> &onHead,
-    const std::function<Status(const char *, qint64)> &sink, const std::function<void(qint64)> &sent)
+Result<DataAnswer>
+DataConnectionPool::request(DataTransferControl &control,
+                            const QByteArray &head,
+                            int fd,
+                            qint64 bodyOffset,
+                            qint64 bodyLength,
+                            const std::function<Status(const DataAnswer &)> &onHead,
+                            const std::function<Status(const char *, qint64)> &sink,
+                            const std::function<void(qint64)> &sent)
 {
     for (int attempt = 0;; ++attempt) {
         bool reused = false;
@@ -387,17 +394,21 @@ Result<DataAnswer> DataConnectionPool::request(
         bool answered = false;
         control.setCurrent(connection.get());
         Result<DataAnswer> answer = connection->request(
-            head, fd, bodyOffset, bodyLength,
+            head,
+            fd,
+            bodyOffset,
+            bodyLength,
             [&](const DataAnswer &a) {
                 answered = true;
                 return onHead ? onHead(a) : Status(Ok{});
             },
-            sink, sent);
+            sink,
+            sent);
         control.setCurrent(nullptr);
         if (answer)
             answered = true;
-        if (!answer && reused && !answered && !control.isAborted()
-            && !answer.error().is(ErrorCode::IoError)) {
+        if (!answer && reused && !answered && !control.isAborted() &&
+            !answer.error().is(ErrorCode::IoError)) {
             continue; // a stale kept-alive connection: once more on a new one
         }
         if (answer)

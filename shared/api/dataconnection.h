@@ -50,7 +50,9 @@ public:
     // the answer. A 2xx body goes to sink piece by piece when one is given (onHead sees the
     // answer's head first and may refuse it); otherwise it is kept in DataAnswer::body.
     // sent(n) is called as body bytes go out.
-    Result<DataAnswer> request(const QByteArray &head, int fd, qint64 bodyOffset,
+    Result<DataAnswer> request(const QByteArray &head,
+                               int fd,
+                               qint64 bodyOffset,
                                qint64 bodyLength,
                                const std::function<Status(const DataAnswer &)> &onHead,
                                const std::function<Status(const char *, qint64)> &sink,
@@ -101,13 +103,17 @@ public:
 
     explicit DataConnectionPool(const DataConnection::Target &target)
         : m_target(target)
-    {}
+    {
+    }
     Result<std::unique_ptr<DataConnection>> take();
     void giveBack(std::unique_ptr<DataConnection> connection);
     // DataConnection::request on a pooled connection; a kept-alive connection that the server
     // closed meanwhile fails before any answer, and the request is sent once more on a new one.
-    Result<DataAnswer> request(DataTransferControl &control, const QByteArray &head, int fd,
-                               qint64 bodyOffset, qint64 bodyLength,
+    Result<DataAnswer> request(DataTransferControl &control,
+                               const QByteArray &head,
+                               int fd,
+                               qint64 bodyOffset,
+                               qint64 bodyLength,
                                const std::function<Status(const DataAnswer &)> &onHead,
                                const std::function<Status(const char *, qint64)> &sink,
                                const std::function<void(qint64)> &sent = {});

@@ -14,8 +14,10 @@
 
 namespace ddl {
 
-DatasetDownload::DatasetDownload(ApiClient *client, const QString &name,
-                                 const QString &destination, QObject *parent)
+DatasetDownload::DatasetDownload(ApiClient *client,
+                                 const QString &name,
+                                 const QString &destination,
+                                 QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_name(name)

@@ -26,14 +26,16 @@ static QString defaultPath()
 
 FileHashCache::FileHashCache(const QString &path)
     : m_path(path.isEmpty() ? defaultPath() : path)
-{}
+{
+}
 
 std::optional<FileHashCache::Key> FileHashCache::keyOf(const QString &absolutePath)
 {
     struct stat st;
     if (::stat(QFile::encodeName(absolutePath).constData(), &st) != 0 || !S_ISREG(st.st_mode))
         return std::nullopt;
-    return Key{qint64(st.st_size), qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+    return Key{qint64(st.st_size),
+               qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
                quint64(st.st_ino)};
 }
 
@@ -51,12 +53,13 @@ void FileHashCache::load(const QString &path, QHash<QString, Entry> &into) const
             continue; // a damaged line costs one hash, nothing else
         Entry entry;
         entry.sha256 = QByteArray::fromHex(fields.at(0));
-        entry.key = Key{fields.at(1).toLongLong(), fields.at(2).toLongLong(),
-                        fields.at(3).toULongLong()};
+        entry.key =
+            Key{fields.at(1).toLongLong(), fields.at(2).toLongLong(), fields.at(3).toULongLong()};
         entry.used = fields.at(4).toULongLong();
         // The path is the rest of the line, spaces included.
-        const qsizetype pathStart = fields.at(0).size() + fields.at(1).size() + fields.at(2).size()
-                                    + fields.at(3).size() + fields.at(4).size() + 5;
+        const qsizetype pathStart = fields.at(0).size() + fields.at(1).size() +
+                                    fields.at(2).size() + fields.at(3).size() +
+                                    fields.at(4).size() + 5;
         if (entry.sha256.size() == 32)
             into.insert(QString::fromUtf8(line.mid(pathStart)), entry);
     }
@@ -87,15 +90,17 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath)
     }
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly))
-        return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
-                                                   .arg(absolutePath, file.errorString()));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
     Sha256Stream hash;
     QByteArray buffer(1 << 20, Qt::Uninitialized);
     for (;;) {
         const qint64 n = file.read(buffer.data(), buffer.size());
         if (n < 0)
-            return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
-                                                       .arg(absolutePath, file.errorString()));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
         if (n == 0)
             break;
         m_bytesHashed += n;
@@ -108,10 +113,10 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath)
     // leave a stale entry that looks valid (git's "racy clean" problem).
     const std::optional<Key> after = keyOf(absolutePath);
     const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
-    if (before && after && *before == *after && after->mtimeNs < nowNs - RacyWindowNs
-        && !absolutePath.contains(u'\n')) {
-        m_entries.insert(absolutePath, Entry{*after, QByteArray::fromHex(digest.toLatin1()),
-                                             ++m_clock});
+    if (before && after && *before == *after && after->mtimeNs < nowNs - RacyWindowNs &&
+        !absolutePath.contains(u'\n')) {
+        m_entries.insert(absolutePath,
+                         Entry{*after, QByteArray::fromHex(digest.toLatin1()), ++m_clock});
         m_changed = true;
     }
     return digest;
@@ -124,8 +129,8 @@ void FileHashCache::remember(const QString &absolutePath, const QString &sha256H
     if (!key || key->mtimeNs >= nowNs - RacyWindowNs || absolutePath.contains(u'\n'))
         return;
     ensureLoaded();
-    m_entries.insert(absolutePath, Entry{*key, QByteArray::fromHex(sha256Hex.toLatin1()),
-                                         ++m_clock});
+    m_entries.insert(absolutePath,
+                     Entry{*key, QByteArray::fromHex(sha256Hex.toLatin1()), ++m_clock});
     m_changed = true;
 }
 
@@ -143,7 +148,9 @@ Status FileHashCache::save()
     for (auto it = merged.cbegin(); it != merged.cend(); ++it)
         order.append(it);
     if (order.size() > MaxEntries) {
-        std::nth_element(order.begin(), order.begin() + MaxEntries, order.end(),
+        std::nth_element(order.begin(),
+                         order.begin() + MaxEntries,
+                         order.end(),
                          [](const auto &a, const auto &b) { return a->used > b->used; });
         order.resize(MaxEntries);
     }
@@ -152,20 +159,20 @@ Status FileHashCache::save()
                            QStringLiteral("cannot create the folder of %1").arg(m_path));
     QSaveFile file(m_path);
     if (!file.open(QIODevice::WriteOnly))
-        return Error::make(ErrorCode::IoError, QStringLiteral("cannot write %1: %2")
-                                                   .arg(m_path, file.errorString()));
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
     for (const auto &it : std::as_const(order)) {
         const Entry &entry = it.value();
-        file.write(entry.sha256.toHex() + ' ' + QByteArray::number(entry.key.size) + ' '
-                   + QByteArray::number(entry.key.mtimeNs) + ' '
-                   + QByteArray::number(entry.key.inode) + ' ' + QByteArray::number(entry.used)
-                   + ' ' + it.key().toUtf8() + '\n');
+        file.write(entry.sha256.toHex() + ' ' + QByteArray::number(entry.key.size) + ' ' +
+                   QByteArray::number(entry.key.mtimeNs) + ' ' +
+                   QByteArray::number(entry.key.inode) + ' ' + QByteArray::number(entry.used) +
+                   ' ' + it.key().toUtf8() + '\n');
     }
     // A cache needs no fsync: a lost file costs one hash of each file, nothing else.
     file.setDirectWriteFallback(false);
     if (!file.commit())
-        return Error::make(ErrorCode::IoError, QStringLiteral("cannot write %1: %2")
-                                                   .arg(m_path, file.errorString()));
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
     m_changed = false;
     return Ok{};
 }

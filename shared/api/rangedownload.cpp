@@ -36,7 +36,9 @@ RangeDownload::RangeDownload(ApiClient *client, const QString &path, const QUrlQ
 {
     m_progressTimer.setInterval(100);
     connect(&m_progressTimer, &QTimer::timeout, this, &RangeDownload::reportProgress);
-    connect(&m_received, &QFutureWatcher<ReceiveResult>::finished, this,
+    connect(&m_received,
+            &QFutureWatcher<ReceiveResult>::finished,
+            this,
             &RangeDownload::handleReceived);
 }
 
@@ -84,8 +86,9 @@ Status RangeDownload::hashExistingPart()
     for (qint64 done = 0; done < m_partSize;) {
         const qint64 n = m_part.read(buffer.data(), qMin<qint64>(buffer.size(), m_partSize - done));
         if (n <= 0) {
-            return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
-                                                       .arg(m_part.fileName(), m_part.errorString()));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(m_part.fileName(), m_part.errorString()));
         }
         m_hash->add(QByteArrayView(buffer.constData(), n));
         done += n;
@@ -103,7 +106,8 @@ static std::pair<qint64, qint64> parseContentRange(const QByteArray &contentRang
         return {-1, -1};
     bool okFirst = false;
     bool okTotal = false;
-    const qint64 first = contentRange.mid(space + 1, dash - space - 1).trimmed().toLongLong(&okFirst);
+    const qint64 first =
+        contentRange.mid(space + 1, dash - space - 1).trimmed().toLongLong(&okFirst);
     const qint64 total = contentRange.mid(slash + 1).trimmed().toLongLong(&okTotal);
     return {okFirst ? first : -1, okTotal ? total : -1};
 }
@@ -129,7 +133,11 @@ void RangeDownload::requestRest()
         // The part file's descriptor stays open: the download waits for this thread before it
         // closes it, except when cancelled, and then writes are refused by the abort first.
         Result<DataAnswer> answer = pool->request(
-            receiving->control, head, -1, 0, -1,
+            receiving->control,
+            head,
+            -1,
+            0,
+            -1,
             [&](const DataAnswer &a) -> Status {
                 if (a.status == 206) {
                     const auto [first, total] = parseContentRange(a.header("Content-Range"));
@@ -144,9 +152,10 @@ void RangeDownload::requestRest()
                 } else {
                     // A server that ignores Range sends the whole file: start from zero.
                     if (::ftruncate(fd, 0) != 0) {
-                        return Error::make(ErrorCode::IoError, QStringLiteral("cannot write the "
-                                                                              "download of %1")
-                                                                   .arg(name));
+                        return Error::make(ErrorCode::IoError,
+                                           QStringLiteral("cannot write the "
+                                                          "download of %1")
+                                               .arg(name));
                     }
                     result.partSize = 0;
                     if (result.hash)
@@ -160,13 +169,13 @@ void RangeDownload::requestRest()
                 if (receiving->control.isAborted())
                     return Error::make(ErrorCode::Aborted, QStringLiteral("cancelled"));
                 for (qint64 done = 0; done < size;) {
-                    const ssize_t n = ::pwrite(fd, data + done, size_t(size - done),
-                                               result.partSize + done);
+                    const ssize_t n =
+                        ::pwrite(fd, data + done, size_t(size - done), result.partSize + done);
                     if (n <= 0) {
-                        return Error::make(ErrorCode::IoError,
-                                           QStringLiteral("cannot write the download of %1: %2")
-                                               .arg(name, QString::fromLocal8Bit(
-                                                              std::strerror(errno))));
+                        return Error::make(
+                            ErrorCode::IoError,
+                            QStringLiteral("cannot write the download of %1: %2")
+                                .arg(name, QString::fromLocal8Bit(std::strerror(errno))));
                     }
                     done += n;
                 }
@@ -208,8 +217,8 @@ void RangeDownload::handleReceived()
         if (error.is(ErrorCode::Unauthorized) && m_client)
             m_client->reportRefusedToken();
         // 416: the part file already holds everything (or more): start it again, once.
-        if ((error.is(ErrorCode::RangeNotSatisfiable) || error.code == QLatin1String("http_416"))
-            && m_partSize > 0 && !m_restarted) {
+        if ((error.is(ErrorCode::RangeNotSatisfiable) || error.code == QLatin1String("http_416")) &&
+            m_partSize > 0 && !m_restarted) {
             m_restarted = true;
             m_part.resize(0);
             m_partSize = 0;
@@ -260,8 +269,9 @@ void RangeDownload::stopReceiving()
 void RangeDownload::complete()
 {
     if (!m_part.flush()) {
-        fail(Error::make(ErrorCode::IoError, QStringLiteral("cannot write %1: %2")
-                                                 .arg(m_part.fileName(), m_part.errorString())));
+        fail(Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString())));
         return;
     }
     m_part.close();

@@ -24,7 +24,6 @@ class RangeDownload : public QObject
 {
     Q_OBJECT
 public:
-
     RangeDownload(ApiClient *client, const QString &path, const QUrlQuery &query,
                   const QString &destination, const QString &expectedSha256 = {},
                   QObject *parent = nullptr);

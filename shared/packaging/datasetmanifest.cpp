@@ -67,9 +67,10 @@ Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
     return Ok{};
 }
 
-Result<DatasetManifest> DatasetManifest::scan(
-    const QString &folder, const std::function<void(qint64, qint64)> &progress,
-    const std::function<Result<QString>(const QString &)> &hashFile)
+Result<DatasetManifest>
+DatasetManifest::scan(const QString &folder,
+                      const std::function<void(qint64, qint64)> &progress,
+                      const std::function<Result<QString>(const QString &)> &hashFile)
 {
     const QFileInfo root(folder);
     if (!root.isDir())
@@ -103,8 +104,8 @@ Result<DatasetManifest> DatasetManifest::scan(
     }
     qint64 done = 0;
     for (const QFileInfo &info : std::as_const(found)) {
-        Result<QString> digest = hashFile ? hashFile(info.absoluteFilePath())
-                                          : sha256OfFile(info.absoluteFilePath());
+        Result<QString> digest =
+            hashFile ? hashFile(info.absoluteFilePath()) : sha256OfFile(info.absoluteFilePath());
         if (!digest)
             return digest.error();
         manifest.m_files.append(ManifestFile{base.relativeFilePath(info.absoluteFilePath()),

@@ -101,7 +101,8 @@ private:
         ++m_fileCount;
         m_contentBytes += size;
         // What a user should see before sending: the few files that make the package big.
-        const auto place = std::find_if(m_largest.begin(), m_largest.end(),
+        const auto place = std::find_if(m_largest.begin(),
+                                        m_largest.end(),
                                         [size](const auto &file) { return file.second < size; });
         m_largest.insert(place, {QString::fromUtf8(path), size});
         if (m_largest.size() > PackageInfo::LargestFilesKept)

@@ -180,8 +180,8 @@ void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
     QVERIFY(!upload(folder, u"tocorrupt"_s).manifest.isEmpty());
 
     // The blob's bytes change on the server's disk (same size): the download must notice.
-    const QString sha = QString::fromLatin1(
-        QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    const QString sha =
+        QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
     QFile blob(m_server->dataDir() + u"/blobs/"_s + sha.left(2) + u'/' + sha);
     QVERIFY2(blob.open(QIODevice::ReadWrite), qPrintable(blob.fileName()));
     QVERIFY(blob.seek(2 * 1024 * 1024));
@@ -194,8 +194,8 @@ void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
     const Result<QString> &result = download.waitForFinished();
     QVERIFY(!result);
     QVERIFY2(result.error().is(ErrorCode::DigestMismatch), qPrintable(result.error().message));
-    QVERIFY2(result.error().message.contains(u"weights.bin"_s)
-                 && result.error().message.contains(u"corrupted"_s),
+    QVERIFY2(result.error().message.contains(u"weights.bin"_s) &&
+                 result.error().message.contains(u"corrupted"_s),
              qPrintable(result.error().message));
     QVERIFY(!QFile::exists(destination + u"/weights.bin"_s));
     QVERIFY(!QFile::exists(destination + u"/weights.bin.part"_s));
