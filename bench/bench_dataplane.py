@@ -12,7 +12,15 @@ goes to /dev/null. It prints MB/s (10^6 bytes/s) of each, the ratio ddl/nginx, a
 peak RSS (VmHWM) over the run, which ends with one upload and one download of the largest size
 at the same time.
 Each transfer runs --repeat times (default 3), alternating ddl-server and nginx; the best counts.
+
+Then the user's own commands against curl+nginx, alternating, --repeat times each: `ddlcli dataset
+upload DIR --name N` (a fresh user and an empty hash cache each time, so every byte is hashed and
+sent) vs `curl -T FILE` to nginx, `ddlcli dataset download N --dest D` (verified) vs `curl -o FILE`
+from nginx, and --small-files files of 4-64 KiB uploaded by ddlcli vs `tar cf - | curl -T -`. For
+each client process: wall time, user+system CPU and peak RSS (ru_maxrss from wait4). Also a
+re-upload of the unchanged folder (the hash cache warm: nothing read, nothing sent).
 Usage: bench/bench_dataplane.py [--sizes-mib 1024,4096] [--repeat 3] [--bin build/bin] [--dir DIR]
+                                [--small-files 10000] [--cli-only]
 """
 import argparse
 import hashlib
@@ -135,6 +143,104 @@ http {
     return proc, "https://127.0.0.1:%d" % port
 
 
+def measured(argv, env=None, shell=False):
+    """Runs a client to its end under GNU time: (wall s, user+sys CPU s, peak RSS MiB).
+
+    GNU time's wait4 gives the child's own ru_maxrss (one forked from this Python would count
+    Python's resident pages). For a pipeline (shell=True) CPU is tar's and curl's together, and
+    RSS the largest of them."""
+    report = tempfile.NamedTemporaryFile(prefix="ddl-bench-time-", delete=False).name
+    command = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report] + (
+        ["/bin/sh", "-c", argv] if shell else argv)
+    proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    if proc.returncode != 0:
+        sys.exit("%s failed (%d): %s" % (argv, proc.returncode,
+                                         proc.stderr.decode(errors="replace")[-2000:]))
+    wall, user, system, rss = open(report).read().split()[-4:]
+    os.remove(report)
+    return float(wall), float(user) + float(system), int(rss) / 1024
+
+
+def cli_user(ddlcli, url, ca, work, name):
+    """A fresh ddlcli user with its own config and an empty hash cache."""
+    env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, name + "-config"),
+               XDG_CACHE_HOME=os.path.join(work, name + "-cache"), DDL_SERVER=url,
+               DDL_CA_CERT=ca)
+    email = name + "@example.org"
+    subprocess.run([ddlcli, "register"], input="%s\nbench-password\nbench-password\n" % email,
+                   text=True, env=env, check=True, capture_output=True)
+    subprocess.run([ddlcli, "login"], input="%s\nbench-password\n" % email,
+                   text=True, env=env, check=True, capture_output=True)
+    return env
+
+
+def make_small_files(folder, count):
+    import random
+    rng = random.Random(13)
+    block = os.urandom(64 << 10)
+    total = 0
+    for i in range(count):
+        sub = os.path.join(folder, "d%03d" % (i // 100))
+        os.makedirs(sub, exist_ok=True)
+        size = rng.randint(4 << 10, 64 << 10)
+        with open(os.path.join(sub, "f%05d.bin" % i), "wb") as out:
+            out.write(i.to_bytes(8, "little") + block[8:size])
+        total += size
+    return total
+
+
+def cli_vs_curl(args, work, url, ca, nginx_url, nginx_root, sizes):
+    """The user's commands vs curl+nginx, alternating; every run is kept."""
+    ddlcli = os.path.join(args.bin, "ddlcli")
+    rows = []  # (label, size, client, wall, cpu, rss)
+    for mib in sizes:
+        folder = os.path.join(work, "cli-%d" % mib)
+        os.makedirs(folder)
+        make_file(os.path.join(folder, "data.bin"), mib)
+        size = mib << 20
+        for run in range(args.repeat):
+            env = cli_user(ddlcli, url, ca, work, "cli-%d-%d" % (mib, run))
+            rows.append(("upload", size, "curl+nginx", *measured(
+                ["curl", "-sk", "--fail", "-o", "/dev/null", "-T",
+                 os.path.join(folder, "data.bin"), "%s/up-%d" % (nginx_url, mib)])))
+            rows.append(("upload", size, "ddlcli", *measured(
+                [ddlcli, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
+            if run == 0:
+                rows.append(("re-upload unchanged", size, "ddlcli", *measured(
+                    [ddlcli, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
+            copy = os.path.join(work, "copy-%d" % mib)
+            rows.append(("download", size, "ddlcli", *measured(
+                [ddlcli, "dataset", "download", "d%d" % mib, "--dest", copy], env)))
+            shutil.rmtree(copy)
+            rows.append(("download", size, "curl+nginx", *measured(
+                ["curl", "-sk", "--fail", "-o", copy, "%s/up-%d" % (nginx_url, mib)])))
+            os.remove(copy)
+        os.remove(os.path.join(nginx_root, "up-%d" % mib))
+        shutil.rmtree(folder)
+    if args.small_files:
+        folder = os.path.join(work, "small")
+        os.makedirs(folder)
+        size = make_small_files(folder, args.small_files)
+        for run in range(args.repeat):
+            env = cli_user(ddlcli, url, ca, work, "small-%d" % run)
+            rows.append(("%d small files" % args.small_files, size, "tar|curl+nginx", *measured(
+                "tar cf - -C %s . | curl -sk --fail -o /dev/null -T - %s/small.tar"
+                % (folder, nginx_url), shell=True)))
+            rows.append(("%d small files" % args.small_files, size, "ddlcli", *measured(
+                [ddlcli, "dataset", "upload", folder, "--name", "small"], env)))
+        shutil.rmtree(folder)
+    print("the user's commands vs curl+nginx (TLS, loopback), every run; load average %s"
+          % " ".join("%.2f" % v for v in os.getloadavg()))
+    print("%-22s %-9s %-15s %8s %8s %9s %9s" % ("what", "size", "client", "wall s", "MB/s",
+                                                "CPU s/GiB", "RSS MiB"))
+    for label, size, client, wall, cpu, rss in rows:
+        print("%-22s %-9s %-15s %8.2f %8.0f %9.2f %9.0f" % (
+            label, "%.0f MiB" % (size / (1 << 20)), client, wall, size / wall / MB,
+            cpu / (size / (1 << 30)), rss))
+    return rows
+
+
 def free_port():
     import socket
     with socket.socket() as s:
@@ -149,6 +255,10 @@ def main():
     parser.add_argument("--dir", default=None)
     parser.add_argument("--repeat", type=int, default=3,
                         help="transfers per size, direction and server; the best one counts")
+    parser.add_argument("--small-files", type=int, default=10000,
+                        help="files of 4-64 KiB for the many-small-files case (0: none)")
+    parser.add_argument("--cli-only", action="store_true",
+                        help="only the user's commands (ddlcli) vs curl+nginx")
     args = parser.parse_args()
     if not shutil.which("nginx"):
         sys.exit("needs nginx (apt-get install nginx-light)")
@@ -191,6 +301,11 @@ def main():
         subprocess.run([ddlcli, "login"], input="cli@example.org\nbench-password\n",
                        text=True, env=cli_env, check=True, capture_output=True)
         cli_rows = []
+        sizes = [int(s) for s in args.sizes_mib.split(",")]
+        if args.cli_only:
+            cli_vs_curl(args, work, url, os.path.join(tls, "server.crt"), nginx_url, nginx_root,
+                        sizes)
+            return
 
         rows = []
         sizes = [int(s) for s in args.sizes_mib.split(",")]

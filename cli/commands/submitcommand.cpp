@@ -10,6 +10,7 @@
 #include "projectfolder.h"
 
 #include <QDir>
+#include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonValue>
@@ -72,6 +73,50 @@ static Error specError(const QString &path, const QList<SpecError> &errors)
     return Error::make(ErrorCode::InvalidSpec,
                        SubmitCommand::tr("%1 is not a valid job:\n%2").arg(path, lines.join(u'\n')),
                        errors.isEmpty() ? QString() : errors.first().field);
+}
+
+// Bytes below folder (for .git: never sent, but the reason a repository looks big).
+static qint64 folderBytes(const QString &folder)
+{
+    qint64 bytes = 0;
+    QDirIterator it(
+        folder, QDir::Files | QDir::Hidden | QDir::NoSymLinks, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        it.next();
+        bytes += it.fileInfo().size();
+    }
+    return bytes;
+}
+
+// Before anything is sent: what the package holds, the files that make it big, and what to do
+// about a big committed file. Only the tree of HEAD is packaged, never .git.
+void SubmitCommand::printPreflight(Console &console,
+                                   const PackageInfo &package,
+                                   const QString &rootPath)
+{
+    const qint64 gitBytes = folderBytes(QDir(rootPath).filePath(u".git"_s));
+    console.printStatus(tr("Packaged commit %1: %2 files, %3 (%4 compressed); the repository's "
+                           ".git (%5) is not sent")
+                            .arg(package.commitId.left(12))
+                            .arg(package.fileCount)
+                            .arg(Output::humanSize(package.contentBytes),
+                                 Output::humanSize(package.size),
+                                 Output::humanSize(gitBytes)) +
+                        u'\n');
+    QStringList largest;
+    for (const auto &[path, bytes] : package.largestFiles.mid(0, 3))
+        largest << u"%1 (%2)"_s.arg(path, Output::humanSize(bytes));
+    if (!largest.isEmpty())
+        console.printStatus(tr("  largest: %1").arg(largest.join(u", "_s)) + u'\n');
+    for (const auto &[path, bytes] : package.largestFiles) {
+        if (bytes < BigFileBytes)
+            break;
+        console.printError(tr("warning: %1 is %2 and committed, so it is sent with every "
+                              "submit; put data in a dataset (dataDir or --dataset), list it in "
+                              ".gitignore and run 'git rm --cached %1', then commit")
+                               .arg(path, Output::humanSize(bytes)) +
+                           u'\n');
+    }
 }
 
 Status SubmitCommand::uploadBlob(CliContext &context,
@@ -215,11 +260,7 @@ Status SubmitCommand::run(CliContext &context, const ParsedArguments &arguments)
             return package.error();
         for (const QString &warning : package->warnings)
             console.printError(tr("warning: %1").arg(warning) + u'\n');
-        console.printStatus(tr("Packaged commit %1 (%2 files, %3)")
-                                .arg(package->commitId.left(12))
-                                .arg(package->fileCount)
-                                .arg(Output::humanSize(package->size)) +
-                            u'\n');
+        printPreflight(console, *package, project->rootPath());
         payload.package = *package;
     }
     if (payload.package) {

@@ -5,9 +5,12 @@
 
 namespace ddl {
 struct JobSpec;
+struct PackageInfo;
 }
 
 namespace ddl::cli {
+
+class Console;
 
 // ddlcli submit [--task_config=task.yaml | --job_config=job.json], run in the project folder:
 // checks that the folder is committed (and, for a DDL job, that its main.py defines main()),
@@ -34,6 +37,12 @@ public:
     static Result<QString> uploadDataset(CliContext &context, const QString &folder);
     // Sends the job (POST /v1/jobs); the server's answer, which names the job's uuid.
     static Result<ApiResponse> sendJob(CliContext &context, const JobSubmit &job);
+
+    // A committed file this big gets a warning before the package is sent.
+    static constexpr qint64 BigFileBytes = 20LL * 1024 * 1024;
+    // What the package holds and what makes it big (the largest files; .git's size, not sent).
+    static void
+    printPreflight(Console &console, const PackageInfo &package, const QString &rootPath);
 };
 
 } // namespace ddl::cli

@@ -1,5 +1,7 @@
 #include "apiclient.h"
 
+#include "dataconnection.h"
+
 #include "core/crc32c.h"
 
 #include <QJsonArray>
@@ -50,6 +52,36 @@ QNetworkRequest ApiClient::makeRequest(const QString &path, const QUrlQuery &que
     if (!m_token.isEmpty())
         request.setRawHeader("Authorization", "Bearer " + m_token.toUtf8());
     return request;
+}
+
+std::shared_ptr<DataConnectionPool> ApiClient::dataConnections()
+{
+    if (!m_dataConnections) {
+        DataConnection::Target target;
+        target.host = m_baseUrl.host();
+        target.port = quint16(m_baseUrl.port(443));
+        target.trust = m_trust;
+        target.timeoutMs = m_timeoutMs;
+        m_dataConnections = std::make_shared<DataConnectionPool>(target);
+    }
+    return m_dataConnections;
+}
+
+QByteArray ApiClient::dataRequestHead(const QByteArray &verb,
+                                      const QString &path,
+                                      const QUrlQuery &query,
+                                      const QList<QPair<QByteArray, QByteArray>> &headers) const
+{
+    QUrl url = m_baseUrl;
+    url.setPath(path);
+    url.setQuery(query);
+    QByteArray head = verb + ' ' + url.toEncoded(QUrl::RemoveScheme | QUrl::RemoveAuthority) +
+                      " HTTP/1.1\r\nUser-Agent: ddl/" DDL_VERSION;
+    if (!m_token.isEmpty())
+        head += "\r\nAuthorization: Bearer " + m_token.toUtf8();
+    for (const auto &[name, value] : headers)
+        head += "\r\n" + name + ": " + value;
+    return head;
 }
 
 ApiRequest *ApiClient::wrap(QNetworkReply *reply)

@@ -9,9 +9,12 @@
 #include <QUrl>
 #include <QUrlQuery>
 
+#include <memory>
 #include <optional>
 
 namespace ddl {
+
+class DataConnectionPool;
 
 // How a client decides to trust the server: a CA file, or the SHA-256 fingerprint of the exact
 // certificate (pinned on first use, as ssh does), or the system's CAs when neither is given.
@@ -74,6 +77,18 @@ public:
     void setBearerToken(const QString &token) { m_token = token; }
     QString bearerToken() const { return m_token; }
     void setTimeoutMs(int ms) { m_timeoutMs = ms; }
+    int timeoutMs() const { return m_timeoutMs; }
+    // Kept-alive connections for bulk bytes (BlobUpload, RangeDownload), shared with their
+    // worker threads.
+    std::shared_ptr<DataConnectionPool> dataConnections();
+    // The head of a data request carrying the access token: "VERB /path?query HTTP/1.1" and
+    // headers, without the final line break (for DataConnection::request).
+    QByteArray dataRequestHead(const QByteArray &verb,
+                               const QString &path,
+                               const QUrlQuery &query,
+                               const QList<QPair<QByteArray, QByteArray>> &headers = {}) const;
+    // A data request was answered 401: says so as an API request would (tokenRefused()).
+    void reportRefusedToken() { emit tokenRefused(); }
 
     ApiRequest *get(const QString &path, const QUrlQuery &query = {},
                     const QList<QPair<QByteArray, QByteArray>> &headers = {});
@@ -135,6 +150,7 @@ private:
     QString m_token;
     int m_timeoutMs = 30000;
     QNetworkAccessManager m_network;
+    std::shared_ptr<DataConnectionPool> m_dataConnections;
 };
 
 // Connects to the server and returns the certificate it presents, trusted or not, so that a

@@ -65,6 +65,12 @@ void ApiRequest::streamBody()
     });
 }
 
+void ApiRequest::setReadBufferSize(qint64 bytes)
+{
+    if (m_reply)
+        m_reply->setReadBufferSize(bytes);
+}
+
 int ApiRequest::streamingStatus() const
 {
     return m_reply ? m_reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt() : 0;

@@ -32,6 +32,9 @@ public:
     // For a response read as it arrives (log follow): bodyReceived() carries each piece of a
     // successful answer, and the final response's body holds none of it.
     void streamBody();
+    // Bounds the bytes the network layer reads ahead of the caller (0: unbounded); with it the
+    // socket is read only as fast as bodyReceived() is handled (TCP backpressure).
+    void setReadBufferSize(qint64 bytes);
     // While the answer arrives (before finished()): its status and a header, 0 / empty before.
     int streamingStatus() const;
     QByteArray streamingHeader(const QByteArray &name) const;

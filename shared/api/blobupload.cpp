@@ -1,11 +1,41 @@
 #include "blobupload.h"
 
+#include "dataconnection.h"
+#include "datatransferpool.h"
+
+#include "core/crc32c.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
+#include <QJsonDocument>
 #include <QJsonObject>
+#include <QtConcurrent>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace ddl {
+
+// What the sending thread shares with the upload: it may outlive the upload (a cancel does not
+// wait for it), so it holds everything it needs.
+struct BlobUpload::Sending
+{
+    DataTransferControl control;
+    std::atomic<qint64> acked{0};
+    std::atomic<qint64> inChunk{0}; // bytes of the current chunk handed to TLS
+};
+
+QThreadPool *dataTransferThreads()
+{
+    static QThreadPool *pool = [] {
+        auto *threads = new QThreadPool;
+        threads->setMaxThreadCount(16);
+        threads->setExpiryTimeout(5000);
+        return threads;
+    }();
+    return pool;
+}
 
 BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString &sha256Hex,
                        QObject *parent)
@@ -14,11 +44,15 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     , m_path(filePath)
     , m_sha256(sha256Hex)
     , m_file(filePath)
-{}
+{
+    m_progressTimer.setInterval(100);
+    connect(&m_progressTimer, &QTimer::timeout, this, &BlobUpload::reportProgress);
+    connect(&m_sent, &QFutureWatcher<SendResult>::finished, this, &BlobUpload::handleSent);
+}
 
 BlobUpload::~BlobUpload()
 {
-    dropChunks();
+    stopSending();
     delete m_createRequest;
 }
 
@@ -49,7 +83,7 @@ void BlobUpload::cancel()
 
 void BlobUpload::createUpload()
 {
-    dropChunks();
+    stopSending();
     m_createRequest = m_client->createUpload(m_size, m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
@@ -93,88 +127,154 @@ void BlobUpload::handleCreated(ApiRequest *request)
 
 void BlobUpload::sendChunks()
 {
-    while (m_nextSend < m_size && m_inFlight.size() < ChunksInFlight
-           && (m_inFlight.isEmpty() || m_inFlight.last().sent == m_inFlight.last().length)) {
-        const qint64 length = std::min(ChunkSize, m_size - m_nextSend);
-        QByteArray bytes;
-        if (m_file.seek(m_nextSend))
-            bytes = m_file.read(length);
-        if (bytes.size() != length) {
-            fail(Error::make(ErrorCode::IoError,
-                             QStringLiteral("%1 changed while it was being uploaded; upload it "
-                                            "again")
-                                 .arg(m_path)));
-            return;
+    stopSending();
+    auto sending = std::make_shared<Sending>();
+    sending->acked = m_acked;
+    m_sending = sending;
+    std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
+    const QByteArray head =
+        m_client->dataRequestHead("PUT", QStringLiteral("/v1/uploads/") + m_uploadId, {});
+    const QString path = m_path;
+    const qint64 size = m_size;
+    const qint64 from = m_acked;
+    m_sent.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() -> SendResult {
+        // "PUT /v1/uploads/<id> HTTP/1.1\r\n...": the offset goes into the request line.
+        const qsizetype space = head.indexOf(" HTTP/1.1");
+        const int fd = ::open(QFile::encodeName(path).constData(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+            return {Error::make(ErrorCode::IoError,
+                                QStringLiteral("cannot read %1: %2")
+                                    .arg(path, QString::fromLocal8Bit(std::strerror(errno)))),
+                    from,
+                    false};
         }
-        ApiRequest *request = m_client->sendChunk(m_uploadId, m_nextSend, bytes);
-        m_inFlight.append(Chunk{request, m_nextSend, length, 0});
-        m_nextSend += length;
-        connect(request, &ApiRequest::uploadProgress, this, [this, request](qint64 sent, qint64) {
-            for (Chunk &chunk : m_inFlight) {
-                if (chunk.request == request)
-                    chunk.sent = std::min(sent, chunk.length);
+        struct stat st;
+        if (::fstat(fd, &st) != 0 || st.st_size != size) {
+            ::close(fd);
+            return {Error::make(ErrorCode::IoError,
+                                QStringLiteral("%1 changed while it was being uploaded; upload it "
+                                               "again")
+                                    .arg(path)),
+                    from,
+                    false};
+        }
+        QByteArray crcBuffer(DataConnection::PieceBytes, Qt::Uninitialized);
+        SendResult result{std::nullopt, from, false};
+        while (!result.complete && !sending->control.isAborted()) {
+            const qint64 offset = result.acked;
+            const qint64 length = std::min(ChunkSize, size - offset);
+            // The CRC goes in the head, so the chunk is read twice (from the page cache).
+            Crc32c crc;
+            for (qint64 done = 0; done < length;) {
+                const ssize_t n = ::pread(fd,
+                                          crcBuffer.data(),
+                                          size_t(std::min<qint64>(crcBuffer.size(), length - done)),
+                                          offset + done);
+                if (n <= 0) {
+                    result.error = Error::make(ErrorCode::IoError,
+                                               QStringLiteral("%1 changed while it was being "
+                                                              "uploaded; upload it again")
+                                                   .arg(path));
+                    break;
+                }
+                crc.add(QByteArrayView(crcBuffer.constData(), n));
+                done += n;
             }
-            reportProgress();
-            sendChunks();
-        });
-        connect(request, &ApiRequest::finished, this,
-                [this, request] { handleChunkAnswer(request); });
-    }
+            if (result.error)
+                break;
+            const QByteArray chunkHead = head.left(space) +
+                                         "?offset=" + QByteArray::number(offset) + head.mid(space) +
+                                         "\r\nDDL-Chunk-CRC32C: " +
+                                         QByteArray::number(crc.value(), 16).rightJustified(8, '0');
+            sending->inChunk = 0;
+            Result<DataAnswer> answer = pool->request(
+                sending->control, chunkHead, fd, offset, length, {}, {}, [&sending](qint64 sent) {
+                    sending->inChunk = sent;
+                });
+            sending->inChunk = 0;
+            if (!answer) {
+                result.error = answer.error();
+                break;
+            }
+            const QJsonObject json = QJsonDocument::fromJson(answer->body).object();
+            if (answer->status < 200 || answer->status >= 300) {
+                Error error = Error::fromJson(json);
+                if (error.code.isEmpty()) {
+                    error = Error::httpStatus(answer->status,
+                                              QStringLiteral("the server answered HTTP %1 for a "
+                                                             "chunk of %2")
+                                                  .arg(answer->status)
+                                                  .arg(path));
+                }
+                result.error = error;
+                break;
+            }
+            result.acked = std::max(result.acked, json.value(QStringLiteral("offset")).toInteger());
+            result.complete = json.value(QStringLiteral("complete")).toBool();
+            sending->acked = result.acked;
+            if (!result.complete && result.acked <= offset) {
+                result.error = Error::make(ErrorCode::Network,
+                                           QStringLiteral("the server took none of a chunk of %1; "
+                                                          "try again")
+                                               .arg(path));
+                break;
+            }
+        }
+        ::close(fd);
+        return result;
+    }));
+    m_progressTimer.start();
 }
 
-void BlobUpload::handleChunkAnswer(ApiRequest *request)
+void BlobUpload::handleSent()
 {
-    const auto chunk = std::find_if(m_inFlight.begin(), m_inFlight.end(),
-                                    [request](const Chunk &c) { return c.request == request; });
-    if (chunk == m_inFlight.end())
+    if (isFinished() || !m_sending)
         return;
-    m_inFlight.erase(chunk);
-    request->deleteLater();
-    if (!request->result()) {
+    m_progressTimer.stop();
+    m_sending.reset();
+    const SendResult sent = m_sent.result();
+    m_acked = std::max(m_acked, sent.acked);
+    if (sent.error) {
         // Another upload of the same bytes by the same owner moved the upload on or finished
         // it, or a chunk was corrupted on the way: ask the server where things stand.
-        const Error &error = request->result().error();
+        const Error &error = *sent.error;
+        if (error.is(ErrorCode::Unauthorized) && m_client)
+            m_client->reportRefusedToken();
         if ((error.is(ErrorCode::NotFound) || error.is(ErrorCode::OffsetMismatch) ||
              error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted)) &&
             m_restarts++ < MaxRestarts) {
             createUpload();
             return;
         }
-        fail(request->result().error());
+        fail(error);
         return;
     }
-    const QJsonObject answer = request->result()->json();
-    m_acked = std::max(m_acked, answer.value(QStringLiteral("offset")).toInteger());
     reportProgress();
-    if (answer.value(QStringLiteral("complete")).toBool()) {
-        dropChunks();
-        m_result = m_sha256;
-        emit finished();
-        return;
-    }
-    sendChunks();
+    m_result = m_sha256;
+    emit finished();
 }
 
 void BlobUpload::reportProgress()
 {
     qint64 done = m_acked;
-    for (const Chunk &chunk : std::as_const(m_inFlight))
-        done += chunk.sent;
+    if (m_sending)
+        done = std::max(done, m_sending->acked.load() + m_sending->inChunk.load());
     emit progress(m_clock.at(std::min(done, m_size), m_size));
 }
 
-void BlobUpload::dropChunks()
+void BlobUpload::stopSending()
 {
-    for (const Chunk &chunk : std::as_const(m_inFlight)) {
-        chunk.request->disconnect(this);
-        chunk.request->deleteLater();
+    m_progressTimer.stop();
+    if (m_sending) {
+        // The thread stops at once (its socket is shut down) and drops what it had.
+        m_sending->control.abort();
+        m_sending.reset();
     }
-    m_inFlight.clear();
 }
 
 void BlobUpload::fail(const Error &error)
 {
-    dropChunks();
+    stopSending();
     m_result = error;
     emit finished();
 }

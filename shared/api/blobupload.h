@@ -4,25 +4,26 @@
 #include "transferprogress.h"
 
 #include <QFile>
+#include <QFutureWatcher>
 #include <QList>
 #include <QObject>
+#include <QTimer>
+#include <memory>
 #include <optional>
 
 namespace ddl {
 
 // Uploads one file as a content-addressed blob through the resumable upload protocol
-// (docs/api.md): create or resume the upload, then send chunks at the server's offset, each
-// with its CRC-32C. Two chunks are in flight: the next one goes out on a second connection as
-// soon as the current one is sent, and the server holds it until the current one is durable,
-// so neither the fsync nor the round trip leaves the wire idle. A client killed half-way
-// resumes on the next run (at most one chunk is sent again), because the server keeps the
-// unfinished upload under the same digest.
+// (docs/api.md): create or resume the upload (an API request), then send chunks at the server's
+// offset, each with its CRC-32C, from a worker thread over a kept-alive DataConnection that
+// reads the file in 256 KiB pieces straight into TLS (memory stays bounded, the GUI thread only
+// sees progress every 100 ms). A client killed half-way resumes on the next run (at most one
+// chunk is sent again), because the server keeps the unfinished upload under the same digest.
 class BlobUpload : public QObject
 {
     Q_OBJECT
 public:
     static constexpr qint64 ChunkSize = 16 * 1024 * 1024;
-    static constexpr int ChunksInFlight = 2;
 
     // sha256Hex may be empty: it is then computed from the file first.
     BlobUpload(ApiClient *client, const QString &filePath, const QString &sha256Hex = {},
@@ -43,19 +44,19 @@ signals:
     void finished();
 
 private:
-    struct Chunk
+    struct Sending;
+    struct SendResult
     {
-        ApiRequest *request = nullptr;
-        qint64 offset = 0;
-        qint64 length = 0;
-        qint64 sent = 0;
+        std::optional<Error> error;
+        qint64 acked = 0;
+        bool complete = false;
     };
 
     void createUpload();
     void handleCreated(ApiRequest *request);
     void sendChunks();
-    void handleChunkAnswer(ApiRequest *request);
-    void dropChunks();
+    void handleSent();
+    void stopSending();
     void reportProgress();
     void fail(const Error &error);
 
@@ -71,7 +72,9 @@ private:
     static constexpr int MaxRestarts = 5;
     int m_restarts = 0;
     ApiRequest *m_createRequest = nullptr;
-    QList<Chunk> m_inFlight;
+    std::shared_ptr<Sending> m_sending;
+    QFutureWatcher<SendResult> m_sent;
+    QTimer m_progressTimer;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;
 };

@@ -1,5 +1,6 @@
 #include "datasetdownload.h"
 
+#include "filehashcache.h"
 #include "rangedownload.h"
 
 #include "core/sha256.h"
@@ -13,12 +14,15 @@
 
 namespace ddl {
 
-DatasetDownload::DatasetDownload(ApiClient *client, const QString &name,
-                                 const QString &destination, QObject *parent)
+DatasetDownload::DatasetDownload(ApiClient *client,
+                                 const QString &name,
+                                 const QString &destination,
+                                 QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_name(name)
     , m_destination(QDir(destination).absolutePath())
+    , m_hashCache(std::make_unique<FileHashCache>())
 {}
 
 DatasetDownload::~DatasetDownload()
@@ -64,7 +68,7 @@ void DatasetDownload::handleManifest(ApiRequest *request)
         const QString target = QDir(m_destination).filePath(file.path);
         const QFileInfo existing(target);
         if (existing.isFile() && existing.size() == file.size) {
-            Result<QString> digest = sha256OfFile(target);
+            Result<QString> digest = m_hashCache->sha256(existing.absoluteFilePath());
             if (digest && *digest == file.sha256) {
                 ++m_kept;
                 continue;
@@ -110,6 +114,8 @@ void DatasetDownload::fetchFiles()
                 QFile::setPermissions(target, QFile::permissions(target) | QFile::ExeOwner
                                                   | QFile::ExeGroup | QFile::ExeOther);
             }
+            // Verified while it arrived: a later download into the same folder need not read it.
+            m_hashCache->remember(QFileInfo(target).absoluteFilePath(), file.sha256);
             ++m_fetched;
             m_bytesDone += file.size;
             reportProgress();
@@ -118,6 +124,8 @@ void DatasetDownload::fetchFiles()
         download->start();
     }
     if (!isFinished() && m_running.isEmpty() && m_next >= m_toFetch.size()) {
+        if (Status saved = m_hashCache->save(); !saved)
+            qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
         m_result = m_destination;
         emit finished();
     }

@@ -7,10 +7,12 @@
 
 #include <QHash>
 #include <QObject>
+#include <memory>
 #include <optional>
 
 namespace ddl {
 
+class FileHashCache;
 class RangeDownload;
 
 // Fetches a named dataset into a folder: reads its manifest, skips files already there with
@@ -20,7 +22,7 @@ class DatasetDownload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int FilesAtOnce = 3;
+    static constexpr int FilesAtOnce = 8;
 
     DatasetDownload(ApiClient *client, const QString &name, const QString &destination,
                     QObject *parent = nullptr);
@@ -53,6 +55,7 @@ private:
     qint64 m_bytesToFetch = 0;
     qint64 m_bytesDone = 0;
     QHash<RangeDownload *, qint64> m_running;
+    std::unique_ptr<FileHashCache> m_hashCache;
     int m_fetched = 0;
     int m_kept = 0;
     ProgressClock m_clock;

@@ -1,6 +1,7 @@
 #include "datasetupload.h"
 
 #include "blobupload.h"
+#include "filehashcache.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -29,16 +30,28 @@ void DatasetUpload::start()
     connect(&m_scan, &QFutureWatcher<Result<DatasetManifest>>::finished, this,
             &DatasetUpload::handleScanned);
     const QString folder = m_folder;
+    const QString cachePath = m_hashCachePath;
     QPointer<DatasetUpload> self(this);
-    m_scan.setFuture(QtConcurrent::run([folder, self] {
+    std::shared_ptr<std::atomic<qint64>> bytesHashed = m_bytesHashed;
+    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed] {
+        // Files unchanged since they were last hashed (same path, size, mtime and inode) are
+        // not read again.
+        FileHashCache cache(cachePath);
         // Progress is posted to the application's thread, where self is checked: an upload
         // deleted meanwhile (cancelled) does not wait for the hashing to end.
-        return DatasetManifest::scan(folder, [self](qint64 done, qint64 total) {
-            QMetaObject::invokeMethod(QCoreApplication::instance(), [self, done, total] {
-                if (self)
-                    emit self->hashing(done, total);
-            });
-        });
+        Result<DatasetManifest> scanned = DatasetManifest::scan(
+            folder,
+            [self](qint64 done, qint64 total) {
+                QMetaObject::invokeMethod(QCoreApplication::instance(), [self, done, total] {
+                    if (self)
+                        emit self->hashing(done, total);
+                });
+            },
+            [&cache](const QString &path) { return cache.sha256(path); });
+        bytesHashed->store(cache.bytesHashed());
+        if (Status saved = cache.save(); !saved)
+            qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
+        return scanned;
     }));
 }
 

@@ -9,6 +9,8 @@
 #include <QObject>
 #include <QPointer>
 #include <QTemporaryDir>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 namespace ddl {
@@ -25,7 +27,7 @@ class DatasetUpload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr int FilesAtOnce = 3;
+    static constexpr int FilesAtOnce = 8;
     // What a name names: a dataset (POST /v1/datasets), or an image whose folder is an OCI
     // layout (POST /v1/images; ddlcli image push).
     enum class Collection { Datasets, Images };
@@ -36,6 +38,8 @@ public:
     void setName(const QString &name) { m_name = name; }
     void setCollection(Collection collection) { m_collection = collection; }
     void setDryRun(bool dryRun) { m_dryRun = dryRun; }
+    // The file of the local hash cache (FileHashCache); empty: the user's default.
+    void setHashCachePath(const QString &path) { m_hashCachePath = path; }
     void start();
     void cancel();
     bool isFinished() const { return m_result.has_value(); }
@@ -50,6 +54,8 @@ public:
     qint64 bytesOnServer() const { return m_manifest.totalSize() - m_bytesToSend; }
     // Files that had to be sent and were.
     QStringList uploadedFiles() const { return m_uploaded; }
+    // Bytes read from the folder to hash it (0 when the hash cache knew every file).
+    qint64 bytesHashed() const { return m_bytesHashed->load(); }
     // The server's answer naming the dataset or image (total_size, ...); empty without a name.
     QJsonObject dataset() const { return m_dataset; }
 
@@ -79,6 +85,8 @@ private:
     QString m_name;
     Collection m_collection = Collection::Datasets;
     bool m_dryRun = false;
+    QString m_hashCachePath;
+    std::shared_ptr<std::atomic<qint64>> m_bytesHashed = std::make_shared<std::atomic<qint64>>(0);
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;
     QList<ManifestFile> m_toSend;

@@ -1,12 +1,27 @@
 #include "rangedownload.h"
 
-#include "core/sha256.h"
+#include "dataconnection.h"
+#include "datatransferpool.h"
 
 #include <QDir>
 #include <QEventLoop>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QtConcurrent>
+
+#include <cerrno>
+#include <unistd.h>
 
 namespace ddl {
+
+// Shared with the receiving thread, which may outlive the download (a cancel does not wait).
+struct RangeDownload::Receiving
+{
+    DataTransferControl control;
+    std::atomic<qint64> partSize{0};
+    std::atomic<qint64> total{-1};
+};
 
 RangeDownload::RangeDownload(ApiClient *client, const QString &path, const QUrlQuery &query,
                              const QString &destination, const QString &expectedSha256,
@@ -18,7 +33,19 @@ RangeDownload::RangeDownload(ApiClient *client, const QString &path, const QUrlQ
     , m_destination(destination)
     , m_expectedSha256(expectedSha256)
     , m_part(destination + QStringLiteral(".part"))
-{}
+{
+    m_progressTimer.setInterval(100);
+    connect(&m_progressTimer, &QTimer::timeout, this, &RangeDownload::reportProgress);
+    connect(&m_received,
+            &QFutureWatcher<ReceiveResult>::finished,
+            this,
+            &RangeDownload::handleReceived);
+}
+
+RangeDownload::~RangeDownload()
+{
+    stopReceiving();
+}
 
 void RangeDownload::start()
 {
@@ -29,8 +56,13 @@ void RangeDownload::start()
             QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString())));
         return;
     }
-    m_clock.start(m_part.size());
-    requestNextRange();
+    m_partSize = m_part.size();
+    if (Status hashed = hashExistingPart(); !hashed) {
+        fail(hashed.error());
+        return;
+    }
+    m_clock.start(m_partSize);
+    requestRest();
 }
 
 const Result<QString> &RangeDownload::waitForFinished()
@@ -43,120 +75,214 @@ const Result<QString> &RangeDownload::waitForFinished()
     return result();
 }
 
-void RangeDownload::requestNextRange()
+Status RangeDownload::hashExistingPart()
 {
-    const qint64 offset = m_part.size();
-    if (m_total >= 0 && offset >= m_total) {
+    m_hash.reset();
+    if (m_expectedSha256.isEmpty())
+        return Ok{};
+    m_hash.emplace();
+    QByteArray buffer(qMin<qint64>(m_partSize, 1 << 20), Qt::Uninitialized);
+    m_part.seek(0);
+    for (qint64 done = 0; done < m_partSize;) {
+        const qint64 n = m_part.read(buffer.data(), qMin<qint64>(buffer.size(), m_partSize - done));
+        if (n <= 0) {
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(m_part.fileName(), m_part.errorString()));
+        }
+        m_hash->add(QByteArrayView(buffer.constData(), n));
+        done += n;
+    }
+    return Ok{};
+}
+
+// "bytes a-b/total" → a and total, or -1.
+static std::pair<qint64, qint64> parseContentRange(const QByteArray &contentRange)
+{
+    const qsizetype space = contentRange.indexOf(' ');
+    const qsizetype dash = contentRange.indexOf('-');
+    const qsizetype slash = contentRange.lastIndexOf('/');
+    if (space < 0 || dash < space || slash < dash)
+        return {-1, -1};
+    bool okFirst = false;
+    bool okTotal = false;
+    const qint64 first =
+        contentRange.mid(space + 1, dash - space - 1).trimmed().toLongLong(&okFirst);
+    const qint64 total = contentRange.mid(slash + 1).trimmed().toLongLong(&okTotal);
+    return {okFirst ? first : -1, okTotal ? total : -1};
+}
+
+void RangeDownload::requestRest()
+{
+    stopReceiving();
+    if (m_total >= 0 && m_partSize >= m_total) {
         complete();
         return;
     }
-    const QByteArray range = "bytes=" + QByteArray::number(offset) + '-'
-                             + QByteArray::number(offset + RangeSize - 1);
-    m_request = m_client->get(m_path, m_query, {{"Range", range}});
-    m_rangeChecked = false;
-    m_rangeBytes = 0;
-    m_request->streamBody();
-    connect(m_request, &ApiRequest::bodyReceived, this, [this](const QByteArray &bytes) {
-        if (Status written = writeBytes(bytes); !written) {
-            ApiRequest *request = std::exchange(m_request, nullptr);
-            request->disconnect(this);
-            request->deleteLater();
-            fail(written.error());
+    auto receiving = std::make_shared<Receiving>();
+    receiving->partSize = m_partSize;
+    m_receiving = receiving;
+    std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
+    const QByteArray head = m_client->dataRequestHead(
+        "GET", m_path, m_query, {{"Range", "bytes=" + QByteArray::number(m_partSize) + '-'}});
+    const int fd = m_part.handle();
+    const QString name = m_path;
+    ReceiveResult start{std::nullopt, m_partSize, m_total, std::exchange(m_hash, std::nullopt)};
+    m_received.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() mutable -> ReceiveResult {
+        ReceiveResult result = std::move(start);
+        // The part file's descriptor stays open: the download waits for this thread before it
+        // closes it, except when cancelled, and then writes are refused by the abort first.
+        Result<DataAnswer> answer = pool->request(
+            receiving->control,
+            head,
+            -1,
+            0,
+            -1,
+            [&](const DataAnswer &a) -> Status {
+                if (a.status == 206) {
+                    const auto [first, total] = parseContentRange(a.header("Content-Range"));
+                    if (total < 0 || first != result.partSize) {
+                        return Error::make(ErrorCode::Network,
+                                           QStringLiteral("the server sent part of %1 without "
+                                                          "saying which (Content-Range); try "
+                                                          "again")
+                                               .arg(name));
+                    }
+                    result.total = total;
+                } else {
+                    // A server that ignores Range sends the whole file: start from zero.
+                    if (::ftruncate(fd, 0) != 0) {
+                        return Error::make(ErrorCode::IoError,
+                                           QStringLiteral("cannot write the "
+                                                          "download of %1")
+                                               .arg(name));
+                    }
+                    result.partSize = 0;
+                    if (result.hash)
+                        result.hash.emplace();
+                    result.total = a.header("Content-Length").toLongLong();
+                }
+                receiving->total = result.total;
+                return Ok{};
+            },
+            [&](const char *data, qint64 size) -> Status {
+                if (receiving->control.isAborted())
+                    return Error::make(ErrorCode::Aborted, QStringLiteral("cancelled"));
+                for (qint64 done = 0; done < size;) {
+                    const ssize_t n =
+                        ::pwrite(fd, data + done, size_t(size - done), result.partSize + done);
+                    if (n <= 0) {
+                        return Error::make(
+                            ErrorCode::IoError,
+                            QStringLiteral("cannot write the download of %1: %2")
+                                .arg(name, QString::fromLocal8Bit(std::strerror(errno))));
+                    }
+                    done += n;
+                }
+                if (result.hash)
+                    result.hash->add(QByteArrayView(data, size));
+                result.partSize += size;
+                receiving->partSize = result.partSize;
+                return Ok{};
+            });
+        if (!answer) {
+            result.error = answer.error();
+        } else if (answer->status < 200 || answer->status >= 300) {
+            Error error = Error::fromJson(QJsonDocument::fromJson(answer->body).object());
+            if (error.code.isEmpty()) {
+                error = Error::httpStatus(answer->status,
+                                          QStringLiteral("the server answered HTTP %1 for %2")
+                                              .arg(answer->status)
+                                              .arg(name));
+            }
+            result.error = error;
         }
-    });
-    connect(m_request, &ApiRequest::finished, this, &RangeDownload::handleRange);
+        return result;
+    }));
+    m_progressTimer.start();
 }
 
-// "bytes a-b/total" → total, or -1.
-static qint64 totalFromContentRange(const QByteArray &contentRange)
+void RangeDownload::handleReceived()
 {
-    const int slash = contentRange.lastIndexOf('/');
-    if (slash < 0)
-        return -1;
-    bool ok = false;
-    const qint64 total = contentRange.mid(slash + 1).trimmed().toLongLong(&ok);
-    return ok ? total : -1;
-}
-
-void RangeDownload::handleRange()
-{
-    ApiRequest *request = std::exchange(m_request, nullptr);
-    request->deleteLater();
-    if (!request->result()) {
-        // 416: the part file already holds everything (or more): start it again.
-        const Error &error = request->result().error();
+    if (isFinished() || !m_receiving)
+        return;
+    m_progressTimer.stop();
+    m_receiving.reset();
+    ReceiveResult received = m_received.result();
+    m_partSize = received.partSize;
+    m_total = received.total;
+    m_hash = std::move(received.hash);
+    if (received.error) {
+        const Error &error = *received.error;
+        if (error.is(ErrorCode::Unauthorized) && m_client)
+            m_client->reportRefusedToken();
+        // 416: the part file already holds everything (or more): start it again, once.
         if ((error.is(ErrorCode::RangeNotSatisfiable) || error.code == QLatin1String("http_416")) &&
-            m_part.size() > 0) {
+            m_partSize > 0 && !m_restarted) {
+            m_restarted = true;
             m_part.resize(0);
-            requestNextRange();
+            m_partSize = 0;
+            if (!m_expectedSha256.isEmpty())
+                m_hash.emplace();
+            requestRest();
             return;
         }
-        fail(request->result().error());
+        fail(error);
         return;
     }
-    // Whatever was not streamed (a short answer) comes with the response.
-    if (Status written = writeBytes(request->result()->body); !written) {
-        fail(written.error());
-        return;
-    }
-    if (request->result()->status != 206)
-        m_total = m_part.size(); // the whole file came
-    else if (!m_rangeChecked)    // an empty answer: nothing was looked at yet
-        m_total = totalFromContentRange(request->result()->header("Content-Range"));
-    if (m_rangeBytes == 0 && m_part.size() < m_total) {
+    reportProgress();
+    if (m_total < 0)
+        m_total = m_partSize;
+    if (m_partSize < m_total) {
         fail(Error::make(ErrorCode::Network,
-                         QStringLiteral("the server sent no bytes for %1; try again").arg(m_path)));
+                         QStringLiteral("the server sent %1 of %2 bytes of %3; try again")
+                             .arg(m_partSize)
+                             .arg(m_total)
+                             .arg(m_path)));
         return;
     }
-    requestNextRange();
+    complete();
 }
 
-Status RangeDownload::writeBytes(const QByteArray &bytes)
+void RangeDownload::reportProgress()
 {
-    if (!m_rangeChecked && m_request) {
-        m_rangeChecked = true;
-        if (m_request->streamingStatus() == 206) {
-            m_total = totalFromContentRange(m_request->streamingHeader("Content-Range"));
-            if (m_total < 0) {
-                return Error::make(ErrorCode::Network,
-                                   QStringLiteral("the server sent part of %1 without saying its "
-                                                  "size (no Content-Range); try again")
-                                       .arg(m_path));
-            }
-        } else {
-            // A server that ignores Range sends the whole file: start from zero.
-            m_part.resize(0);
-            m_total = m_request->streamingHeader("Content-Length").toLongLong();
-        }
+    qint64 done = m_partSize;
+    qint64 total = m_total;
+    if (m_receiving) {
+        done = m_receiving->partSize;
+        total = m_receiving->total;
     }
-    if (bytes.isEmpty())
-        return Ok{};
-    m_part.seek(m_part.size());
-    if (m_part.write(bytes) != bytes.size()) {
-        return Error::make(
-            ErrorCode::IoError,
-            QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString()));
+    emit progress(m_clock.at(done, std::max(total, done)));
+}
+
+void RangeDownload::stopReceiving()
+{
+    m_progressTimer.stop();
+    if (m_receiving) {
+        m_receiving->control.abort();
+        m_receiving.reset();
+        // The thread writes into the part file's descriptor: wait until it has let go.
+        m_received.waitForFinished();
     }
-    m_rangeBytes += bytes.size();
-    emit progress(m_clock.at(m_part.size(), std::max(m_total, m_part.size())));
-    return Ok{};
 }
 
 void RangeDownload::complete()
 {
+    if (!m_part.flush()) {
+        fail(Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot write %1: %2").arg(m_part.fileName(), m_part.errorString())));
+        return;
+    }
     m_part.close();
-    if (!m_expectedSha256.isEmpty()) {
-        const Result<QString> digest = sha256OfFile(m_part.fileName());
-        if (!digest) {
-            fail(digest.error());
-            return;
-        }
-        if (*digest != m_expectedSha256) {
+    if (m_hash) {
+        const QString digest = std::exchange(m_hash, std::nullopt)->finishHex();
+        if (digest != m_expectedSha256) {
             QFile::remove(m_part.fileName());
             fail(Error::make(ErrorCode::DigestMismatch,
                              QStringLiteral("%1 arrived corrupted (sha256 %2, expected %3); it was "
                                             "removed, download it again")
-                                 .arg(m_destination, *digest, m_expectedSha256)));
+                                 .arg(m_destination, digest, m_expectedSha256)));
             return;
         }
     }
@@ -172,6 +298,7 @@ void RangeDownload::complete()
 
 void RangeDownload::fail(const Error &error)
 {
+    stopReceiving();
     m_result = error;
     emit finished();
 }

@@ -3,22 +3,27 @@
 #include "apiclient.h"
 #include "transferprogress.h"
 
+#include "core/sha256stream.h"
+
 #include <QFile>
+#include <QFutureWatcher>
 #include <QObject>
+#include <QTimer>
+#include <memory>
 #include <optional>
 
 namespace ddl {
 
-// Downloads one server file by byte ranges into DEST.part, resuming from what a previous run left
-// there, then verifies the digest (when known) and renames it to DEST. Each range is written to
-// the part file as it arrives, so memory stays bounded whatever the range's size, and a client
-// killed mid-range keeps what it had.
+// Downloads one server file into DEST.part, resuming from what a previous run left there (HTTP
+// Range), then verifies the digest (when known) and renames it to DEST. The bytes come on a
+// worker thread over a kept-alive DataConnection, 256 KiB at a time: each piece is written to
+// the part file and hashed as it arrives, so memory stays bounded whatever the size, a client
+// killed mid-way keeps what it had, and the verification reads nothing again (only a resumed
+// part's prefix).
 class RangeDownload : public QObject
 {
     Q_OBJECT
 public:
-    static constexpr qint64 RangeSize = 1LL << 30;
-
     RangeDownload(ApiClient *client, const QString &path, const QUrlQuery &query,
                   const QString &destination, const QString &expectedSha256 = {},
                   QObject *parent = nullptr);
@@ -31,6 +36,8 @@ public:
     {
     }
 
+    ~RangeDownload() override;
+
     void start();
     bool isFinished() const { return m_result.has_value(); }
     // The destination path once it is complete and verified.
@@ -42,9 +49,19 @@ signals:
     void finished();
 
 private:
-    void requestNextRange();
-    void handleRange();
-    Status writeBytes(const QByteArray &bytes);
+    struct Receiving;
+    struct ReceiveResult
+    {
+        std::optional<Error> error;
+        qint64 partSize = 0;
+        qint64 total = -1;
+        std::optional<Sha256Stream> hash;
+    };
+    void requestRest();
+    void handleReceived();
+    void reportProgress();
+    Status hashExistingPart();
+    void stopReceiving();
     void complete();
     void fail(const Error &error);
 
@@ -54,10 +71,15 @@ private:
     QString m_destination;
     QString m_expectedSha256;
     QFile m_part;
+    qint64 m_partSize = 0;
+    // The digest of the part file's bytes so far, added as they are written: the file is not
+    // read again to verify it.
+    std::optional<Sha256Stream> m_hash;
     qint64 m_total = -1;
-    bool m_rangeChecked = false; // the current answer's status and range were looked at
-    qint64 m_rangeBytes = 0;     // bytes the current answer brought
-    ApiRequest *m_request = nullptr;
+    bool m_restarted = false; // the part was emptied once after a 416
+    std::shared_ptr<Receiving> m_receiving;
+    QFutureWatcher<ReceiveResult> m_received;
+    QTimer m_progressTimer;
     ProgressClock m_clock;
     std::optional<Result<QString>> m_result;
 };

@@ -67,8 +67,10 @@ Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
     return Ok{};
 }
 
-Result<DatasetManifest> DatasetManifest::scan(const QString &folder,
-                                              const std::function<void(qint64, qint64)> &progress)
+Result<DatasetManifest>
+DatasetManifest::scan(const QString &folder,
+                      const std::function<void(qint64, qint64)> &progress,
+                      const std::function<Result<QString>(const QString &)> &hashFile)
 {
     const QFileInfo root(folder);
     if (!root.isDir())
@@ -102,7 +104,8 @@ Result<DatasetManifest> DatasetManifest::scan(const QString &folder,
     }
     qint64 done = 0;
     for (const QFileInfo &info : std::as_const(found)) {
-        Result<QString> digest = sha256OfFile(info.absoluteFilePath());
+        Result<QString> digest =
+            hashFile ? hashFile(info.absoluteFilePath()) : sha256OfFile(info.absoluteFilePath());
         if (!digest)
             return digest.error();
         manifest.m_files.append(ManifestFile{base.relativeFilePath(info.absoluteFilePath()),

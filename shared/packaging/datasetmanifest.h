@@ -34,8 +34,12 @@ public:
 
     // Walks folder and hashes every regular file (symlinks and special files are left out, and
     // said so in warnings). progress(bytesHashed, bytesTotal) is called as files are hashed.
-    static Result<DatasetManifest> scan(const QString &folder,
-                                        const std::function<void(qint64, qint64)> &progress = {});
+    // hashFile(absolutePath) gives a file's digest (a cache may answer without reading it);
+    // without one every file is read.
+    static Result<DatasetManifest>
+    scan(const QString &folder,
+         const std::function<void(qint64, qint64)> &progress = {},
+         const std::function<Result<QString>(const QString &)> &hashFile = {});
     // Reads a manifest's JSON, refusing paths that would leave the dataset's folder, duplicate
     // paths, bad digests and sizes.
     static Result<DatasetManifest> parse(const QByteArray &json);

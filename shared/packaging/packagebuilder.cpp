@@ -8,6 +8,8 @@
 
 #include <QByteArray>
 
+#include <algorithm>
+
 namespace ddl {
 
 namespace {
@@ -39,6 +41,8 @@ public:
     }
 
     int fileCount() const { return m_fileCount; }
+    qint64 contentBytes() const { return m_contentBytes; }
+    QList<QPair<QString, qint64>> largestFiles() const { return m_largest; }
     const QStringList &warnings() const { return m_warnings; }
 
 private:
@@ -95,6 +99,14 @@ private:
         if (const Status status = m_writer.writeData(data, size); !status)
             return status;
         ++m_fileCount;
+        m_contentBytes += size;
+        // What a user should see before sending: the few files that make the package big.
+        const auto place = std::find_if(m_largest.begin(),
+                                        m_largest.end(),
+                                        [size](const auto &file) { return file.second < size; });
+        m_largest.insert(place, {QString::fromUtf8(path), size});
+        if (m_largest.size() > PackageInfo::LargestFilesKept)
+            m_largest.removeLast();
         return Ok{};
     }
 
@@ -130,6 +142,8 @@ private:
     TarZstWriter &m_writer;
     qint64 m_mtime;
     int m_fileCount = 0;
+    qint64 m_contentBytes = 0;
+    QList<QPair<QString, qint64>> m_largest;
     QStringList m_warnings;
 };
 
@@ -187,6 +201,8 @@ Result<PackageInfo> PackageBuilder::build(const QString &archivePath) const
     info.commitId = head->commitId();
     info.commitSummary = head->commitSummary();
     info.fileCount = archiver.fileCount();
+    info.contentBytes = archiver.contentBytes();
+    info.largestFiles = archiver.largestFiles();
     info.warnings = archiver.warnings();
     return info;
 }

@@ -1,5 +1,8 @@
 #pragma once
 
+#include <QList>
+#include <QPair>
+
 #include "core/result.h"
 
 #include <QString>
@@ -17,6 +20,10 @@ struct PackageInfo
     QString commitId;      // full hex id of the packaged commit
     QString commitSummary; // first line of its message
     int fileCount = 0;     // regular files and symlinks in the archive
+    qint64 contentBytes = 0; // the files' bytes before compression
+    // The largest files packaged (path, bytes), largest first, at most LargestFilesKept.
+    QList<QPair<QString, qint64>> largestFiles;
+    static constexpr int LargestFilesKept = 5;
     QStringList warnings;  // what was left out and why (submodules, escaping symlinks)
 };
 

@@ -1,0 +1,180 @@
+#include "filehashcache.h"
+
+#include "core/sha256stream.h"
+
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QStandardPaths>
+
+#include <algorithm>
+#include <sys/stat.h>
+
+namespace ddl {
+
+std::atomic<qint64> FileHashCache::s_totalBytesHashed{0};
+
+static QString defaultPath()
+{
+    QString base = qEnvironmentVariable("XDG_CACHE_HOME");
+    if (base.isEmpty())
+        base = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation);
+    return QDir(base).filePath(QStringLiteral("ddl/file-hashes"));
+}
+
+FileHashCache::FileHashCache(const QString &path)
+    : m_path(path.isEmpty() ? defaultPath() : path)
+{
+}
+
+std::optional<FileHashCache::Key> FileHashCache::keyOf(const QString &absolutePath)
+{
+    struct stat st;
+    if (::stat(QFile::encodeName(absolutePath).constData(), &st) != 0 || !S_ISREG(st.st_mode))
+        return std::nullopt;
+    return Key{qint64(st.st_size),
+               qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+               quint64(st.st_ino)};
+}
+
+// One line per file: sha256-hex size mtime-ns inode used path. A path with a line break is
+// never cached.
+void FileHashCache::load(const QString &path, QHash<QString, Entry> &into) const
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    while (!file.atEnd() && into.size() < MaxEntries) {
+        const QByteArray line = file.readLine(64 * 1024).chopped(1);
+        const QList<QByteArray> fields = line.split(' ');
+        if (fields.size() < 6 || fields.at(0).size() != 64)
+            continue; // a damaged line costs one hash, nothing else
+        Entry entry;
+        entry.sha256 = QByteArray::fromHex(fields.at(0));
+        entry.key =
+            Key{fields.at(1).toLongLong(), fields.at(2).toLongLong(), fields.at(3).toULongLong()};
+        entry.used = fields.at(4).toULongLong();
+        // The path is the rest of the line, spaces included.
+        const qsizetype pathStart = fields.at(0).size() + fields.at(1).size() +
+                                    fields.at(2).size() + fields.at(3).size() +
+                                    fields.at(4).size() + 5;
+        if (entry.sha256.size() == 32)
+            into.insert(QString::fromUtf8(line.mid(pathStart)), entry);
+    }
+}
+
+void FileHashCache::ensureLoaded()
+{
+    if (m_loaded)
+        return;
+    load(m_path, m_entries);
+    for (const Entry &entry : std::as_const(m_entries))
+        m_clock = std::max(m_clock, entry.used);
+    m_loaded = true;
+}
+
+Result<QString> FileHashCache::sha256(const QString &absolutePath)
+{
+    ensureLoaded();
+    const std::optional<Key> before = keyOf(absolutePath);
+    if (before) {
+        auto found = m_entries.find(absolutePath);
+        if (found != m_entries.end() && found->key == *before) {
+            found->used = ++m_clock;
+            m_changed = true;
+            ++m_hits;
+            return QString::fromLatin1(found->sha256.toHex());
+        }
+    }
+    QFile file(absolutePath);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
+    Sha256Stream hash;
+    QByteArray buffer(1 << 20, Qt::Uninitialized);
+    for (;;) {
+        const qint64 n = file.read(buffer.data(), buffer.size());
+        if (n < 0)
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
+        if (n == 0)
+            break;
+        m_bytesHashed += n;
+        s_totalBytesHashed += n;
+        hash.add(QByteArrayView(buffer.constData(), n));
+    }
+    const QString digest = hash.finishHex();
+    // Only a file that stayed the same while it was read, and whose time stamp lies clearly in
+    // the past, is remembered: a write in the same clock tick as the hashing would otherwise
+    // leave a stale entry that looks valid (git's "racy clean" problem).
+    const std::optional<Key> after = keyOf(absolutePath);
+    const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
+    if (before && after && *before == *after && after->mtimeNs < nowNs - RacyWindowNs &&
+        !absolutePath.contains(u'\n')) {
+        m_entries.insert(absolutePath,
+                         Entry{*after, QByteArray::fromHex(digest.toLatin1()), ++m_clock});
+        m_changed = true;
+    }
+    return digest;
+}
+
+void FileHashCache::remember(const QString &absolutePath, const QString &sha256Hex)
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
+    if (!key || key->mtimeNs >= nowNs - RacyWindowNs || absolutePath.contains(u'\n'))
+        return;
+    ensureLoaded();
+    m_entries.insert(absolutePath,
+                     Entry{*key, QByteArray::fromHex(sha256Hex.toLatin1()), ++m_clock});
+    m_changed = true;
+}
+
+Status FileHashCache::save()
+{
+    if (!m_changed)
+        return Ok{};
+    // What another run saved meanwhile is kept, unless this run knows the same path.
+    QHash<QString, Entry> merged;
+    load(m_path, merged);
+    for (auto it = m_entries.cbegin(); it != m_entries.cend(); ++it)
+        merged.insert(it.key(), it.value());
+    QList<QHash<QString, Entry>::const_iterator> order;
+    order.reserve(merged.size());
+    for (auto it = merged.cbegin(); it != merged.cend(); ++it)
+        order.append(it);
+    if (order.size() > MaxEntries) {
+        std::nth_element(order.begin(),
+                         order.begin() + MaxEntries,
+                         order.end(),
+                         [](const auto &a, const auto &b) { return a->used > b->used; });
+        order.resize(MaxEntries);
+    }
+    if (!QDir().mkpath(QFileInfo(m_path).absolutePath()))
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("cannot create the folder of %1").arg(m_path));
+    QSaveFile file(m_path);
+    if (!file.open(QIODevice::WriteOnly))
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
+    for (const auto &it : std::as_const(order)) {
+        const Entry &entry = it.value();
+        file.write(entry.sha256.toHex() + ' ' + QByteArray::number(entry.key.size) + ' ' +
+                   QByteArray::number(entry.key.mtimeNs) + ' ' +
+                   QByteArray::number(entry.key.inode) + ' ' + QByteArray::number(entry.used) +
+                   ' ' + it.key().toUtf8() + '\n');
+    }
+    // A cache needs no fsync: a lost file costs one hash of each file, nothing else.
+    file.setDirectWriteFallback(false);
+    if (!file.commit())
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
+    m_changed = false;
+    return Ok{};
+}
+
+} // namespace ddl

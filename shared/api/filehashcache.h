@@ -1,0 +1,73 @@
+#pragma once
+
+#include "core/result.h"
+
+#include <QByteArray>
+#include <QHash>
+#include <QString>
+
+#include <atomic>
+#include <optional>
+
+namespace ddl {
+
+// The SHA-256 of local files, remembered between runs so that an unchanged dataset is checked
+// without reading it: a file's entry holds while its absolute path, size, modification time (ns)
+// and inode are the same. Kept in one small file under the user's cache folder
+// ($XDG_CACHE_HOME/ddl/file-hashes), at most MaxEntries entries (those used last are kept).
+// save() merges with what another run wrote meanwhile and replaces the file atomically (temp +
+// rename), so concurrent runs never leave it half-written.
+class FileHashCache
+{
+public:
+    static constexpr qsizetype MaxEntries = 100'000;
+    // A file modified less than this before it is recorded is not remembered (see sha256()).
+    static constexpr qint64 RacyWindowNs = 1'000'000'000;
+
+    // path empty: the default file under the user's cache folder.
+    explicit FileHashCache(const QString &path = {});
+
+    QString path() const { return m_path; }
+    // The digest of the file at absolutePath, from the cache when its entry still holds,
+    // otherwise read and hashed (and remembered).
+    Result<QString> sha256(const QString &absolutePath);
+    // Remembers a digest known otherwise (a verified download): the file is as it is now.
+    void remember(const QString &absolutePath, const QString &sha256Hex);
+    Status save();
+
+    qint64 bytesHashed() const { return m_bytesHashed; }
+    int hits() const { return m_hits; }
+
+    // Bytes read to hash files by every cache of this process (for tests: a re-upload of an
+    // unchanged dataset reads none).
+    static qint64 totalBytesHashed() { return s_totalBytesHashed.load(); }
+
+private:
+    struct Key
+    {
+        qint64 size = -1;
+        qint64 mtimeNs = 0;
+        quint64 inode = 0;
+        bool operator==(const Key &) const = default;
+    };
+    struct Entry
+    {
+        Key key;
+        QByteArray sha256; // 32 raw bytes
+        quint64 used = 0;  // a later use is a bigger number
+    };
+    static std::optional<Key> keyOf(const QString &absolutePath);
+    void load(const QString &path, QHash<QString, Entry> &into) const;
+    void ensureLoaded();
+
+    QString m_path;
+    QHash<QString, Entry> m_entries;
+    quint64 m_clock = 0;
+    bool m_loaded = false;
+    bool m_changed = false;
+    qint64 m_bytesHashed = 0;
+    int m_hits = 0;
+    static std::atomic<qint64> s_totalBytesHashed;
+};
+
+} // namespace ddl

@@ -1,0 +1,205 @@
+// The client side of the data plane (shared/api) against the real ddl-server process over TLS:
+// the local hash cache (an unchanged dataset is re-checked without reading a byte, a file
+// changed in place is hashed again), and downloads verified as they arrive (a blob corrupted on
+// the server is refused, and nothing is left under the file's name).
+#include "serverprocess.h"
+
+#include "api/apiclient.h"
+#include "api/datasetdownload.h"
+#include "api/datasetupload.h"
+#include "api/filehashcache.h"
+
+#include <QCryptographicHash>
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace ddl;
+using namespace Qt::Literals::StringLiterals;
+
+class tst_DatasetClient : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void unchangedDatasetIsCheckedWithoutReadingIt();
+    void fileChangedInPlaceIsHashedAgain();
+    void cacheFilesOfTwoRunsMerge();
+    void corruptedBlobOnTheServerIsRefused();
+
+private:
+    std::unique_ptr<ApiClient> login(const QString &email);
+    // Writes bytes and dates the file an hour back (a file written this second is not cached).
+    bool writeFile(const QString &path, const QByteArray &bytes, int minutesAgo = 60);
+    struct Uploaded
+    {
+        QString manifest;
+        qint64 bytesHashed = -1;
+        int filesSent = -1;
+    };
+    Uploaded upload(const QString &folder, const QString &name);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<ServerProcess> m_server;
+    ServerTrust m_trust;
+    std::unique_ptr<ApiClient> m_client;
+    QString m_cache;
+};
+
+void tst_DatasetClient::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    m_server = std::make_unique<ServerProcess>(m_dir.filePath(u"server"_s));
+    const QString started = m_server->start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    Result<ServerTrust> trust = ServerTrust::fromCaFile(m_server->caFile());
+    QVERIFY(trust);
+    m_trust = *trust;
+    m_client = login(u"dora@example.org"_s);
+    QVERIFY(m_client);
+    m_cache = m_dir.filePath(u"cache/file-hashes"_s);
+}
+
+void tst_DatasetClient::cleanupTestCase()
+{
+    m_client.reset();
+    if (m_server)
+        m_server->stop();
+}
+
+std::unique_ptr<ApiClient> tst_DatasetClient::login(const QString &email)
+{
+    auto client = std::make_unique<ApiClient>(m_server->url(), m_trust);
+    const QJsonObject credentials{{"email"_L1, email}, {"password"_L1, u"correct horse 42"_s}};
+    Result<ApiResponse> registered = client->postJsonSync(u"/v1/auth/register"_s, credentials);
+    Result<ApiResponse> session = client->postJsonSync(u"/v1/auth/login"_s, credentials);
+    if (!registered || !session)
+        return nullptr;
+    client->setBearerToken(session->json().value("access_token"_L1).toString());
+    return client;
+}
+
+bool tst_DatasetClient::writeFile(const QString &path, const QByteArray &bytes, int minutesAgo)
+{
+    QDir().mkpath(QFileInfo(path).absolutePath());
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.flush())
+        return false; // flushed first: a write at close would set the time to now
+    return file.setFileTime(QDateTime::currentDateTime().addSecs(-60 * minutesAgo),
+                            QFileDevice::FileModificationTime);
+}
+
+tst_DatasetClient::Uploaded tst_DatasetClient::upload(const QString &folder, const QString &name)
+{
+    DatasetUpload dataset(m_client.get(), folder);
+    dataset.setName(name);
+    dataset.setHashCachePath(m_cache);
+    dataset.start();
+    const Result<QString> &manifest = dataset.waitForFinished();
+    if (!manifest) {
+        qWarning("upload failed: %s", qPrintable(manifest.error().message));
+        return {};
+    }
+    return {*manifest, dataset.bytesHashed(), dataset.filesToSend()};
+}
+
+void tst_DatasetClient::unchangedDatasetIsCheckedWithoutReadingIt()
+{
+    const QString folder = m_dir.filePath(u"same"_s);
+    qint64 total = 0;
+    for (int i = 0; i < 4; ++i) {
+        const QByteArray bytes((i + 1) * 300'000, char('a' + i));
+        QVERIFY(writeFile(u"%1/part-%2.bin"_s.arg(folder).arg(i), bytes));
+        total += bytes.size();
+    }
+    const Uploaded first = upload(folder, u"same"_s);
+    QVERIFY(!first.manifest.isEmpty());
+    QCOMPARE(first.bytesHashed, total);
+    QCOMPARE(first.filesSent, 4);
+
+    const qint64 readBefore = FileHashCache::totalBytesHashed();
+    const Uploaded again = upload(folder, u"same"_s);
+    QCOMPARE(again.manifest, first.manifest);
+    QCOMPARE(again.bytesHashed, 0);
+    QCOMPARE(again.filesSent, 0);
+    QCOMPARE(FileHashCache::totalBytesHashed(), readBefore);
+}
+
+void tst_DatasetClient::fileChangedInPlaceIsHashedAgain()
+{
+    const QString folder = m_dir.filePath(u"changing"_s);
+    QVERIFY(writeFile(folder + u"/a.bin"_s, QByteArray(500'000, 'a')));
+    QVERIFY(writeFile(folder + u"/b.bin"_s, QByteArray(700'000, 'b')));
+    const Uploaded first = upload(folder, u"changing"_s);
+    QVERIFY(!first.manifest.isEmpty());
+
+    // Same size, other bytes, a newer time stamp (still in the past): only b.bin is read.
+    QVERIFY(writeFile(folder + u"/b.bin"_s, QByteArray(700'000, 'c'), 30));
+    const Uploaded changed = upload(folder, u"changing"_s);
+    QVERIFY(!changed.manifest.isEmpty());
+    QVERIFY(changed.manifest != first.manifest);
+    QCOMPARE(changed.bytesHashed, 700'000);
+    QCOMPARE(changed.filesSent, 1);
+
+    // A file written this second is read every time: its entry could go stale unseen.
+    QVERIFY(writeFile(folder + u"/a.bin"_s, QByteArray(500'000, 'd'), 0));
+    QCOMPARE(upload(folder, u"changing"_s).bytesHashed, 500'000);
+    QCOMPARE(upload(folder, u"changing"_s).bytesHashed, 500'000);
+}
+
+void tst_DatasetClient::cacheFilesOfTwoRunsMerge()
+{
+    const QString path = m_dir.filePath(u"merge/file-hashes"_s);
+    QVERIFY(writeFile(m_dir.filePath(u"merge/x"_s), "x"));
+    QVERIFY(writeFile(m_dir.filePath(u"merge/y"_s), "y"));
+    // Two runs that loaded the cache when it was empty each learn one file, then save.
+    FileHashCache one(path);
+    FileHashCache two(path);
+    QVERIFY(one.sha256(m_dir.filePath(u"merge/x"_s)));
+    QVERIFY(two.sha256(m_dir.filePath(u"merge/y"_s)));
+    QVERIFY(one.save());
+    QVERIFY(two.save());
+    FileHashCache later(path);
+    QVERIFY(later.sha256(m_dir.filePath(u"merge/x"_s)));
+    QVERIFY(later.sha256(m_dir.filePath(u"merge/y"_s)));
+    QCOMPARE(later.bytesHashed(), 0);
+    QCOMPARE(later.hits(), 2);
+}
+
+void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
+{
+    const QString folder = m_dir.filePath(u"tocorrupt"_s);
+    QByteArray bytes(3 * 1024 * 1024, Qt::Uninitialized);
+    for (qsizetype i = 0; i < bytes.size(); ++i)
+        bytes[i] = char(i * 7 + (i >> 10));
+    QVERIFY(writeFile(folder + u"/weights.bin"_s, bytes));
+    QVERIFY(!upload(folder, u"tocorrupt"_s).manifest.isEmpty());
+
+    // The blob's bytes change on the server's disk (same size): the download must notice.
+    const QString sha =
+        QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    QFile blob(m_server->dataDir() + u"/blobs/"_s + sha.left(2) + u'/' + sha);
+    QVERIFY2(blob.open(QIODevice::ReadWrite), qPrintable(blob.fileName()));
+    QVERIFY(blob.seek(2 * 1024 * 1024));
+    QCOMPARE(blob.write("X"), 1);
+    blob.close();
+
+    const QString destination = m_dir.filePath(u"tocorrupt-copy"_s);
+    DatasetDownload download(m_client.get(), u"tocorrupt"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY(!result);
+    QVERIFY2(result.error().is(ErrorCode::DigestMismatch), qPrintable(result.error().message));
+    QVERIFY2(result.error().message.contains(u"weights.bin"_s) &&
+                 result.error().message.contains(u"corrupted"_s),
+             qPrintable(result.error().message));
+    QVERIFY(!QFile::exists(destination + u"/weights.bin"_s));
+    QVERIFY(!QFile::exists(destination + u"/weights.bin.part"_s));
+}
+
+QTEST_GUILESS_MAIN(tst_DatasetClient)
+#include "tst_datasetclient.moc"
