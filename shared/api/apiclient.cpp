@@ -2,7 +2,6 @@
 
 #include "dataconnection.h"
 
-#include "core/crc32c.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -291,20 +290,6 @@ ApiRequest *ApiClient::createUpload(qint64 size, const QString &sha256)
 {
     return postJson(QStringLiteral("/v1/uploads"),
                     {{QStringLiteral("size"), size}, {QStringLiteral("sha256"), sha256}});
-}
-
-ApiRequest *ApiClient::sendChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes)
-{
-    Crc32c crc;
-    crc.add(bytes);
-    QUrlQuery query;
-    query.addQueryItem(QStringLiteral("offset"), QString::number(offset));
-    return sendBytes(
-        "PUT",
-        QStringLiteral("/v1/uploads/") + uploadId,
-        bytes,
-        query,
-        {{"DDL-Chunk-CRC32C", QByteArray::number(crc.value(), 16).rightJustified(8, '0')}});
 }
 
 ApiRequest *ApiClient::workers()

@@ -127,7 +127,6 @@ public:
     ApiRequest *deleteImage(const QString &name);
     ApiRequest *missingBlobs(const QStringList &sha256);
     ApiRequest *createUpload(qint64 size, const QString &sha256);
-    ApiRequest *sendChunk(const QString &uploadId, qint64 offset, const QByteArray &bytes);
     ApiRequest *workers();
 
 signals:
