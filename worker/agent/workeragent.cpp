@@ -2,6 +2,7 @@
 
 #include "api/apiclient.h"
 #include "cache/blobcache.h"
+#include "container/cdispec.h"
 #include "container/imageloader.h"
 #include "config/bytesize.h"
 #include "process/cpuaffinity.h"
@@ -13,6 +14,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QJsonArray>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QSysInfo>
 
@@ -97,6 +99,41 @@ Status WorkerAgent::prepareContainers()
     return Ok{};
 }
 
+void WorkerAgent::prepareGpuDevices()
+{
+    const auto keepSandbox = [](const QString &why) {
+        qCWarning(lcWorkerAgent).noquote()
+            << u"GPU tasks keep the sandbox, not their image: %1"_s.arg(why);
+    };
+    if (m_config.gpus >= 0) {
+        keepSandbox(u"GPUs declared with --gpus have no driver files to give a container"_s);
+        return;
+    }
+    const QString ldconfig = QStandardPaths::findExecutable(
+        u"ldconfig"_s, {u"/sbin"_s, u"/usr/sbin"_s, u"/usr/bin"_s, u"/bin"_s});
+    QProcess libraries;
+    if (!ldconfig.isEmpty()) {
+        libraries.start(ldconfig, {u"-p"_s});
+        libraries.waitForFinished(10000);
+    }
+    const NvidiaDriverFiles driver =
+        CdiSpec::discover(u"/dev"_s, libraries.readAllStandardOutput());
+    if (driver.isEmpty()) {
+        keepSandbox(u"no /dev/nvidiaN device node was found"_s);
+        return;
+    }
+    if (const Status written = CdiSpec::write(CdiSpec::make(driver)); !written) {
+        keepSandbox(written.error().message);
+        return;
+    }
+    m_podman.setGpuKind(CdiSpec::Kind);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"GPU tasks in containers get their GPUs through CDI: %1 GPU(s), %2 driver files, "
+           u"%3/%4"_s.arg(driver.gpuNodes.size())
+               .arg(driver.files.size())
+               .arg(CdiSpec::DefaultDir, CdiSpec::FileName);
+}
+
 Status WorkerAgent::start()
 {
     const Status sandboxed = prepareSandbox();
@@ -155,6 +192,8 @@ Status WorkerAgent::start()
     }
 
     m_resources = detectHostResources(m_config.gpus);
+    if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
+        prepareGpuDevices();
     m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =

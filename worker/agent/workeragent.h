@@ -78,6 +78,8 @@ private:
     Status prepareSandbox();
     // Probes podman when the worker runs containers (--container-runtime podman).
     Status prepareContainers();
+    // Writes the CDI spec of the GPUs nvidia-smi saw, so that containers can be given them.
+    void prepareGpuDevices();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;

@@ -4,6 +4,7 @@
 // above the worker's own fails (root without CAP_SYS_RESOURCE), so both are asked for as they are.
 #include "podmanruntime.h"
 
+#include "container/cdispec.h"
 #include "workerlogging.h"
 
 #include <QFileInfo>
@@ -193,6 +194,9 @@ QStringList PodmanRuntime::runArguments(const ContainerSpec &spec,
     }
     if (spec.memoryBytes > 0)
         args << u"--memory"_s << QString::number(spec.memoryBytes);
+    // Exactly the granted GPUs' nodes, with the driver's files (CdiSpec).
+    for (const int gpu : spec.gpus)
+        args << u"--device"_s << CdiSpec::deviceName(gpu, m_gpuKind);
     if (box.shmBytes > 0)
         args << u"--shm-size"_s << QString::number(box.shmBytes);
     for (const QString &path : box.readOnlyPaths)

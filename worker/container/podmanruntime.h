@@ -19,6 +19,7 @@ struct ContainerSpec
     SandboxSpec sandbox;
     QList<int> cpuCores;    // --cpuset-cpus; empty: not pinned
     qint64 memoryBytes = 0; // --memory (the cgroup's limit); 0: none
+    QList<int> gpus;        // --device of the CDI spec (CdiSpec) for each; inside they are 0..n-1
 };
 
 // The second runtime of tasks, beside bubblewrap: podman (Debian 12: podman 4.3) runs a task
@@ -39,6 +40,10 @@ public:
     static Result<PodmanRuntime> probe(const QString &podman, const QString &workDir);
 
     bool isAvailable() const { return !m_program.isEmpty(); }
+    // The worker wrote the CDI spec of its GPUs (CdiSpec) with this kind: containers can be given
+    // GPUs. Empty: they cannot.
+    void setGpuKind(const QString &kind) { m_gpuKind = kind; }
+    bool hasGpuDevices() const { return !m_gpuKind.isEmpty(); }
     QString program() const { return m_program; }
 
     // Accepts what can name an image ("debian:12", "localhost/x@sha256:..."); refuses anything
@@ -63,6 +68,7 @@ private:
     // The label that marks this worker's containers: ddl.workdir=<work folder>.
     QString m_workDirLabel;
     QString m_program;
+    QString m_gpuKind;
 };
 
 } // namespace ddl::worker

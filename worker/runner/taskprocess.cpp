@@ -211,7 +211,13 @@ bool TaskProcess::setupContainer(const LaunchSpec &spec)
     container.sandbox = spec.sandboxSpec;
     container.cpuCores = spec.cpuCores;
     container.memoryBytes = spec.memoryBytes;
+    container.gpus = spec.gpus;
     QProcessEnvironment environment = spec.environment;
+    // The container has only its GPUs' nodes, which CUDA numbers from 0.
+    QStringList visible;
+    for (qsizetype i = 0; i < spec.gpus.size(); ++i)
+        visible << QString::number(i);
+    environment.insert(u"CUDA_VISIBLE_DEVICES"_s, visible.join(u','));
     if (spec.cpuCores.isEmpty())
         environment.remove(u"DDL_CPU_CORES"_s);
     else

@@ -49,6 +49,7 @@ struct LaunchSpec
     // the image, and the memory limit as the container's.
     QString image;
     QString containerName; // PodmanRuntime::containerName of the task
+    QList<int> gpus;       // the worker's GPU indices given to the container
     PodmanRuntime podman;
     qint64 memoryBytes = 0;
 };

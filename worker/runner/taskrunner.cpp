@@ -184,9 +184,10 @@ void TaskRunner::fetchManifestDataset()
 
 bool TaskRunner::runsInContainer() const
 {
-    // GPUs reach containers only through CDI, which is not built yet: a GPU task keeps the
-    // sandbox, where it sees its devices, rather than running in its image without them.
-    return !m_lease.image.isEmpty() && m_services.podman.isAvailable() && m_lease.gpus == 0;
+    // GPUs reach containers through the CDI spec the worker wrote; without one a GPU task keeps
+    // the sandbox, where it sees its devices, rather than running in its image without them.
+    return !m_lease.image.isEmpty() && m_services.podman.isAvailable() &&
+           (m_lease.gpus == 0 || m_services.podman.hasGpuDevices());
 }
 
 void TaskRunner::prepareEnvironment()
@@ -195,8 +196,10 @@ void TaskRunner::prepareEnvironment()
     if (JobSpec::needsContainer(m_lease.image) && !runsInContainer()) {
         failPreparation(
             m_services.podman.isAvailable()
-                ? u"image %1 cannot run here: GPUs cannot be given to containers yet, and a "
-                  u"pushed image runs only in a container"_s.arg(m_lease.image)
+                ? u"image %1 cannot run here with GPUs: this worker gives none to containers "
+                  u"(no CDI spec: its GPUs were declared with --gpus, or no /dev/nvidiaN was "
+                  u"found; its log says which), and a pushed image runs only in a "
+                  u"container"_s.arg(m_lease.image)
                 : u"image %1 runs only in a container, and this worker runs none (ddl-worker "
                   u"--container-runtime podman)"_s.arg(m_lease.image));
         return;
@@ -291,6 +294,7 @@ void TaskRunner::launch()
     if (runsInContainer()) {
         spec.image = m_imageId.isEmpty() ? m_lease.image : m_imageId;
         spec.containerName = PodmanRuntime::containerName(m_lease.taskId);
+        spec.gpus = m_gpuIndices;
         spec.podman = m_services.podman;
         spec.memoryBytes = m_lease.memoryMb * 1024 * 1024;
     }
