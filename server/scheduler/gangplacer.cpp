@@ -253,6 +253,9 @@ TaskDemand GangPlacer::needsOf(const QList<TaskDemand> &tasks)
             needs.gpuType = task.gpuType;
         if (needs.containerImage.isEmpty())
             needs.containerImage = task.containerImage;
+        // GPUs inside a container need a worker that gives them (TaskDemand::acceptsWorker).
+        if (!task.containerImage.isEmpty())
+            needs.gpus = std::max(needs.gpus, task.gpus);
     }
     return needs;
 }
@@ -268,7 +271,8 @@ QString GangPlacer::kindOfWorker(const TaskDemand &needs)
     if (!needs.gpuType.isEmpty())
         kind << QStringLiteral("GPU type ") + needs.gpuType;
     if (!needs.containerImage.isEmpty())
-        kind << QStringLiteral("podman");
+        kind << (needs.gpus > 0 ? QStringLiteral("podman with GPUs (CDI)")
+                                : QStringLiteral("podman"));
     return joinAnd(kind);
 }
 
@@ -278,8 +282,11 @@ static QString containerNeed(const TaskDemand &needs)
     const QString typed = needs.gpuType.isEmpty()
                               ? QString()
                               : QStringLiteral("GPU type %1 and ").arg(needs.gpuType);
+    const QString gpus = needs.gpus > 0 ? QStringLiteral(" that gives containers GPUs (CDI)")
+                                        : QString();
     return typed
-           + QStringLiteral("a container runtime (podman) for image %1").arg(needs.containerImage);
+           + QStringLiteral("a container runtime (podman)%1 for image %2")
+                 .arg(gpus, needs.containerImage);
 }
 
 // The ddl-worker options that make a worker of the kind the gang needs.
@@ -290,7 +297,11 @@ static QString workerOptions(const TaskDemand &needs)
         options << QStringLiteral("--gpu-type ") + needs.gpuType;
     if (!needs.containerImage.isEmpty())
         options << QStringLiteral("--container-runtime podman");
-    return options.join(u' ');
+    QString line = options.join(u' ');
+    // The worker writes the CDI spec itself when it can (docs/images.md).
+    if (!needs.containerImage.isEmpty() && needs.gpus > 0)
+        line += QStringLiteral(", as root, on a machine where nvidia-smi sees its GPUs");
+    return line;
 }
 
 QString GangPlacer::exceedsLargest(const QList<TaskDemand> &tasks, const Summary &cluster)

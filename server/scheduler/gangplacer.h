@@ -57,13 +57,14 @@ public:
     // A gang with a GPU type counts only the workers of that type ("needs GPU type V100; no
     // registered worker has it"); one with a ddl:// image only the workers that run containers.
     QString neverPlaceable(const QList<TaskDemand> &tasks) const;
-    // The kind of worker the gang asks for: its GPU type and container image, nothing else.
+    // The kind of worker the gang asks for: its GPU type and container image, and with an image
+    // the most GPUs a task wants in it (gpus), nothing else.
     static TaskDemand needsOf(const QList<TaskDemand> &tasks);
     // Whether the gang may go to any worker with room (no GPU type, no container image).
     static bool anyWorkerFits(const TaskDemand &needs);
 
 private:
-    // "GPU type V100", "podman", "GPU type V100 and podman".
+    // "GPU type V100", "podman", "GPU type V100 and podman", "podman with GPUs (CDI)".
     static QString kindOfWorker(const TaskDemand &needs);
     static QString explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster);
     // neverPlaceable() on a placer holding only idle workers that the gang may use.

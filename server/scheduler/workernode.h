@@ -18,7 +18,9 @@ struct WorkerNode
     int totalSlots = 0;
     bool online = true;
     QString gpuType; // the worker's label (--gpu-type, else its GPUs' model); empty: none
-    QStringList runtimes; // how it runs tasks, as it announces them: "bubblewrap", "podman"
+    // How it runs tasks, as it announces them: "bubblewrap", "podman", and "cdi" when it gives
+    // GPUs to containers (it wrote the CDI spec of its GPUs).
+    QStringList runtimes;
 
     QList<bool> gpuBusy; // by GPU index
     int freeCpus = 0;
@@ -30,6 +32,7 @@ struct WorkerNode
     int freeGpus() const { return int(gpuBusy.count(false)); }
     // Whether it runs tasks in containers of their job's image (--container-runtime podman).
     bool runsContainers() const { return runtimes.contains(QLatin1String("podman")); }
+    bool givesContainersGpus() const { return runtimes.contains(QLatin1String("cdi")); }
 };
 
 // What one task asks of a worker.
@@ -49,7 +52,8 @@ struct TaskDemand
     bool acceptsWorker(const WorkerNode &node) const
     {
         return (gpuType.isEmpty() || node.gpuType.compare(gpuType, Qt::CaseInsensitive) == 0)
-               && (containerImage.isEmpty() || node.runsContainers());
+               && (containerImage.isEmpty()
+                   || (node.runsContainers() && (gpus == 0 || node.givesContainersGpus())));
     }
 };
 

@@ -82,6 +82,13 @@ Declared withPodman(Declared declared)
     return declared;
 }
 
+// A podman worker that wrote the CDI spec of its GPUs: containers get GPUs there.
+Declared withCdi(Declared declared)
+{
+    declared.runtimes << u"podman"_s << u"cdi"_s;
+    return declared;
+}
+
 // The tasks of a job that names a ddl:// image: only workers that run containers take them.
 QList<TaskDemand> inImage(QList<TaskDemand> tasks, const QString &image = u"ddl://ddl-test"_s)
 {
@@ -264,9 +271,18 @@ void tst_GangPlacer::place_data()
         << QList<Declared>{withPodman({0, 8, 32000, 1}), {0, 8, 32000, 4}}
         << inImage(gang({gpuTask(0), gpuTask(0)})) << QList<qint64>{};
     QTest::newRow("ddl image and gpuType: both must hold")
-        << QList<Declared>{withPodman(labelled(u"K80"_s)), labelled(u"V100"_s),
-                           withPodman(labelled(u"V100"_s))}
+        << QList<Declared>{withCdi(labelled(u"K80"_s)), labelled(u"V100"_s),
+                           withCdi(labelled(u"V100"_s))}
         << inImage(ofType(u"V100"_s, gang({gpuTask(1)}))) << QList<qint64>{3};
+    // GPUs in a container: only a worker that gives them (it wrote its CDI spec).
+    QTest::newRow("ddl image with GPUs: the worker with CDI, not the tighter podman one")
+        << QList<Declared>{withPodman({1}), withCdi({4})} << inImage(gang({gpuTask(1)}))
+        << QList<qint64>{2};
+    QTest::newRow("ddl image with GPUs: podman workers without CDI take none")
+        << QList<Declared>{withPodman({4}), {4}} << inImage(gang({gpuTask(1)}))
+        << QList<qint64>{};
+    QTest::newRow("ddl image without GPUs: a podman worker without CDI takes it")
+        << QList<Declared>{withPodman({4})} << inImage(gang({gpuTask(0)})) << QList<qint64>{1};
     QTest::newRow("no image: podman workers take it")
         << QList<Declared>{withPodman({0})} << gang({gpuTask(0)}) << QList<qint64>{1};
 }
@@ -587,17 +603,24 @@ void tst_GangPlacer::explain_data()
         << inImage(gang({gpuTask(0)}))
         << QStringLiteral("on the workers with podman, needs 1 task slot at once (0 are free)");
     QTest::newRow("ddl image and gpuType: no online worker has both")
-        << QList<Declared>{labelled(u"V100"_s), withPodman(labelled(u"K80"_s))}
-        << QList<TaskDemand>{} << inImage(ofType(u"V100"_s, gang({gpuTask(1)})))
+        << QList<Declared>{labelled(u"V100"_s), withCdi(labelled(u"K80"_s))}
+        << QList<TaskDemand>{} << inImage(ofType(u"V100"_s, gang({gpuTask(0)})))
         << QStringLiteral("needs a worker with GPU type V100 and a container runtime (podman) "
                           "for image ddl://ddl-test; none is online (start a ddl-worker with "
                           "--gpu-type V100 --container-runtime podman)");
+    QTest::newRow("ddl image with GPUs: no online worker gives containers GPUs")
+        << QList<Declared>{withPodman({2}), {2}} << QList<TaskDemand>{}
+        << inImage(gang({gpuTask(1)}))
+        << QStringLiteral("needs a worker with a container runtime (podman) that gives "
+                          "containers GPUs (CDI) for image ddl://ddl-test; none is online (start "
+                          "a ddl-worker with --container-runtime podman, as root, on a machine "
+                          "where nvidia-smi sees its GPUs)");
     QTest::newRow("ddl image and gpuType: its workers are small")
-        << QList<Declared>{withPodman(labelled(u"V100"_s, 1)), labelled(u"V100"_s, 8)}
+        << QList<Declared>{withCdi(labelled(u"V100"_s, 1)), labelled(u"V100"_s, 8)}
         << QList<TaskDemand>{} << inImage(ofType(u"V100"_s, gang({gpuTask(4)})))
-        << QStringLiteral("on the workers with GPU type V100 and podman, needs 4 GPUs on one "
-                          "worker; the largest worker has 1 GPU, so it cannot run until a bigger "
-                          "one joins");
+        << QStringLiteral("on the workers with GPU type V100 and podman with GPUs (CDI), needs 4 "
+                          "GPUs on one worker; the largest worker has 1 GPU, so it cannot run "
+                          "until a bigger one joins");
 }
 
 void tst_GangPlacer::explain()
@@ -676,10 +699,18 @@ void tst_GangPlacer::neverPlaceable_data()
                           "worker has 2 CPUs");
     QTest::newRow("ddl image and gpuType: the workers of the type run no containers")
         << QList<Declared>{labelled(u"V100"_s), withPodman(labelled(u"K80"_s))}
-        << inImage(ofType(u"V100"_s, gang({gpuTask(1)})))
+        << inImage(ofType(u"V100"_s, gang({gpuTask(0)})))
         << QStringLiteral("needs a worker with GPU type V100 and a container runtime (podman) "
                           "for image ddl://ddl-test; no registered worker has one (start a "
                           "ddl-worker with --gpu-type V100 --container-runtime podman)");
+    QTest::newRow("ddl image with GPUs: no registered worker gives containers GPUs")
+        << QList<Declared>{withPodman({4}), {4}} << inImage(gang({gpuTask(2)}))
+        << QStringLiteral("needs a worker with a container runtime (podman) that gives "
+                          "containers GPUs (CDI) for image ddl://ddl-test; no registered worker "
+                          "has one (start a ddl-worker with --container-runtime podman, as root, "
+                          "on a machine where nvidia-smi sees its GPUs)");
+    QTest::newRow("ddl image with GPUs on a worker with CDI")
+        << QList<Declared>{withCdi({4}), {8}} << inImage(gang({gpuTask(2)})) << QString();
 }
 
 void tst_GangPlacer::neverPlaceable()

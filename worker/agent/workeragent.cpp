@@ -268,13 +268,16 @@ QJsonObject WorkerAgent::resourcesJson() const
                           {u"slots"_s, m_slots},
                           // Empty too, so that a label taken off a worker leaves the server.
                           {u"gpu_type"_s, m_gpuType}};
-    // How this worker can run tasks: "bubblewrap" (the sandbox) and "podman" (jobs with an image);
-    // none with --no-sandbox and without --container-runtime.
+    // How this worker can run tasks: "bubblewrap" (the sandbox), "podman" (jobs with an image) and
+    // "cdi" when it wrote the CDI spec of its GPUs, so that containers get them; none with
+    // --no-sandbox and without --container-runtime.
     QJsonArray runtimes;
     if (m_sandbox.isEnabled())
         runtimes.append(u"bubblewrap"_s);
     if (m_podman.isAvailable())
         runtimes.append(u"podman"_s);
+    if (m_podman.isAvailable() && m_podman.hasGpuDevices())
+        runtimes.append(u"cdi"_s);
     resources.insert(u"runtimes"_s, runtimes);
     // The address peers reach this worker's tasks at (host lists, PAI_CURRENT_CONTAINER_IP);
     // without --advertise-address the server takes the one the worker connects from. Sent with
