@@ -634,6 +634,80 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::ImageModel</name>
+    <message>
+        <source>Image</source>
+        <translation>Image</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>Größe</translation>
+    </message>
+    <message>
+        <source>Pushed</source>
+        <translation>Hochgeladen</translation>
+    </message>
+    <message>
+        <source>Digest</source>
+        <translation>Digest</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ImagesView</name>
+    <message>
+        <source>Images</source>
+        <translation>Images</translation>
+    </message>
+    <message>
+        <source>Remove image</source>
+        <translation>Image entfernen</translation>
+    </message>
+    <message>
+        <source>Remove the image ddl://%1 from the server? Jobs that name it can no longer start.</source>
+        <translation>Das Image ddl://%1 vom Server entfernen? Jobs, die es nennen, können dann nicht mehr starten.</translation>
+    </message>
+    <message>
+        <source>Push a local podman image to run jobs in it as ddl://NAME.</source>
+        <translation>Laden Sie ein lokales podman-Image hoch, um Jobs darin als ddl://NAME auszuführen.</translation>
+    </message>
+    <message>
+        <source>Push image…</source>
+        <translation>Image hochladen…</translation>
+    </message>
+    <message>
+        <source>Cancel push</source>
+        <translation>Hochladen abbrechen</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Wait for the current push to finish.</source>
+        <translation>Warten Sie, bis das laufende Hochladen fertig ist.</translation>
+    </message>
+    <message>
+        <source>Saving %1 with podman…</source>
+        <translation>%1 wird mit podman gespeichert…</translation>
+    </message>
+    <message>
+        <source>Sending the layers of %1 (%2) the server does not have…</source>
+        <translation>Die Schichten von %1 (%2), die der Server noch nicht hat, werden gesendet…</translation>
+    </message>
+    <message>
+        <source>Image ddl://%1 is on the server (%2); jobs can name it now.</source>
+        <translation>Das Image ddl://%1 ist auf dem Server (%2); Jobs können es jetzt nennen.</translation>
+    </message>
+    <message>
+        <source>Removed ddl://%1.</source>
+        <translation>ddl://%1 entfernt.</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::JobDetailView</name>
     <message>
         <source>Cancel job</source>
@@ -1169,6 +1243,41 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
             <numerusform>%1 gelesen: Job %2, %n Task, Datensatz %3.</numerusform>
             <numerusform>%1 gelesen: Job %2, %n Tasks, Datensatz %3.</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::PushImageDialog</name>
+    <message>
+        <source>Push an image</source>
+        <translation>Ein Image hochladen</translation>
+    </message>
+    <message>
+        <source>reading podman&apos;s images…</source>
+        <translation>podmans Images werden gelesen…</translation>
+    </message>
+    <message>
+        <source>Push</source>
+        <translation>Hochladen</translation>
+    </message>
+    <message>
+        <source>Local image:</source>
+        <translation>Lokales Image:</translation>
+    </message>
+    <message>
+        <source>Name on the server: ddl://</source>
+        <translation>Name auf dem Server: ddl://</translation>
+    </message>
+    <message>
+        <source>podman lists no image; build one first</source>
+        <translation>podman listet kein Image; bauen Sie zuerst eines</translation>
+    </message>
+    <message>
+        <source>Choose a local image or type its reference.</source>
+        <translation>Wählen Sie ein lokales Image oder geben Sie seine Referenz ein.</translation>
+    </message>
+    <message>
+        <source>The name may have letters, digits and . _ - (at most 100), starting with a letter or digit.</source>
+        <translation>Der Name darf Buchstaben, Ziffern und . _ - enthalten (höchstens 100) und muss mit einem Buchstaben oder einer Ziffer beginnen.</translation>
     </message>
 </context>
 <context>

@@ -620,6 +620,80 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::ImageModel</name>
+    <message>
+        <source>Image</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>Size</source>
+        <translation>大小</translation>
+    </message>
+    <message>
+        <source>Pushed</source>
+        <translation>推送时间</translation>
+    </message>
+    <message>
+        <source>Digest</source>
+        <translation>摘要</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::ImagesView</name>
+    <message>
+        <source>Images</source>
+        <translation>镜像</translation>
+    </message>
+    <message>
+        <source>Remove image</source>
+        <translation>删除镜像</translation>
+    </message>
+    <message>
+        <source>Remove the image ddl://%1 from the server? Jobs that name it can no longer start.</source>
+        <translation>要从服务器删除镜像 ddl://%1 吗？使用它的作业将无法再启动。</translation>
+    </message>
+    <message>
+        <source>Push a local podman image to run jobs in it as ddl://NAME.</source>
+        <translation>推送本地 podman 镜像，即可以 ddl://NAME 在其中运行作业。</translation>
+    </message>
+    <message>
+        <source>Push image…</source>
+        <translation>推送镜像…</translation>
+    </message>
+    <message>
+        <source>Cancel push</source>
+        <translation>取消推送</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>Wait for the current push to finish.</source>
+        <translation>请等待当前推送完成。</translation>
+    </message>
+    <message>
+        <source>Saving %1 with podman…</source>
+        <translation>正在用 podman 保存 %1…</translation>
+    </message>
+    <message>
+        <source>Sending the layers of %1 (%2) the server does not have…</source>
+        <translation>正在发送服务器尚无的 %1（%2）的镜像层…</translation>
+    </message>
+    <message>
+        <source>Image ddl://%1 is on the server (%2); jobs can name it now.</source>
+        <translation>镜像 ddl://%1 已在服务器上（%2）；作业现在可以使用它。</translation>
+    </message>
+    <message>
+        <source>Removed ddl://%1.</source>
+        <translation>已删除 ddl://%1。</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::JobDetailView</name>
     <message>
         <source>Cancel job</source>
@@ -1152,6 +1226,41 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <translation>
             <numerusform>已读取 %1：作业 %2，%n 个任务，数据集 %3。</numerusform>
         </translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::PushImageDialog</name>
+    <message>
+        <source>Push an image</source>
+        <translation>推送镜像</translation>
+    </message>
+    <message>
+        <source>reading podman&apos;s images…</source>
+        <translation>正在读取 podman 的镜像…</translation>
+    </message>
+    <message>
+        <source>Push</source>
+        <translation>推送</translation>
+    </message>
+    <message>
+        <source>Local image:</source>
+        <translation>本地镜像：</translation>
+    </message>
+    <message>
+        <source>Name on the server: ddl://</source>
+        <translation>服务器上的名称：ddl://</translation>
+    </message>
+    <message>
+        <source>podman lists no image; build one first</source>
+        <translation>podman 没有列出任何镜像；请先构建一个</translation>
+    </message>
+    <message>
+        <source>Choose a local image or type its reference.</source>
+        <translation>请选择本地镜像或输入其引用。</translation>
+    </message>
+    <message>
+        <source>The name may have letters, digits and . _ - (at most 100), starting with a letter or digit.</source>
+        <translation>名称可包含字母、数字和 . _ -（最多 100 个），并以字母或数字开头。</translation>
     </message>
 </context>
 <context>

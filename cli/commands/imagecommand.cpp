@@ -1,6 +1,7 @@
 #include "imagecommand.h"
 
 #include "api/datasetupload.h"
+#include "api/imagepush.h"
 #include "clicontext.h"
 #include "console.h"
 #include "datasetcommand.h"
@@ -9,8 +10,6 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QProcess>
-#include <QRegularExpression>
-#include <QStandardPaths>
 #include <QTemporaryDir>
 
 using namespace Qt::Literals::StringLiterals;
@@ -52,7 +51,7 @@ Status ImageCommand::run(CliContext &context, const ParsedArguments &arguments)
         return usage(tr("say what to do: push IMAGE, list or rm NAME"));
     if (action == u"push"_s) {
         const QString name = arguments.isSet(u"name"_s) ? arguments.value(u"name"_s)
-                                                        : defaultName(words.at(1));
+                                                        : ImagePush::defaultName(words.at(1));
         return push(context, words.at(1), name, *format);
     }
     if (action == u"rm"_s)
@@ -60,40 +59,16 @@ Status ImageCommand::run(CliContext &context, const ParsedArguments &arguments)
     return usage(tr("unknown image action '%1'").arg(action));
 }
 
-QString ImageCommand::defaultName(const QString &localImage)
-{
-    QString name = localImage.section(u'/', -1);
-    name = name.section(u'@', 0, 0);
-    return name.section(u':', 0, 0);
-}
-
-Status ImageCommand::checkReference(const QString &localImage)
-{
-    // A reference podman could read as one of its options is refused before it sees it.
-    static const QRegularExpression reference(
-        QRegularExpression::anchoredPattern(u"[A-Za-z0-9][A-Za-z0-9._/:@+-]{0,511}"_s));
-    if (!reference.match(localImage).hasMatch()) {
-        return Error::make(ErrorCode::Usage,
-                           tr("'%1' is not an image reference: use letters, digits and . _ / : @ "
-                              "+ - only, as podman images shows them")
-                               .arg(localImage.left(100)));
-    }
-    return Ok{};
-}
-
 Status ImageCommand::push(CliContext &context,
                           const QString &localImage,
                           const QString &name,
                           OutputFormat format)
 {
-    if (Status checked = checkReference(localImage); !checked)
+    if (Status checked = ImagePush::checkReference(localImage); !checked)
         return checked;
-    const QString podman = QStandardPaths::findExecutable(u"podman"_s);
-    if (podman.isEmpty()) {
-        return Error::make(ErrorCode::NotFound,
-                           tr("podman is not installed; ddlcli image push saves the image with "
-                              "podman save (sudo apt install podman)"));
-    }
+    const Result<QString> podman = ImagePush::podman();
+    if (!podman)
+        return podman.error();
     QTemporaryDir scratch;
     if (!scratch.isValid()) {
         return Error::make(
@@ -105,18 +80,12 @@ Status ImageCommand::push(CliContext &context,
     console.printStatus(tr("saving %1 with podman save --format oci-dir\n").arg(localImage));
     QProcess save;
     save.setProcessChannelMode(QProcess::MergedChannels);
-    save.start(
-        podman,
-        {u"save"_s, u"--format"_s, u"oci-dir"_s, u"--output"_s, layout, u"--"_s, localImage});
+    save.start(*podman, ImagePush::saveArguments(localImage, layout));
     save.closeWriteChannel();
     // A big image takes minutes; podman ends on its own, with a message, when it cannot.
     if (!save.waitForFinished(-1) || save.exitStatus() != QProcess::NormalExit ||
         save.exitCode() != 0) {
-        return Error::make(
-            ErrorCode::InvalidImage,
-            tr("podman save %1 failed: %2; podman images lists the images you "
-               "can push")
-                .arg(localImage, QString::fromLocal8Bit(save.readAll()).trimmed().right(800)));
+        return ImagePush::saveFailed(localImage, save.readAll());
     }
     QJsonObject created;
     qint64 sent = 0;

@@ -18,11 +18,6 @@ public:
     int maxPositional() const override { return 2; }
     Status run(CliContext &context, const ParsedArguments &arguments) override;
 
-    // The name on the server of a local image: its last path part without tag or digest
-    // ("localhost/ddl-test:1" -> "ddl-test").
-    static QString defaultName(const QString &localImage);
-    // Refuses what podman could read as one of its options, or is no image reference.
-    static Status checkReference(const QString &localImage);
     // Sends a local podman image to the server as ddl://name; prints what was sent.
     static Status push(CliContext &context,
                        const QString &localImage,

@@ -1,5 +1,6 @@
 #include "zoocommand.h"
 
+#include "api/imagepush.h"
 #include "clicontext.h"
 #include "commands/imagecommand.h"
 #include "console.h"
@@ -115,7 +116,7 @@ Status ZooCommand::init(CliContext &context, const ParsedArguments &arguments)
     const QString base = arguments.value(u"base_image"_s);
     if (base.isEmpty())
         return usage(tr("zoo init needs --base_image=IMAGE, the image to start from"));
-    if (Status checked = ImageCommand::checkReference(base); !checked)
+    if (Status checked = ImagePush::checkReference(base); !checked)
         return checked;
     const QString index = arguments.value(u"extra_pypi_index"_s);
     // A URL goes into a RUN line: nothing that the shell would read as more than a word.
@@ -146,7 +147,7 @@ Status ZooCommand::build(CliContext &context, const QString &path, const ParsedA
     const QString image = arguments.value(u"image"_s);
     if (image.isEmpty())
         return usage(tr("zoo build needs --image=NAME, the name to give the image"));
-    if (Status checked = ImageCommand::checkReference(image); !checked)
+    if (Status checked = ImagePush::checkReference(image); !checked)
         return checked;
     const QFileInfo folder(path);
     const QString recipe = QDir(folder.absoluteFilePath()).filePath(u"Dockerfile"_s);
@@ -176,11 +177,11 @@ Status ZooCommand::push(CliContext &context, const QString &image, const ParsedA
     Result<OutputFormat> format = outputFormat(arguments);
     if (!format)
         return format.error();
-    if (Status checked = ImageCommand::checkReference(image); !checked)
+    if (Status checked = ImagePush::checkReference(image); !checked)
         return checked;
     if (!arguments.isSet(u"to_registry"_s)) {
         const QString name = arguments.isSet(u"name"_s) ? arguments.value(u"name"_s)
-                                                        : ImageCommand::defaultName(image);
+                                                        : ImagePush::defaultName(image);
         return ImageCommand::push(context, image, name, *format);
     }
     if (Status pushed = runPodman(context.console(), {u"push"_s, u"--"_s, image},

@@ -6,6 +6,7 @@
 #include "core/session.h"
 #include "views/datasetsview.h"
 #include "views/homeview.h"
+#include "views/imagesview.h"
 #include "views/joblistview.h"
 #include "views/mainwindow.h"
 #include "views/workersview.h"
@@ -73,6 +74,19 @@ void WorkspaceBuilder::addTabs(MainWindow &window)
         });
     }
     window.addWorkspaceTab(datasets, DatasetsView::tr("Datasets"));
+
+    // Likewise the images screen, which may be pushing.
+    auto *images = qobject_cast<ImagesView *>(window.retiredView(u"imagesView"_s));
+    if (!images) {
+        images = new ImagesView(window.workspace());
+        images->setObjectName(u"imagesView"_s);
+        QObject::connect(window.session(), &Session::loggedIn, images, [&window, images] {
+            images->setClient(window.session()->client());
+        });
+        if (window.isLoggedIn())
+            images->setClient(window.session()->client());
+    }
+    window.addWorkspaceTab(images, ImagesView::tr("Images"));
 
     // Connections live as long as the editor: a rebuilt editor makes its own.
     QObject::connect(editor, &JobEditor::submitRequested, &window,

@@ -158,7 +158,7 @@ void DatasetsView::refresh()
             setStatus(ErrorText::describe(result.error()));
             return;
         }
-        m_model->setDatasets(result->json().value("datasets"_L1).toArray());
+        m_model->setRows(result->json().value("datasets"_L1).toArray());
         emit refreshed();
     });
 }

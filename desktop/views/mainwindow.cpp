@@ -205,7 +205,7 @@ QWidget *MainWindow::retiredView(const QString &objectName) const
 // Rebuilding beats teaching every view to retranslate itself: the views set their texts once,
 // in their constructors, and the state worth keeping is small and explicit (the typed text, the
 // filters, the open jobs). Views that hold work in flight keep themselves and retranslate
-// (DatasetsView with an upload); job tabs reopen from the server.
+// (DatasetsView with an upload, ImagesView with a push); job tabs reopen from the server.
 void MainWindow::rebuildViews()
 {
     m_rebuildPending = false;

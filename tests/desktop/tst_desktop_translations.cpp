@@ -198,7 +198,8 @@ void TestDesktopTranslations::liveSwitch()
     WorkspaceBuilder::build(window);
     window.show();
     QCOMPARE(visibleTexts(window).tabs,
-             (QStringList{u"Home"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s, u"Datasets"_s}));
+             (QStringList{u"Home"_s, u"Jobs"_s, u"Editor"_s, u"Workers"_s, u"Datasets"_s,
+                          u"Images"_s}));
 
     // Things typed and chosen before the switch, none of them sent anywhere yet.
     window.findChild<QLineEdit *>(u"serverEdit"_s)->setText(u"https://ddl.example:8443"_s);
@@ -213,7 +214,8 @@ void TestDesktopTranslations::liveSwitch()
     struct Expected
     {
         QString entry; // the language's name in the menu
-        QString file, view, language, home, jobs, editor, workers, datasets, connect, refresh,
+        QString file, view, language, home, jobs, editor, workers, datasets, images, connect,
+            refresh,
             allStates, name,
             submitted, uploadFolder, wizardTitle, projectTitle, projectLabel, wednesday;
     };
@@ -227,6 +229,7 @@ void TestDesktopTranslations::liveSwitch()
          u"编辑器"_s,
          u"工作节点"_s,
          u"数据集"_s,
+         u"镜像"_s,
          u"连接"_s,
          u"刷新"_s,
          u"所有状态"_s,
@@ -246,6 +249,7 @@ void TestDesktopTranslations::liveSwitch()
          u"Editor"_s,
          u"Worker"_s,
          u"Datensätze"_s,
+         u"Images"_s,
          u"Verbinden"_s,
          u"Aktualisieren"_s,
          u"Alle Status"_s,
@@ -265,6 +269,7 @@ void TestDesktopTranslations::liveSwitch()
          u"Editor"_s,
          u"Workers"_s,
          u"Datasets"_s,
+         u"Images"_s,
          u"Connect"_s,
          u"Refresh"_s,
          u"All states"_s,
@@ -285,6 +290,8 @@ void TestDesktopTranslations::liveSwitch()
     projectFolder->setPath(dir.path());
     QWidget *datasets = window.findChild<QWidget *>(u"datasetsView"_s);
     QVERIFY(datasets);
+    QWidget *images = window.findChild<QWidget *>(u"imagesView"_s);
+    QVERIFY(images);
     for (const Expected &step : steps) {
         QVERIFY2(chooseLanguage(window, step.entry), qPrintable(step.entry));
         const VisibleTexts texts = visibleTexts(window);
@@ -298,13 +305,15 @@ void TestDesktopTranslations::liveSwitch()
         // Dates in the language too (the job list, the timeline, the datasets format with it).
         QCOMPARE(QLocale().toString(QDate(2026, 11, 25), u"dddd"_s), step.wednesday);
         QCOMPARE(texts.tabs,
-                 (QStringList{step.home, step.jobs, step.editor, step.workers, step.datasets}));
+                 (QStringList{step.home, step.jobs, step.editor, step.workers, step.datasets,
+                              step.images}));
         QCOMPARE(texts.connectButton, step.connect);
         QCOMPARE(texts.refreshButton, step.refresh);
         QCOMPARE(texts.stateFilter, step.allStates);
         QCOMPARE(texts.nameHeader, step.name);
         QCOMPARE(texts.submittedHeader, step.submitted);
         QCOMPARE(window.findChild<QWidget *>(u"datasetsView"_s), datasets);
+        QCOMPARE(window.findChild<QWidget *>(u"imagesView"_s), images);
         QStringList datasetButtons;
         for (QPushButton *button : datasets->findChildren<QPushButton *>())
             datasetButtons << button->text();

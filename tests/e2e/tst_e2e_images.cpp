@@ -5,6 +5,7 @@
 // a job without an image keeps the bubblewrap sandbox on the same worker.
 #include "prerequisite.h"
 #include "clusterharness.h"
+#include "testimage.h"
 
 #include <QDir>
 #include <QFile>
@@ -21,8 +22,7 @@ using namespace Qt::StringLiterals;
 namespace {
 
 const QString User = u"ida"_s;
-// The version follows scripts/make-test-image.sh: a new layout gets a new tag.
-const QString Image = u"localhost/ddl-test:1"_s;
+const QString Image = TestImage;
 
 // Runs a program and returns its exit code (-1: did not start or did not finish), with what it
 // wrote in output.
@@ -121,30 +121,10 @@ void TestE2eImages::initTestCase()
     QString said;
     if (run(m_podman, {u"info"_s}, &said, 60000) != 0)
         QSKIP(qPrintable(u"podman cannot run here (podman info: %1)"_s.arg(said.right(400))));
-    const QString script =
-        qEnvironmentVariable("DDL_SOURCE_DIR") + u"/scripts/make-test-image.sh"_s;
-    if (run(m_podman, {u"image"_s, u"exists"_s, Image}) != 0) {
-        QVERIFY2(run(u"bash"_s, {script, Image}, &said) == 0, qPrintable(said));
-    }
-    // The kernel or a container around this test may refuse what a container needs (user or
-    // mount namespaces, cgroups): then no job with an image can run here, and that is the
-    // message.
-    if (run(m_podman,
-            {u"--runtime"_s,
-             QStandardPaths::findExecutable(u"runc"_s),
-             u"run"_s,
-             u"--rm"_s,
-             u"--network"_s,
-             u"none"_s,
-             u"--ulimit"_s,
-             u"nofile=1024:1024"_s,
-             u"--ulimit"_s,
-             u"nproc=1024:1024"_s,
-             Image,
-             u"true"_s},
-            &said,
-            60000) != 0)
-        QSKIP(qPrintable(u"podman cannot start a container here: %1"_s.arg(said.right(600))));
+    const QString built = ensureTestImage(m_podman);
+    QVERIFY2(built.isEmpty(), qPrintable(built));
+    if (const QString problem = containerProblem(m_podman); !problem.isEmpty())
+        QSKIP(qPrintable(problem));
 
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
     QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s}));

@@ -6,6 +6,7 @@
 #include "container/cdispec.h"
 #include "container/podmanruntime.h"
 #include "prerequisite.h"
+#include "testimage.h"
 
 #include <QDir>
 #include <QFile>
@@ -137,14 +138,10 @@ void tst_CdiSpec::fakeGpuDeviceReachesTheContainer()
     const ddl::Result<PodmanRuntime> probed = PodmanRuntime::probe(podman, dir.path());
     if (!probed)
         QSKIP(qPrintable(u"podman cannot run here: "_s + probed.error().message));
-    // The test image, built offline as tst_e2e_images builds it (in a fresh root it is not there
-    // yet).
-    const QString image = u"localhost/ddl-test:1"_s;
-    if (QProcess::execute(podman, {u"image"_s, u"exists"_s, image}) != 0) {
-        const QString script =
-            qEnvironmentVariable("DDL_SOURCE_DIR") + u"/scripts/make-test-image.sh"_s;
-        QCOMPARE(QProcess::execute(u"bash"_s, {script, image}), 0);
-    }
+    // In a fresh root the test image is not there yet.
+    const QString built = ensureTestImage(podman);
+    QVERIFY2(built.isEmpty(), qPrintable(built));
+    const QString image = TestImage;
     PodmanRuntime runtime = *probed;
     runtime.setGpuKind(kind);
     ContainerSpec spec;
