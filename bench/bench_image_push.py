@@ -79,7 +79,7 @@ def start_cluster(work, bin_dir, driver):
             driver, os.path.join(work, "worker-podman"), os.path.join(work, "worker-podman-run")))
     worker_env = dict(os.environ, CONTAINERS_STORAGE_CONF=storage)
     procs.append(subprocess.Popen(
-        [os.path.join(bin_dir, "ddl-worker"), "--server", url, "--token", token, "--ca-cert", ca,
+        [os.path.join(bin_dir, "ddl-worker"), *(["--allow-root"] if os.geteuid() == 0 else []), "--server", url, "--token", token, "--ca-cert", ca,
          "--work-dir", os.path.join(work, "worker"), "--container-runtime", "podman"],
         stdout=open(os.path.join(work, "worker.log"), "w"), stderr=subprocess.STDOUT,
         env=worker_env))

@@ -55,7 +55,7 @@ def main():
         ca = os.path.join(work, "server", "tls", "server.crt")
         worker_log = open(os.path.join(work, "worker.log"), "w")
         procs.append(subprocess.Popen(
-            [os.path.join(args.bin, "ddl-worker"), "--server", url, "--token", token, "--ca-cert", ca,
+            [os.path.join(args.bin, "ddl-worker"), *(["--allow-root"] if os.geteuid() == 0 else []), "--server", url, "--token", token, "--ca-cert", ca,
              "--work-dir", os.path.join(work, "worker")], stdout=worker_log, stderr=subprocess.STDOUT))
         env = dict(os.environ, DDL_SERVER=url, DDL_CA_CERT=ca, XDG_CONFIG_HOME=os.path.join(work, "config"))
 

@@ -255,7 +255,7 @@ def run_ddl(args, work, daemons, package_mode):
     token = subprocess.check_output([os.path.join(bindir, "ddl-server"), "token", "create",
                                      "--data-dir", server_dir], text=True).strip()
     ca = os.path.join(server_dir, "tls", "server.crt")
-    worker = daemons.start("ddl-worker", [os.path.join(bindir, "ddl-worker"), "--server", url,
+    worker = daemons.start("ddl-worker", [os.path.join(bindir, "ddl-worker"), *(["--allow-root"] if os.geteuid() == 0 else []), "--server", url,
                                           "--token", token, "--ca-cert", ca, "--work-dir",
                                           os.path.join(work, "worker"), "--slots", str(args.slots),
                                           "--name", "bench"], worker_log)

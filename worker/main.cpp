@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 
 #include <cstdio>
+#include <unistd.h>
 
 using namespace Qt::StringLiterals;
 
@@ -44,6 +45,10 @@ int main(int argc, char *argv[])
         ddl::worker::WorkerConfig::fromParser(parser);
     if (!config) {
         printError(config.error().message);
+        return 2;
+    }
+    if (const ddl::Status user = config->checkUser(::geteuid() == 0); !user) {
+        printError(user.error().message);
         return 2;
     }
 

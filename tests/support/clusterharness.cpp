@@ -10,6 +10,9 @@
 #include <QRegularExpression>
 #include <QUrl>
 
+#include <grp.h>
+#include <unistd.h>
+
 QString jobUuidOf(const QString &submitOutput)
 {
     static const QRegularExpression uuidLine(QStringLiteral("^job_uuid: (\\S+)$"),
@@ -113,22 +116,62 @@ bool ClusterHarness::restartServer(const QStringList &extraArgs)
 std::unique_ptr<QProcess> ClusterHarness::startWorkerProcess(const QString &workDir,
                                                              const QString &log,
                                                              const QStringList &args,
-                                                             const QProcessEnvironment &environment)
+                                                             const QProcessEnvironment &environment,
+                                                             const UnprivilegedUser *runAs)
 {
     auto worker = std::make_unique<QProcess>();
     worker->setProcessChannelMode(QProcess::MergedChannels);
     worker->setStandardOutputFile(path(log), QIODevice::Append);
     if (!environment.isEmpty())
         worker->setProcessEnvironment(environment);
-    worker->start(binary(QStringLiteral("ddl-worker")),
-                  QStringList{QStringLiteral("--server"),
-                              m_url,
-                              QStringLiteral("--token"),
-                              m_enrollToken,
-                              QStringLiteral("--ca-cert"),
-                              caCert(),
-                              QStringLiteral("--work-dir"),
-                              path(workDir)} +
+    const QString program = binary(QStringLiteral("ddl-worker"));
+    QStringList prefix;
+    QString ca = caCert();
+    if (runAs) {
+        // What the user must reach: its work dir (its own), the CA (a copy it owns), through
+        // this test's folder (searchable, not readable, by others).
+        QFile::setPermissions(m_dir.path(), QFile::ReadOwner | QFile::WriteOwner
+                                                | QFile::ExeOwner | QFile::ExeGroup
+                                                | QFile::ExeOther);
+        const QString home = path(workDir);
+        QDir().mkpath(home);
+        ca = home + QStringLiteral("/ca.crt");
+        QFile::copy(caCert(), ca);
+        const QString runtimeDir = path(workDir + QStringLiteral("-run"));
+        QDir().mkpath(runtimeDir);
+        for (const QString &owned : {home, ca, runtimeDir}) {
+            if (::chown(qPrintable(owned), runAs->uid, runAs->gid) != 0)
+                qWarning("chown %s failed", qPrintable(owned));
+        }
+        QFile::setPermissions(runtimeDir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QProcessEnvironment userEnvironment =
+            environment.isEmpty() ? QProcessEnvironment::systemEnvironment() : environment;
+        userEnvironment.insert(QStringLiteral("HOME"), runAs->home);
+        userEnvironment.insert(QStringLiteral("USER"), runAs->name);
+        userEnvironment.insert(QStringLiteral("LOGNAME"), runAs->name);
+        userEnvironment.insert(QStringLiteral("XDG_RUNTIME_DIR"), runtimeDir);
+        worker->setProcessEnvironment(userEnvironment);
+        // The worker process itself becomes the user (no runuser in between, so that kill and
+        // terminate reach it).
+        const uid_t uid = runAs->uid;
+        const gid_t gid = runAs->gid;
+        worker->setChildProcessModifier([uid, gid] {
+            if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
+                ::_exit(126);
+        });
+    } else if (::geteuid() == 0) {
+        // The tests run as root in CI's fresh root: the worker refuses that unless told.
+        prefix = {QStringLiteral("--allow-root")};
+    }
+    worker->start(program,
+                  prefix + QStringList{QStringLiteral("--server"),
+                                       m_url,
+                                       QStringLiteral("--token"),
+                                       m_enrollToken,
+                                       QStringLiteral("--ca-cert"),
+                                       ca,
+                                       QStringLiteral("--work-dir"),
+                                       path(workDir)} +
                       args);
     return worker;
 }
@@ -148,6 +191,21 @@ bool ClusterHarness::startNamedWorker(const QString &name,
                                      name + QStringLiteral(".log"),
                                      QStringList{QStringLiteral("--name"), name} + extraArgs,
                                      environment);
+    const bool started = worker->waitForStarted(5000);
+    m_namedWorkers.push_back(std::move(worker));
+    m_namedWorkerNames.append(name);
+    return started;
+}
+
+bool ClusterHarness::startNamedWorkerAs(const QString &name,
+                                        const UnprivilegedUser &user,
+                                        const QStringList &extraArgs)
+{
+    auto worker = startWorkerProcess(QStringLiteral("workers/") + name,
+                                     name + QStringLiteral(".log"),
+                                     QStringList{QStringLiteral("--name"), name} + extraArgs,
+                                     {},
+                                     &user);
     const bool started = worker->waitForStarted(5000);
     m_namedWorkers.push_back(std::move(worker));
     m_namedWorkerNames.append(name);

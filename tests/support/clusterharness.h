@@ -2,6 +2,7 @@
 
 #include "serverprocess.h"
 #include "serveruser.h"
+#include "unprivilegeduser.h"
 
 #include <QByteArray>
 #include <QJsonObject>
@@ -68,6 +69,12 @@ public:
     bool startNamedWorker(const QString &name,
                           const QStringList &extraArgs = {},
                           const QProcessEnvironment &environment = {});
+    // The same as user, a user who is not root (the test runs as root): through runuser, with
+    // a work dir and a copy of the CA the user owns, the user's home and an XDG_RUNTIME_DIR of
+    // its own, so that bubblewrap and podman run rootless as they do for a GPU owner.
+    bool startNamedWorkerAs(const QString &name,
+                            const UnprivilegedUser &user,
+                            const QStringList &extraArgs = {});
     QString workerLog(const QString &name) const;
     // SIGKILLs the named worker (no goodbye to the server: its heartbeats simply stop).
     bool killNamedWorker(const QString &name);
@@ -103,7 +110,8 @@ private:
     std::unique_ptr<QProcess> startWorkerProcess(const QString &workDir,
                                                  const QString &log,
                                                  const QStringList &args,
-                                                 const QProcessEnvironment &environment);
+                                                 const QProcessEnvironment &environment,
+                                                 const UnprivilegedUser *runAs = nullptr);
 
     QTemporaryDir m_dir;
     ServerProcess m_server;

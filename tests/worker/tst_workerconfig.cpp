@@ -28,6 +28,8 @@ private slots:
     void gpuType();
     void containerRuntime_data();
     void containerRuntime();
+    void allowRoot_data();
+    void allowRoot();
 
 private:
     // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
@@ -325,6 +327,39 @@ void tst_WorkerConfig::containerRuntime()
         return;
     }
     QTEST(parsed->containerRuntime, "runtime");
+}
+
+void tst_WorkerConfig::allowRoot_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<bool>("allowed");
+
+    QTest::newRow("default: root refused") << QByteArray() << QStringList() << false;
+    QTest::newRow("flag") << QByteArray() << QStringList{u"--allow-root"_s} << true;
+    QTest::newRow("file") << QByteArray("allow_root: true\n") << QStringList() << true;
+    QTest::newRow("file says no") << QByteArray("allow_root: false\n") << QStringList() << false;
+}
+
+// The worker's user is its tasks' user: as root only when the owner says so.
+void tst_WorkerConfig::allowRoot()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(bool, allowed);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
+    QVERIFY2(parsed.ok(), parsed.ok() ? "" : qPrintable(parsed.error().message));
+    QCOMPARE(parsed->allowRoot, allowed);
+    QVERIFY(parsed->checkUser(false).ok()); // an unprivileged user always runs
+    const ddl::Status asRoot = parsed->checkUser(true);
+    QCOMPARE(asRoot.ok(), allowed);
+    if (!allowed) {
+        QCOMPARE(asRoot.error().field, u"allow_root"_s);
+        QVERIFY2(asRoot.error().message.contains(u"--allow-root"_s),
+                 qPrintable(asRoot.error().message));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

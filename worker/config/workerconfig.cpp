@@ -95,7 +95,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::NoSandbox,
                                         configkey::NoNetwork,
                                         configkey::CacheSize,
-                                        configkey::ContainerRuntime};
+                                        configkey::ContainerRuntime,
+                                        configkey::AllowRoot};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -169,6 +170,13 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return off.error();
         config.network = !*off;
     }
+    if (root[configkey::AllowRoot]) {
+        const Result<bool> on =
+            parseSwitch(root[configkey::AllowRoot], origin, configkey::AllowRoot);
+        if (!on)
+            return on.error();
+        config.allowRoot = *on;
+    }
     return config;
 }
 
@@ -230,6 +238,10 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"runtime"_s},
         {flagName(configkey::NoNetwork),
          u"Give sandboxed tasks no network (a network namespace of their own)."_s},
+        {flagName(configkey::AllowRoot),
+         u"Run as root anyway. Tasks run as the worker's user, so as root they would get uid 0 "
+         u"on this machine: run ddl-worker as an unprivileged user instead (the packaged "
+         u"service runs as ddl-worker)."_s},
     });
 }
 
@@ -292,6 +304,8 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
         config.sandbox = false;
     if (parser.isSet(flagName(configkey::NoNetwork)))
         config.network = false;
+    if (parser.isSet(flagName(configkey::AllowRoot)))
+        config.allowRoot = true;
     config.applyDefaults();
     const Status valid = config.validate();
     if (!valid)
@@ -358,6 +372,19 @@ Status WorkerConfig::validate() const
                            QString::fromLatin1(configkey::CaCert));
     }
     return Ok{};
+}
+
+Status WorkerConfig::checkUser(bool runsAsRoot) const
+{
+    if (!runsAsRoot || allowRoot)
+        return Ok{};
+    return Error::make(ErrorCode::InvalidConfig,
+                       u"refusing to run as root: tasks run as the worker's user, so they would "
+                       u"get uid 0 on this machine. Run ddl-worker as an unprivileged user (sudo "
+                       u"-u ddl-worker ddl-worker ..., or the packaged ddl-worker.service), or "
+                       u"pass --allow-root (allow_root: true in worker.yaml) to run as root "
+                       u"anyway"_s,
+                       QString::fromLatin1(configkey::AllowRoot));
 }
 
 QString defaultPythonInterpreter()

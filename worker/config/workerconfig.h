@@ -26,6 +26,7 @@ inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
 inline constexpr char CacheSize[] = "cache_size";
 inline constexpr char ContainerRuntime[] = "container_runtime";
+inline constexpr char AllowRoot[] = "allow_root";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -49,6 +50,8 @@ struct WorkerConfig
     // "podman": tasks whose job names an image run in a container of it; empty: every task runs
     // in the sandbox, whatever its image.
     QString containerRuntime;
+    // Run as root anyway (--allow-root): tasks then get uid 0 on the owner's machine.
+    bool allowRoot = false;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
@@ -71,6 +74,9 @@ struct WorkerConfig
     // Fills what was left empty (name, python) and makes workDir absolute.
     void applyDefaults();
     Status validate() const;
+    // Refuses to run tasks as root (the worker's user is theirs) unless allowRoot, saying how
+    // to run it unprivileged.
+    Status checkUser(bool runsAsRoot) const;
 };
 
 // /usr/bin/python3 when it exists (Debian's python3-numpy lives there), else python3 on PATH.
