@@ -5,37 +5,41 @@ set(CPACK_PACKAGE_NAME ddl)
 set(CPACK_PACKAGE_VENDOR "DDL")
 set(CPACK_PACKAGE_CONTACT "DDL maintainers <ddl-maintainers@lists.example.org>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
-set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "train deep-learning models on GPUs other people provide")
 set(CPACK_PACKAGE_INSTALL_DIRECTORY "DDL")
 set(CPACK_OUTPUT_FILE_PREFIX packages)
 set(CPACK_STRIP_FILES ON)
 
+# A component's description is its package's: the first line is the summary. (No package-wide
+# CPACK_PACKAGE_DESCRIPTION_SUMMARY on Linux: CPack would put it above each one.)
 set(CPACK_COMPONENT_SERVER_DISPLAY_NAME "DDL server")
 set(CPACK_COMPONENT_SERVER_DESCRIPTION
     "DDL server: jobs, uploads, logs and the scheduler over HTTPS
-ddl-server is the headless HTTPS service of DDL: users, jobs, resumable uploads of code and
-datasets, logs, artifacts and the gang scheduler that places jobs onto workers. It keeps its
-SQLite store, blobs and logs in /var/lib/ddl and runs as the system user ddl
-(ddl-server.service).")
+ddl-server is the headless HTTPS service of DDL: users, jobs, resumable
+uploads of code and datasets, logs, artifacts and the gang scheduler that
+places jobs onto workers. It keeps its SQLite store, blobs and logs in
+/var/lib/ddl and runs as the system user ddl (ddl-server.service).")
 set(CPACK_COMPONENT_WORKER_DISPLAY_NAME "DDL worker")
 set(CPACK_COMPONENT_WORKER_DESCRIPTION
     "DDL worker agent: runs training tasks on this machine's GPUs
-ddl-worker enrolls with a DDL server, reports this machine's GPUs, CPUs and memory, leases
-tasks and runs them in a bubblewrap sandbox (or a podman container), streaming their logs and
-uploading their outputs. It runs as the system user ddl-worker (ddl-worker.service), configured
-in /etc/ddl/worker.yaml.")
+ddl-worker enrolls with a DDL server, reports this machine's GPUs, CPUs and
+memory, leases tasks and runs them in a bubblewrap sandbox (or a podman
+container), streaming their logs and uploading their outputs. It runs as the
+system user ddl-worker (ddl-worker.service), configured in
+/etc/ddl/worker.yaml.")
 set(CPACK_COMPONENT_CLI_DISPLAY_NAME "DDL command-line client")
 set(CPACK_COMPONENT_CLI_DESCRIPTION
     "DDL command-line client (ddlcli, paddle, elasticdl)
-ddlcli submits a model kept in a git repository with its dataset to a DDL server, follows its
-logs and downloads the trained model. Under the names paddle and elasticdl it reads those
-clients' command lines. The example projects are in /usr/share/ddl/examples.")
+ddlcli submits a model kept in a git repository with its dataset to a DDL
+server, follows its logs and downloads the trained model. Under the names
+paddle and elasticdl it reads those clients' command lines. The example
+projects are in /usr/share/ddl/examples.")
 set(CPACK_COMPONENT_DESKTOP_DISPLAY_NAME "DDL desktop client")
 set(CPACK_COMPONENT_DESKTOP_DESCRIPTION
     "DDL desktop client (Qt Widgets)
-ddl-desktop is the DDL client with windows: the job list, a JSON job editor, a submit wizard,
-live logs, metric charts, artifacts, datasets with drag-and-drop upload and the cluster's
-workers. English, German and Simplified Chinese.")
+ddl-desktop is the DDL client with windows: the job list, a JSON job editor,
+a submit wizard, live logs, metric charts, artifacts, datasets with
+drag-and-drop upload and the cluster's workers. English, German and
+Simplified Chinese.")
 
 set(CPACK_COMPONENTS_ALL "")
 if(DDL_BUILD_SERVER)
@@ -99,6 +103,7 @@ elseif(WIN32)
     # Untried (docs/packaging.md): an NSIS installer of ddl-desktop and ddlcli, the Qt and
     # third-party DLLs laid beside them by packaging/deploy.cmake.
     set(CPACK_GENERATOR NSIS)
+    set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DDL: train deep-learning models on GPUs of others")
     set(CPACK_COMPONENTS_ALL desktop cli)
     set(CPACK_PACKAGE_EXECUTABLES "ddl-desktop" "DDL")
     set(CPACK_NSIS_DISPLAY_NAME "DDL")
@@ -109,6 +114,7 @@ elseif(WIN32)
 elseif(APPLE)
     # Untried (docs/packaging.md): DDL.app (ddl-desktop, macdeployqt'd) on a disk image.
     set(CPACK_GENERATOR DragNDrop)
+    set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "DDL: train deep-learning models on GPUs of others")
     set(CPACK_COMPONENTS_ALL desktop)
     set(CPACK_DMG_VOLUME_NAME "DDL")
     set(CPACK_DMG_FORMAT UDZO)
