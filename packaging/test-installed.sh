@@ -27,7 +27,7 @@ for program in ddl-server ddl-worker ddlcli ddl-desktop; do
     missing=$(ldd "/usr/bin/$program" | grep 'not found' || true)
     [ -z "$missing" ] || fail "/usr/bin/$program misses libraries: $missing"
 done
-id ddl >/dev/null && id ddl-worker >/dev/null || fail "the system users ddl, ddl-worker are missing"
+{ id ddl && id ddl-worker; } >/dev/null || fail "the system users ddl, ddl-worker are missing"
 [ "$(stat -c %U:%a /var/lib/ddl)" = ddl:750 ] || fail "/var/lib/ddl is $(stat -c %U:%a /var/lib/ddl)"
 
 # As the units run them: the service's user, its home, no new privileges, no capabilities.
