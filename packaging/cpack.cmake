@@ -77,9 +77,10 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
 
     set(CPACK_DEBIAN_WORKER_PACKAGE_NAME ddl-worker)
     set(CPACK_DEBIAN_WORKER_PACKAGE_DEPENDS "adduser, bubblewrap, python3, python3-venv")
-    # podman runs the tasks of jobs that name an image (container_runtime: podman), rootless
-    # through uidmap's newuidmap; numpy is what most DDL models import first.
-    set(CPACK_DEBIAN_WORKER_PACKAGE_RECOMMENDS "podman, uidmap, python3-numpy")
+    # podman runs the tasks of jobs that name an image (container_runtime: podman) with runc
+    # (crun refuses hybrid cgroup hierarchies, docs/images.md), rootless through uidmap's
+    # newuidmap; numpy is what most DDL models import first.
+    set(CPACK_DEBIAN_WORKER_PACKAGE_RECOMMENDS "podman, runc, uidmap, python3-numpy")
     set(CPACK_DEBIAN_WORKER_PACKAGE_CONTROL_EXTRA
         ${DDL_PACKAGING_DIR}/debian/ddl-worker/conffiles
         ${DDL_PACKAGING_DIR}/debian/ddl-worker/postinst
