@@ -16,4 +16,5 @@ if [ $# -gt 0 ]; then
 else
     "$repo/packaging/make-debs.sh" "$debs"
 fi
-DDL_CI_EXCHANGE="$debs" "$repo/.ci/fresh-root.sh" "$repo" 'packaging/test-installed.sh /work/exchange'
+DDL_CI_EXCHANGE="$debs" "$repo/.ci/fresh-root.sh" "$repo" \
+    'packaging/test-installed.sh /work/exchange'

@@ -6,7 +6,9 @@
 # example with ddlcli, and downloading the model. Then the units, the .desktop file and the
 # AppStream metadata are validated, and purging removes the state folders.
 #
-#   packaging/test-installed.sh DEBDIR      (as root, in a fresh root: packaging/test-in-fresh-root.sh)
+#   packaging/test-installed.sh DEBDIR
+#
+# As root, in a fresh root (packaging/test-in-fresh-root.sh makes one): it changes the system.
 set -euo pipefail
 debs=$(cd "$1" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ddl-installed.XXXXXX")
@@ -27,7 +29,7 @@ for program in ddl-server ddl-worker ddlcli ddl-desktop; do
     missing=$(ldd "/usr/bin/$program" | grep 'not found' || true)
     [ -z "$missing" ] || fail "/usr/bin/$program misses libraries: $missing"
 done
-{ id ddl && id ddl-worker; } >/dev/null || fail "the system users ddl, ddl-worker are missing"
+{ id ddl && id ddl-worker; } >/dev/null || fail "no system user ddl or ddl-worker"
 [ "$(stat -c %U:%a /var/lib/ddl)" = ddl:750 ] || fail "/var/lib/ddl is $(stat -c %U:%a /var/lib/ddl)"
 
 # As the units run them: the service's user, its home, no new privileges, no capabilities.
