@@ -45,7 +45,7 @@ as_service ddl /var/lib/ddl /usr/bin/ddl-server --config /etc/ddl/server.yaml \
     --listen 127.0.0.1:0 >"$work/server.log" 2>&1 &
 pids+=($!)
 url=""
-for _ in $(seq 100); do
+for _ in $(seq 300); do
     url=$(grep -o 'listening on https://[^ ]*' "$work/server.log" | cut -d' ' -f3 || true)
     [ -n "$url" ] && break
     sleep 0.1
@@ -75,7 +75,7 @@ runuser -u alice -- env HOME=/home/alice DDL_SERVER="$url" DDL_CA_CERT=/etc/ddl/
         git -c user.name=alice -c user.email=alice@ddl.local commit -qm "iris example"
         uuid=$(ddlcli submit --task_config=task.yaml | sed -n "s/^job_uuid: //p")
         [ -n "$uuid" ]
-        ddlcli logs --job_uuid="$uuid" -f
+        timeout 600 ddlcli logs --job_uuid="$uuid" -f   # a worker that never came: no hang
         ddlcli progress --job_uuid="$uuid" | tee ~/progress.txt
         grep -q "^status: SUCCEEDED" ~/progress.txt
         ddlcli download --job_uuid="$uuid" --dest=model
