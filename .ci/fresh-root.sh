@@ -16,6 +16,9 @@
 # - .deb files are kept in DDL_CI_CACHE (default /var/cache/ddl-ci) between runs: a second run
 #   does not download them again, and apt still checks every one.
 # - DDL_CI_KEEP_ROOT=1 leaves the root in place (unmounted) for a look afterwards.
+# - DDL_CI_EXCHANGE=DIR bind-mounts DIR (a folder of this machine) at /work/exchange inside, for
+#   what one root hands to the next: CI's first root writes the .deb packages there, and a
+#   second fresh root installs them (.ci/run, packaging/test-in-fresh-root.sh).
 set -euo pipefail
 
 log() { echo "ci: $*" >&2; }
@@ -32,6 +35,10 @@ if [ "${1:-}" = --inside ]; then
         mount --make-rslave "$root/$fs"
     done
     mount --bind "$DDL_CI_CACHE/apt-archives" "$root/var/cache/apt/archives"
+    if [ -n "${DDL_CI_EXCHANGE:-}" ]; then
+        mkdir -p "$root/work/exchange"
+        mount --bind "$DDL_CI_EXCHANGE" "$root/work/exchange"
+    fi
     mkdir -p "$root/.host"
     cd "$root"
     pivot_root . .host
@@ -40,6 +47,7 @@ if [ "${1:-}" = --inside ]; then
     rmdir /.host
     unmount_all() {
         umount /var/cache/apt/archives 2>/dev/null || true
+        umount /work/exchange 2>/dev/null || true
         for fs in dev sys proc; do
             umount -R "/$fs" 2>/dev/null || umount -R -l "/$fs" 2>/dev/null || true
         done
@@ -54,6 +62,10 @@ fi
 
 repo=$(cd "$1" && pwd)
 command=$2
+if [ -n "${DDL_CI_EXCHANGE:-}" ]; then
+    DDL_CI_EXCHANGE=$(cd "$DDL_CI_EXCHANGE" && pwd)
+    export DDL_CI_EXCHANGE
+fi
 [ "$(id -u)" = 0 ] || { log "run me as root: debootstrap, mount and chroot need it"; exit 2; }
 export DDL_CI_CACHE="${DDL_CI_CACHE:-/var/cache/ddl-ci}"
 

@@ -11,6 +11,7 @@ packages=(
     qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev qt6-tools-dev qt6-l10n-tools qt6-svg-dev
     qt6-translations-l10n xvfb xauth
     clang libclang-rt-14-dev wrk
+    dpkg-dev file   # packaging/make-debs.sh: cpack runs dpkg-shlibdeps and file
 )
 
 sudo=""
