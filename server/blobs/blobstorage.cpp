@@ -63,13 +63,15 @@ Result<int> BlobStorage::openPartAt(const QString &uploadId, qint64 offset) cons
     return fd;
 }
 
-Status BlobStorage::moveIntoPlace(const QString &uploadId, const QString &sha256) const
+Status BlobStorage::moveIntoPlace(const QString &uploadId, const QString &sha256, Sync sync) const
 {
     const QString part = partPath(uploadId);
     const QString target = blobPath(sha256);
     QDir().mkpath(QFileInfo(target).absolutePath());
     if (::rename(QFile::encodeName(part).constData(), QFile::encodeName(target).constData()) != 0)
         return ioError(QStringLiteral("cannot move the upload to"), target);
+    if (sync == Sync::Later)
+        return Ok{};
     // The rename is durable only once its directory is synced.
     const int dirFd = ::open(QFile::encodeName(QFileInfo(target).absolutePath()).constData(),
                              O_RDONLY | O_DIRECTORY | O_CLOEXEC);

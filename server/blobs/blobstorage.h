@@ -22,8 +22,11 @@ public:
     // Opens the part file for writing at offset, cut back to offset first (dropping bytes a crash
     // left past the last acknowledged offset). Returns the descriptor.
     Result<int> openPartAt(const QString &uploadId, qint64 offset) const;
+    // Now: the rename is synced before returning; Later: the caller syncs many renames at once.
+    enum class Sync { Now, Later };
     // Moves a part file whose digest the caller verified into place under sha256, durably.
-    Status moveIntoPlace(const QString &uploadId, const QString &sha256) const;
+    Status moveIntoPlace(const QString &uploadId, const QString &sha256,
+                         Sync sync = Sync::Now) const;
     void discard(const QString &uploadId) const;
 
 private:

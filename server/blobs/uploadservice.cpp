@@ -303,13 +303,30 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
         }
     }
     forget();
+    return recordBlob(owner, upload.sha256, upload.size);
+}
+
+Status UploadService::recordBlob(const QString &owner, const QString &sha256, qint64 size)
+{
     Result<QSqlQuery> blob = runSql(m_db,
                                     QStringLiteral("INSERT OR IGNORE INTO blobs (sha256, size, "
                                                    "created_at) VALUES (?, ?, ?)"),
-                                    {upload.sha256, upload.size, nowMs()});
+                                    {sha256, size, nowMs()});
     if (!blob)
         return blob.error();
-    return addReference(owner, upload.sha256);
+    return addReference(owner, sha256);
+}
+
+Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries)
+{
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    for (const BlobBatch::Entry &entry : entries) {
+        if (Status recorded = recordBlob(owner, entry.sha256, entry.size); !recorded)
+            return recorded;
+    }
+    return transaction.commit();
 }
 
 bool UploadService::ownsBlob(const QString &owner, const QString &sha256)

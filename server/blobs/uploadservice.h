@@ -1,5 +1,6 @@
 #pragma once
 
+#include "blobbatch.h"
 #include "blobstorage.h"
 #include "chunksink.h"
 
@@ -61,6 +62,11 @@ public:
     Result<UploadState> commitChunk(const QString &owner, const QString &uploadId, ChunkSink sink,
                                     std::optional<uint32_t> expectedCrc32c = std::nullopt);
 
+    const BlobStorage &storage() const { return m_storage; }
+    // The blobs of a batch BlobBatch::store wrote (or found): known, and owner's, in one
+    // transaction.
+    Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries);
+
     bool ownsBlob(const QString &owner, const QString &sha256);
     Status addReference(const QString &owner, const QString &sha256);
     // Drops uploads untouched for UploadExpiryMs, with their part files.
@@ -69,6 +75,8 @@ public:
 private:
     Result<UploadState> finishInterrupted(const QString &owner, UploadState upload);
     Status completeUpload(const QString &owner, const UploadState &upload, const QString &digest);
+    // A stored blob, known to the server and owned by owner.
+    Status recordBlob(const QString &owner, const QString &sha256, qint64 size);
     Result<Sha256Stream> hashSoFar(const QString &uploadId, qint64 offset);
 
     QSqlDatabase m_db;

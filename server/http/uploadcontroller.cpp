@@ -4,6 +4,8 @@
 #include "front/uploadexchange.h"
 #include "requestreader.h"
 
+#include <QtConcurrent>
+
 namespace ddl::server {
 
 static HttpReply uploadReply(const Result<UploadState> &upload, int status)
@@ -24,6 +26,28 @@ void UploadController::registerRoutes(Router &router)
                                             body->value(QStringLiteral("sha256")).toString()),
                            201);
     });
+    // Many small blobs in one request (BlobBatch): digests checked and files written off the
+    // event loop, with one sync for all, then recorded in one transaction.
+    router.route("POST", "/v1/blobs/batch", Access::UserOrWorker,
+                 [this](const HttpRequest &request) {
+                     Result<QList<BlobBatch::Entry>> entries = BlobBatch::parse(request.body());
+                     if (!entries)
+                         return HttpReply::error(entries.error());
+                     return HttpReply::later(QtConcurrent::run(
+                         [this, storage = m_uploads.storage(), owner = request.uploadOwner(),
+                          body = request.body(), entries = *entries]() -> HttpReply::Finish {
+                             const Status stored = BlobBatch::store(storage, body, entries);
+                             return [this, owner, stored, entries] {
+                                 if (!stored)
+                                     return HttpReply::error(stored.error());
+                                 if (Status recorded = m_uploads.recordBatch(owner, entries);
+                                     !recorded)
+                                     return HttpReply::error(recorded.error());
+                                 return HttpReply::json(
+                                     {{QStringLiteral("stored"), int(entries.size())}});
+                             };
+                         }));
+                 });
     router.route("GET", "/v1/uploads/<arg>", Access::UserOrWorker,
                  [this](const HttpRequest &request) {
                      return uploadReply(m_uploads.state(request.uploadOwner(), request.arg(0)),

@@ -286,6 +286,11 @@ ApiRequest *ApiClient::missingBlobs(const QStringList &sha256)
                     {{QStringLiteral("sha256"), QJsonArray::fromStringList(sha256)}});
 }
 
+ApiRequest *ApiClient::storeBlobs(const QByteArray &batch)
+{
+    return sendBytes("POST", QStringLiteral("/v1/blobs/batch"), batch);
+}
+
 ApiRequest *ApiClient::createUpload(qint64 size, const QString &sha256)
 {
     return postJson(QStringLiteral("/v1/uploads"),

@@ -127,6 +127,8 @@ public:
     ApiRequest *deleteImage(const QString &name);
     ApiRequest *missingBlobs(const QStringList &sha256);
     ApiRequest *createUpload(qint64 size, const QString &sha256);
+    // Many small blobs in one body (BlobBatchUpload's format).
+    ApiRequest *storeBlobs(const QByteArray &batch);
     ApiRequest *workers();
 
 signals:

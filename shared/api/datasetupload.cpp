@@ -1,5 +1,6 @@
 #include "datasetupload.h"
 
+#include "blobbatchupload.h"
 #include "blobupload.h"
 #include "filehashcache.h"
 
@@ -107,13 +108,16 @@ void DatasetUpload::handleMissing(ApiRequest *request)
     m_manifestMissing = missing.contains(m_manifest.sha256());
     // The same bytes under two paths are sent once.
     QStringList paths;
+    QList<ManifestFile> small;
     for (const ManifestFile &file : m_manifest.files()) {
         if (missing.remove(file.sha256)) {
-            m_toSend.append(file);
+            (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
             paths.append(file.path);
             m_bytesToSend += file.size;
         }
     }
+    m_batches = BlobBatchUpload::plan(small);
+    m_filesToSend = int(paths.size());
     emit planned(paths, m_bytesToSend);
     if (m_dryRun) {
         succeed();
@@ -125,6 +129,7 @@ void DatasetUpload::handleMissing(ApiRequest *request)
 
 void DatasetUpload::sendFiles()
 {
+    sendBatches();
     while (!isFinished() && m_client && m_running.size() < FilesAtOnce &&
            m_nextFile < m_toSend.size()) {
         const ManifestFile file = m_toSend.at(m_nextFile++);
@@ -161,8 +166,41 @@ void DatasetUpload::sendFiles()
         });
         upload->start();
     }
-    if (!isFinished() && m_running.isEmpty() && m_nextFile >= m_toSend.size() && !m_manifestUpload)
+    if (!isFinished() && m_running.isEmpty() && m_nextFile >= m_toSend.size()
+        && m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && !m_manifestUpload)
         sendManifest();
+}
+
+void DatasetUpload::sendBatches()
+{
+    while (!isFinished() && m_client && m_runningBatches.size() < BatchesAtOnce
+           && m_nextBatch < m_batches.size()) {
+        auto *batch = new BlobBatchUpload(m_client, m_folder, m_batches.at(m_nextBatch++), this);
+        m_runningBatches.append(batch);
+        connect(batch, &BlobBatchUpload::finished, this, [this, batch] { handleBatchSent(batch); });
+        batch->start();
+    }
+}
+
+void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
+{
+    m_runningBatches.removeOne(batch);
+    batch->deleteLater();
+    if (isFinished())
+        return;
+    if (!batch->result()) {
+        fail(batch->result().error());
+        return;
+    }
+    ++m_batchesSent;
+    for (const ManifestFile &file : batch->files()) {
+        m_bytesSent += file.size;
+        m_uploaded.append(file.path);
+        emit fileProgress(file.path, file.size, file.size);
+        emit fileSent(file.path);
+    }
+    reportProgress();
+    sendFiles();
 }
 
 void DatasetUpload::sendManifest()
@@ -236,6 +274,11 @@ void DatasetUpload::fail(const Error &error)
         upload->deleteLater();
     }
     m_running.clear();
+    for (BlobBatchUpload *batch : std::as_const(m_runningBatches)) {
+        batch->disconnect(this);
+        batch->deleteLater();
+    }
+    m_runningBatches.clear();
     m_result = error;
     emit finished();
 }

@@ -15,6 +15,7 @@
 
 namespace ddl {
 
+class BlobBatchUpload;
 class BlobUpload;
 
 // Puts a dataset folder on the server as a manifest of blobs: hashes the files (on a pool
@@ -28,6 +29,8 @@ class DatasetUpload : public QObject
     Q_OBJECT
 public:
     static constexpr int FilesAtOnce = 8;
+    // Requests of many small files (BlobBatchUpload) at once, beside the large files.
+    static constexpr int BatchesAtOnce = 2;
     // What a name names: a dataset (POST /v1/datasets), or an image whose folder is an OCI
     // layout (POST /v1/images; ddlcli image push).
     enum class Collection { Datasets, Images };
@@ -49,11 +52,13 @@ public:
 
     QString name() const { return m_name; }
     const DatasetManifest &manifest() const { return m_manifest; }
-    int filesToSend() const { return int(m_toSend.size()); }
+    int filesToSend() const { return m_filesToSend; }
     qint64 bytesToSend() const { return m_bytesToSend; }
     qint64 bytesOnServer() const { return m_manifest.totalSize() - m_bytesToSend; }
     // Files that had to be sent and were.
     QStringList uploadedFiles() const { return m_uploaded; }
+    // Requests that carried many small files (BlobBatchUpload) and were stored.
+    int batchesSent() const { return m_batchesSent; }
     // Bytes read from the folder to hash it (0 when the hash cache knew every file).
     qint64 bytesHashed() const { return m_bytesHashed->load(); }
     // The server's answer naming the dataset or image (total_size, ...); empty without a name.
@@ -74,6 +79,8 @@ private:
     void handleScanned();
     void handleMissing(ApiRequest *request);
     void sendFiles();
+    void sendBatches();
+    void handleBatchSent(BlobBatchUpload *batch);
     void sendManifest();
     void nameDataset();
     void reportProgress();
@@ -89,7 +96,12 @@ private:
     std::shared_ptr<std::atomic<qint64>> m_bytesHashed = std::make_shared<std::atomic<qint64>>(0);
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;
-    QList<ManifestFile> m_toSend;
+    QList<ManifestFile> m_toSend; // the large files, one resumable upload each
+    QList<QList<ManifestFile>> m_batches; // the small ones, many to a request
+    qsizetype m_nextBatch = 0;
+    QList<BlobBatchUpload *> m_runningBatches;
+    int m_batchesSent = 0;
+    int m_filesToSend = 0;
     bool m_manifestMissing = true;
     qsizetype m_nextFile = 0;
     qint64 m_bytesToSend = 0;

@@ -1,5 +1,5 @@
-// Uploads and blobs: resumable uploads refused over the wire, and a worker reading a package by
-// ranges.
+// Uploads and blobs: resumable uploads refused over the wire, a worker reading a package by
+// ranges, and many small blobs in one batch, all or nothing.
 // Against the in-process server of ServerApiTestCase (tests/support), over real TLS on loopback.
 #include "serverapitestcase.h"
 
@@ -13,6 +13,7 @@ class tst_ApiBlobs : public ServerApiTestCase
 private slots:
     void uploadErrorsOverTheWire();
     void workerReadsPackageByRange();
+    void batchStoresSmallBlobsAllOrNothing();
 };
 
 void tst_ApiBlobs::uploadErrorsOverTheWire()
@@ -112,6 +113,47 @@ void tst_ApiBlobs::workerReadsPackageByRange()
                               0),
                   200);
     VERIFY_ERROR(get(path, worker.token), 404, "not_found");
+}
+
+
+void tst_ApiBlobs::batchStoresSmallBlobsAllOrNothing()
+{
+    const auto entry = [](const QString &declared, const QByteArray &bytes) -> QByteArray {
+        return declared.toLatin1() + ' ' + QByteArray::number(bytes.size()) + '\n' + bytes;
+    };
+    const auto batch = [&](const QByteArray &body, const QString &user) {
+        return send("POST", QStringLiteral("/v1/blobs/batch"), user, body, {},
+                    "application/octet-stream");
+    };
+    const QByteArray a = "first small file\n", b = "second\n", empty;
+    const QStringList digests{sha256Of(a), sha256Of(b), sha256Of(empty)};
+    const auto missingFor = [&](const QString &user) {
+        const Answer answer = post(QStringLiteral("/v1/blobs/missing"), user,
+                                   {{QStringLiteral("sha256"), QJsonArray::fromStringList(digests)}});
+        return answer.json().value(QLatin1String("missing")).toArray().size();
+    };
+    QCOMPARE(missingFor(m_alice), 3);
+
+    // One blob is not what its line says: none of the batch is stored.
+    VERIFY_ERROR(batch(entry(digests[0], a) + entry(digests[1], "not b"), m_alice), 422,
+                 "digest_mismatch");
+    QCOMPARE(missingFor(m_alice), 3);
+    VERIFY_ERROR(batch("nonsense\n", m_alice), 400, "bad_request");
+    VERIFY_ERROR(batch(digests[0].toLatin1() + " 100\nshort", m_alice), 400, "bad_request");
+    const QByteArray big(1024 * 1024 + 1, 'x');
+    VERIFY_ERROR(batch(entry(sha256Of(big), big), m_alice), 413, "payload_too_large");
+    QCOMPARE(missingFor(m_alice), 3);
+
+    const Answer stored =
+        batch(entry(digests[0], a) + entry(digests[1], b) + entry(digests[2], empty), m_alice);
+    VERIFY_STATUS(stored, 200);
+    QCOMPARE(stored.json().value(QLatin1String("stored")).toInt(), 3);
+    QCOMPARE(missingFor(m_alice), 0);
+    // Blobs are the caller's: Bob still lacks them until he sends their bytes himself.
+    QCOMPARE(missingFor(m_bob), 3);
+    // Sent again: nothing changes.
+    VERIFY_STATUS(batch(entry(digests[0], a), m_alice), 200);
+    QCOMPARE(missingFor(m_alice), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_ApiBlobs)

@@ -30,6 +30,7 @@ private slots:
     void fileChangedInPlaceIsHashedAgain();
     void cacheFilesOfTwoRunsMerge();
     void corruptedBlobOnTheServerIsRefused();
+    void smallFilesTravelInBatches();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -40,6 +41,7 @@ private:
         QString manifest;
         qint64 bytesHashed = -1;
         int filesSent = -1;
+        int batchesSent = -1;
     };
     Uploaded upload(const QString &folder, const QString &name);
 
@@ -104,7 +106,7 @@ tst_DatasetClient::Uploaded tst_DatasetClient::upload(const QString &folder, con
         qWarning("upload failed: %s", qPrintable(manifest.error().message));
         return {};
     }
-    return {*manifest, dataset.bytesHashed(), dataset.filesToSend()};
+    return {*manifest, dataset.bytesHashed(), dataset.filesToSend(), dataset.batchesSent()};
 }
 
 void tst_DatasetClient::unchangedDatasetIsCheckedWithoutReadingIt()
@@ -199,6 +201,35 @@ void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
              qPrintable(result.error().message));
     QVERIFY(!QFile::exists(destination + u"/weights.bin"_s));
     QVERIFY(!QFile::exists(destination + u"/weights.bin.part"_s));
+}
+
+// 600 small files and one large: the small ones go in one request (POST /v1/blobs/batch), the
+// large one as a resumable upload, and the dataset comes back whole and identical.
+void tst_DatasetClient::smallFilesTravelInBatches()
+{
+    const QString folder = m_dir.filePath(u"many"_s);
+    QMap<QString, QByteArray> files;
+    for (int i = 0; i < 600; ++i)
+        files.insert(u"part-%1/f%2.txt"_s.arg(i % 7).arg(i), QByteArray::number(i * 7919) + '\n');
+    files.insert(u"big.bin"_s, QByteArray(300'000, 'z')); // over BlobBatchUpload::SmallFileBytes
+    for (auto it = files.cbegin(); it != files.cend(); ++it)
+        QVERIFY(writeFile(folder + u'/' + it.key(), it.value()));
+    const Uploaded first = upload(folder, u"many"_s);
+    QVERIFY(!first.manifest.isEmpty());
+    QCOMPARE(first.filesSent, 601);
+    QCOMPARE(first.batchesSent, 1);
+    QCOMPARE(upload(folder, u"many"_s).batchesSent, 0); // nothing is missing any more
+
+    const QString destination = m_dir.filePath(u"many-copy"_s);
+    DatasetDownload download(m_client.get(), u"many"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
+        QCOMPARE(copy.readAll(), it.value());
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_DatasetClient)
