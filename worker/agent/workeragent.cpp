@@ -8,6 +8,7 @@
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
+#include "slurm/slurmbackend.h"
 #include "wire/jobstate.h"
 #include "workerlogging.h"
 
@@ -136,11 +137,20 @@ void WorkerAgent::prepareGpuDevices()
 
 Status WorkerAgent::start()
 {
-    const Status sandboxed = prepareSandbox();
-    if (!sandboxed)
-        return sandboxed;
-    if (const Status containers = prepareContainers(); !containers)
-        return containers;
+    if (m_config.backend == u"slurm") {
+        // Tasks run on the cluster's nodes, confined by Slurm; nothing of this machine's
+        // sandbox or podman reaches them.
+        m_sandboxPolicy.network = true;
+        qCInfo(lcWorkerAgent).noquote()
+            << "tasks run as Slurm steps: Slurm's own confinement (cgroups, where the cluster has "
+               "them) applies, not the bubblewrap sandbox";
+    } else {
+        const Status sandboxed = prepareSandbox();
+        if (!sandboxed)
+            return sandboxed;
+        if (const Status containers = prepareContainers(); !containers)
+            return containers;
+    }
     const bool newWorkDir = !QFileInfo::exists(m_config.workDir);
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
@@ -191,10 +201,15 @@ Status WorkerAgent::start()
             u"token"_s);
     }
 
-    m_resources = detectHostResources(m_config.gpus);
-    if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
-        prepareGpuDevices();
-    m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
+    if (m_config.backend == u"slurm") {
+        if (const Status slurm = prepareSlurm(); !slurm)
+            return slurm;
+    } else {
+        m_resources = detectHostResources(m_config.gpus);
+        if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
+            prepareGpuDevices();
+        m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
+    }
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
@@ -420,6 +435,38 @@ void WorkerAgent::handleHeartbeatAnswer()
     }
 }
 
+Status WorkerAgent::prepareSlurm()
+{
+    SlurmSettings settings;
+    settings.partition = m_config.partition;
+    m_slurm = new SlurmBackend(settings, m_config.workDir + u"/tasks"_s, this);
+    const Result<SlurmCapacity> capacity = m_slurm->readCapacity();
+    if (!capacity) {
+        return Error::make(ErrorCode::InvalidConfig,
+                           u"--backend slurm: cannot read the capacity of partition '%1': %2"_s.arg(
+                               m_config.partition.isEmpty() ? u"(default)"_s : m_config.partition,
+                               capacity.error().message),
+                           QString::fromLatin1(configkey::Backend));
+    }
+    m_resources.cpus = capacity->cpus;
+    m_resources.memoryMb = capacity->memoryMb;
+    m_resources.gpus.clear();
+    // The server books GPUs by index; Slurm picks the devices, so these only count them.
+    for (int index = 0; index < capacity->gpus; ++index)
+        m_resources.gpus.append({index, u"Slurm GRES gpu"_s, 0});
+    qCInfo(lcWorkerAgent).noquote()
+        << u"Slurm partition %1: %2 node(s), %3 CPUs (at most %4 on one node), %5 MiB, %6 GPU(s); "
+           u"task folders under %7 must be visible to every node at the same path"_s
+               .arg(m_config.partition.isEmpty() ? u"(default)"_s : m_config.partition)
+               .arg(capacity->nodes)
+               .arg(capacity->cpus)
+               .arg(capacity->largestNodeCpus)
+               .arg(capacity->memoryMb)
+               .arg(capacity->gpus)
+               .arg(m_config.workDir + u"/tasks"_s);
+    return Ok{};
+}
+
 int WorkerAgent::freeSlots() const
 {
     return std::max(0, m_slots - int(m_tasks.size()));
@@ -465,9 +512,10 @@ void WorkerAgent::handleLeaseAnswer()
         return;
     }
     const QJsonArray tasks = result->json().value(u"tasks"_s).toArray();
+    QList<TaskLease> leases;
     for (const QJsonValue &value : tasks) {
         qint64 taskId = -1;
-        const Result<TaskLease> lease = TaskLease::fromJson(value.toObject(), &taskId);
+        Result<TaskLease> lease = TaskLease::fromJson(value.toObject(), &taskId);
         if (!lease) {
             qCWarning(lcWorkerAgent).noquote() << "unusable lease:" << lease.error().message;
             if (taskId >= 0)
@@ -476,8 +524,13 @@ void WorkerAgent::handleLeaseAnswer()
         }
         if (m_tasks.contains(lease->taskId))
             continue; // the same lease again: it is already running here
-        startTask(*lease);
+        leases.append(std::move(*lease));
     }
+    // The server places a gang at once, so its tasks on this worker come in one answer.
+    if (m_slurm)
+        m_slurm->planJobs(leases);
+    for (const TaskLease &lease : std::as_const(leases))
+        startTask(lease);
 }
 
 void WorkerAgent::startTask(const TaskLease &lease)
@@ -528,6 +581,11 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.images = m_images;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
+    if (m_slurm) {
+        services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
+            return slurm->createStep(lease, parent);
+        };
+    }
 
     auto *runner = new TaskRunner(lease, gpus, cores, services, this);
     m_tasks.insert(lease.taskId, runner);

@@ -26,6 +26,8 @@ inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
 inline constexpr char CacheSize[] = "cache_size";
 inline constexpr char ContainerRuntime[] = "container_runtime";
+inline constexpr char Backend[] = "backend";
+inline constexpr char Partition[] = "partition";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -49,6 +51,10 @@ struct WorkerConfig
     // "podman": tasks whose job names an image run in a container of it; empty: every task runs
     // in the sandbox, whatever its image.
     QString containerRuntime;
+    // "slurm": every task runs as a step of a Slurm job in `partition` (docs/slurm.md) and the
+    // worker announces the partition's capacity; "local" (the default): tasks run here.
+    QString backend = QStringLiteral("local");
+    QString partition; // Slurm's partition; empty: the cluster's default
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
