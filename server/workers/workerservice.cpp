@@ -112,7 +112,8 @@ static std::optional<QString> runtimesOf(const QJsonValue &value)
             return std::nullopt;
         names << runtime.toString();
     }
-    return names.join(u',');
+    // None (--no-sandbox, no podman) is stored as '', not as NULL: the column is NOT NULL.
+    return names.isEmpty() ? u""_s : names.join(u',');
 }
 
 static Error badRuntimes()

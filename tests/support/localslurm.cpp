@@ -3,6 +3,7 @@
 #include "polluntil.h"
 
 #include <QDir>
+#include <QFile>
 
 using namespace Qt::StringLiterals;
 
@@ -10,10 +11,12 @@ namespace {
 constexpr int SkipExitCode = 77; // slurmlocal.py: Slurm cannot run here
 }
 
-LocalSlurm::LocalSlurm(const QString &folder, const Options &options)
-    : m_folder(folder)
+LocalSlurm::LocalSlurm(const Options &options)
+    : m_dir(QDir::tempPath() + u"/ddl-slurm-XXXXXX"_s)
     , m_options(options)
 {
+    QFile::setPermissions(m_dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
+                                            QFile::ExeGroup | QFile::ExeOther);
 }
 
 LocalSlurm::~LocalSlurm()
@@ -27,7 +30,7 @@ bool LocalSlurm::start(int timeoutMs)
         qEnvironmentVariable("DDL_SOURCE_DIR") + u"/tests/support/slurmlocal.py"_s;
     m_process = std::make_unique<QProcess>();
     m_process->start(u"python3"_s,
-                     {script, u"--dir"_s, m_folder, u"--cpus"_s, QString::number(m_options.cpus),
+                     {script, u"--dir"_s, m_dir.filePath(u"cluster"_s), u"--cpus"_s, QString::number(m_options.cpus),
                       u"--memory-mb"_s, QString::number(m_options.memoryMb), u"--gpus"_s,
                       QString::number(m_options.gpus), u"--partition"_s, m_options.partition});
     if (!m_process->waitForStarted(10000)) {

@@ -4,11 +4,13 @@
 #include <QProcessEnvironment>
 #include <QString>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <memory>
 
 // A private single-node Slurm for a test: tests/support/slurmlocal.py (the same code that
 // bench/bench_slurm_vs_ddl.py starts its Slurm with) run as a process, with its own munged,
-// slurmctld and slurmd, state and logs in `folder`. It needs root and the Debian packages
+// slurmctld and slurmd, state and logs in a temporary folder of its own (reachable by all, as
+// munged wants its socket's folders). It needs root and the Debian packages
 // slurm-wlm and munge; where either is missing, start() fails with unavailable() set and why()
 // saying what is missing.
 class LocalSlurm
@@ -22,7 +24,7 @@ public:
         QString partition = QStringLiteral("debug");
     };
 
-    LocalSlurm(const QString &folder, const Options &options);
+    explicit LocalSlurm(const Options &options);
     ~LocalSlurm();
 
     // Returns once the node is idle.
@@ -43,7 +45,7 @@ public:
     Run run(const QString &program, const QStringList &arguments, int timeoutMs = 30000) const;
 
 private:
-    QString m_folder;
+    QTemporaryDir m_dir;
     Options m_options;
     std::unique_ptr<QProcess> m_process;
     QString m_conf;

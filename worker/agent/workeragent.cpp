@@ -213,7 +213,9 @@ Status WorkerAgent::start()
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
-    m_gpuType = m_config.gpuType.isEmpty() ? defaultGpuType(m_resources) : m_config.gpuType;
+    // Slurm's GRES name no model: only --gpu-type gives a Slurm worker a GPU type.
+    m_gpuType = m_config.gpuType.isEmpty() && !m_slurm ? defaultGpuType(m_resources)
+                                                       : m_config.gpuType;
     QStringList gpuNames;
     for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
         gpuNames << u"%1: %2"_s.arg(gpu.index).arg(gpu.name);
@@ -283,13 +285,15 @@ QJsonObject WorkerAgent::resourcesJson() const
                           {u"slots"_s, m_slots},
                           // Empty too, so that a label taken off a worker leaves the server.
                           {u"gpu_type"_s, m_gpuType}};
-    // How this worker can run tasks: "bubblewrap" (the sandbox) and "podman" (jobs with an image);
-    // none with --no-sandbox and without --container-runtime.
+    // How this worker can run tasks: "bubblewrap" (the sandbox), "podman" (jobs with an image),
+    // "slurm" (--backend slurm); none with --no-sandbox and without --container-runtime.
     QJsonArray runtimes;
     if (m_sandbox.isEnabled())
         runtimes.append(u"bubblewrap"_s);
     if (m_podman.isAvailable())
         runtimes.append(u"podman"_s);
+    if (m_slurm) // shown to people; places nothing differently
+        runtimes.append(u"slurm"_s);
     resources.insert(u"runtimes"_s, runtimes);
     // The address peers reach this worker's tasks at (host lists, PAI_CURRENT_CONTAINER_IP);
     // without --advertise-address the server takes the one the worker connects from. Sent with
