@@ -95,7 +95,9 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::NoSandbox,
                                         configkey::NoNetwork,
                                         configkey::CacheSize,
-                                        configkey::ContainerRuntime};
+                                        configkey::ContainerRuntime,
+                                        configkey::Backend,
+                                        configkey::Partition};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
