@@ -624,6 +624,8 @@ void WorkerAgent::handleTaskFinished(qint64 taskId, const QString &state)
     for (int index : runner->gpuIndices())
         m_busyGpus.remove(index);
     m_cpuCores.release(runner->cpuCores());
+    if (m_slurm)
+        m_slurm->taskEnded(taskId);
     runner->deleteLater();
     qCInfo(lcWorkerAgent).noquote() << "task" << taskId << "done:" << state;
     m_cache->trim(); // what the task used may go now

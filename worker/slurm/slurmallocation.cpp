@@ -64,14 +64,16 @@ void SlurmAllocation::stepReady(SlurmStep *step)
         submit();
 }
 
-void SlurmAllocation::stepLeft(SlurmStep *step)
+void SlurmAllocation::memberGone(qint64 taskId)
 {
-    ++m_left;
-    const int index = indexOf(step->lease().taskId);
-    if (index >= 0)
-        m_steps[index] = nullptr;
-    // Every task of it is gone (ended, cancelled, or the worker is stopping): nothing may run on.
-    if (m_left >= m_members.size()) {
+    const int index = indexOf(taskId);
+    if (index < 0 || m_gone.contains(taskId))
+        return;
+    m_gone.insert(taskId);
+    m_steps[index] = nullptr;
+    // Every task of it is over (ended, cancelled, failed before its step, or the worker is
+    // stopping): nothing of it may run on.
+    if (m_gone.size() >= m_members.size()) {
         cancel();
         deleteLater();
     }

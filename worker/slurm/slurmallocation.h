@@ -6,6 +6,7 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 
 namespace ddl::worker {
 
@@ -43,7 +44,8 @@ public:
     const QList<TaskLease> &members() const { return m_members; }
     // A step whose files are written; when every member's is, the job is submitted.
     void stepReady(SlurmStep *step);
-    void stepLeft(SlurmStep *step);
+    // The member's task is over here (its step went away, or it ended before it had one).
+    void memberGone(qint64 taskId);
     void cancel();
 
     qint64 jobId() const { return m_jobId; }
@@ -63,7 +65,7 @@ private:
     QString m_folder;
     QList<TaskLease> m_members;
     QList<QPointer<SlurmStep>> m_steps; // by member index; null: not ready (or gone)
-    int m_left = 0; // members whose step went away
+    QSet<qint64> m_gone; // members whose task is over here
     qint64 m_jobId = 0;
     bool m_submitting = false;
     QString m_lastState;

@@ -68,6 +68,12 @@ TaskExecution *SlurmBackend::createStep(const TaskLease &lease, QObject *parent)
     return new SlurmStep(lease, allocation, parent);
 }
 
+void SlurmBackend::taskEnded(qint64 taskId)
+{
+    if (QPointer<SlurmAllocation> allocation = m_byTask.take(taskId))
+        allocation->memberGone(taskId);
+}
+
 void SlurmBackend::poll()
 {
     if (m_polling)

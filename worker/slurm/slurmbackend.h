@@ -30,6 +30,9 @@ public:
     void planJobs(const QList<TaskLease> &leases);
     // The execution of a leased task (TaskServices::executionFactory).
     TaskExecution *createStep(const TaskLease &lease, QObject *parent);
+    // A leased task is over here; one that ended before its step (failed preparation, cancel)
+    // must not keep its gang's Slurm job waiting.
+    void taskEnded(qint64 taskId);
 
 private:
     void poll();

@@ -14,6 +14,8 @@ namespace ddl::worker {
 namespace {
 constexpr int PollIntervalMs = 100;
 constexpr qint64 ReadPieceBytes = 256 * 1024;
+// What one look takes from a stream, so that a step writing fast does not hold the event loop.
+constexpr qint64 ReadPerPollBytes = 4 * 1024 * 1024;
 
 bool writeFile(const QString &path, const QByteArray &bytes, QFileDevice::Permissions permissions)
 {
@@ -37,7 +39,7 @@ SlurmStep::SlurmStep(const TaskLease &lease, SlurmAllocation *allocation, QObjec
 SlurmStep::~SlurmStep()
 {
     if (m_allocation)
-        m_allocation->stepLeft(this);
+        m_allocation->memberGone(m_lease.taskId);
 }
 
 void SlurmStep::start(const LaunchSpec &spec)
@@ -143,16 +145,16 @@ void SlurmStep::poll()
         m_started = true;
         emit started();
     }
-    readNew(m_files.stdoutFile, m_stdoutOffset, LogSource::Stdout);
-    readNew(m_files.stderrFile, m_stderrOffset, LogSource::Stderr);
+    readNew(m_files.stdoutFile, m_stdoutOffset, LogSource::Stdout, ReadPerPollBytes);
+    readNew(m_files.stderrFile, m_stderrOffset, LogSource::Stderr, ReadPerPollBytes);
     QFile exitFile(m_files.exitFile);
     if (!exitFile.open(QIODevice::ReadOnly))
         return;
     bool ok = false;
     const int code = exitFile.read(32).trimmed().toInt(&ok);
-    // What the step wrote before its exit status was written.
-    readNew(m_files.stdoutFile, m_stdoutOffset, LogSource::Stdout);
-    readNew(m_files.stderrFile, m_stderrOffset, LogSource::Stderr);
+    // All the step wrote before its exit status was written.
+    readNew(m_files.stdoutFile, m_stdoutOffset, LogSource::Stdout, -1);
+    readNew(m_files.stderrFile, m_stderrOffset, LogSource::Stderr, -1);
     if (!m_started) {
         // The step ended before its script marked the start (it could not run at all).
         m_started = true;
@@ -163,18 +165,20 @@ void SlurmStep::poll()
                               : u"the step's exit status is unreadable"_s);
 }
 
-void SlurmStep::readNew(const QString &path, qint64 &offset, LogSource source)
+void SlurmStep::readNew(const QString &path, qint64 &offset, LogSource source, qint64 maxBytes)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly) || file.size() <= offset)
         return;
     file.seek(offset);
-    // Pieces, not the whole rest: the log streamer batches and bounds what it holds.
-    while (true) {
+    // Pieces, never the whole rest in memory: the log streamer writes each to the task's log.
+    qint64 taken = 0;
+    while (maxBytes < 0 || taken < maxBytes) {
         const QByteArray piece = file.read(ReadPieceBytes);
         if (piece.isEmpty())
             return;
         offset += piece.size();
+        taken += piece.size();
         emit output(piece, source);
     }
 }

@@ -42,7 +42,8 @@ public:
 
 private:
     void poll();
-    void readNew(const QString &path, qint64 &offset, LogSource source);
+    // Up to maxBytes of what the file gained since offset, as output (-1: all of it).
+    void readNew(const QString &path, qint64 &offset, LogSource source, qint64 maxBytes);
     void finish(int exitCode, const QString &description);
 
     TaskLease m_lease;
