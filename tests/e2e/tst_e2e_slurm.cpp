@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
 #include <memory>
@@ -27,8 +28,8 @@ const QString Partition = u"debug"_s;
 // The ids of the Slurm jobs squeue lists in any state (it keeps ended ones for MinJobAge).
 QString squeueState(const LocalSlurm &slurm, const QString &jobId)
 {
-    const LocalSlurm::Run run = slurm.run(
-        u"squeue"_s, {u"--json"_s, u"--states=all"_s, u"--jobs="_s + jobId});
+    const LocalSlurm::Run run =
+        slurm.run(u"squeue"_s, {u"--json"_s, u"--states=all"_s, u"--jobs="_s + jobId});
     if (run.exitCode != 0)
         return run.err.contains(u"Invalid job id"_s) ? u"GONE"_s : u"ERROR: "_s + run.err;
     for (const QJsonValue &job :
@@ -78,11 +79,12 @@ void TestE2eSlurm::initTestCase()
     QVERIFY2(started, qPrintable(u"the local Slurm did not start: "_s + m_slurm->why()));
 
     QVERIFY2(m_cluster->startServer(), qPrintable(m_cluster->serverLog()));
-    QVERIFY(m_cluster->startNamedWorker(
-        u"slurm"_s, {u"--backend"_s, u"slurm"_s, u"--partition"_s, Partition},
-        m_slurm->environment()));
+    QVERIFY(m_cluster->startNamedWorker(u"slurm"_s,
+                                        {u"--backend"_s, u"slurm"_s, u"--partition"_s, Partition},
+                                        m_slurm->environment()));
     if (!pollUntil([&] { return m_cluster->serverLog().contains(u"enrolled from"_s); }, 30000)) {
-        qWarning("worker:\n%s\nserver:\n%s", qUtf8Printable(m_cluster->workerLog(u"slurm"_s)),
+        qWarning("worker:\n%s\nserver:\n%s",
+                 qUtf8Printable(m_cluster->workerLog(u"slurm"_s)),
                  qUtf8Printable(m_cluster->serverLog().right(3000)));
         QFAIL("the Slurm worker did not enroll");
     }
@@ -100,33 +102,34 @@ void TestE2eSlurm::cleanupTestCase()
 QString TestE2eSlurm::submit(const QString &name, const QByteArray &jobJson, CliRun *run)
 {
     const QString repo = m_cluster->makeRepo(
-        name, {{u"job.json"_s, jobJson},
-               {u"peer.py"_s,
-                // Task 0 listens on its own host:port of the host list, task 1 connects to it
-                // there: the host list names where Slurm put each task.
-                "import os, socket, time\n"
-                "hosts = os.environ['PAI_TASK_ROLE_0_HOST_LIST'].split(',')\n"
-                "me = int(os.environ['PAI_TASK_ROLE_INDEX'])\n"
-                "print('slurm job=%s step=%s hosts=%s' % (os.environ.get('SLURM_JOB_ID'),\n"
-                "      os.environ.get('SLURM_STEP_ID'), ','.join(hosts)), flush=True)\n"
-                "host, port = hosts[0].rsplit(':', 1)\n"
-                "if me == 0:\n"
-                "    server = socket.create_server(('', int(port)))\n"
-                "    server.settimeout(60)\n"
-                "    conn, _ = server.accept()\n"
-                "    print('task 0 got: ' + conn.recv(100).decode(), flush=True)\n"
-                "else:\n"
-                "    deadline = time.time() + 60\n"
-                "    while True:\n"
-                "        try:\n"
-                "            c = socket.create_connection((host, int(port)), timeout=5)\n"
-                "            break\n"
-                "        except OSError:\n"
-                "            if time.time() > deadline:\n"
-                "                raise\n"
-                "            time.sleep(0.2)\n"
-                "    c.sendall(b'hello from task 1')\n"
-                "    print('task 1 sent', flush=True)\n"}});
+        name,
+        {{u"job.json"_s, jobJson},
+         {u"peer.py"_s,
+          // Task 0 listens on its own host:port of the host list, task 1 connects to it
+          // there: the host list names where Slurm put each task.
+          "import os, socket, time\n"
+          "hosts = os.environ['PAI_TASK_ROLE_0_HOST_LIST'].split(',')\n"
+          "me = int(os.environ['PAI_TASK_ROLE_INDEX'])\n"
+          "print('slurm job=%s step=%s hosts=%s' % (os.environ.get('SLURM_JOB_ID'),\n"
+          "      os.environ.get('SLURM_STEP_ID'), ','.join(hosts)), flush=True)\n"
+          "host, port = hosts[0].rsplit(':', 1)\n"
+          "if me == 0:\n"
+          "    server = socket.create_server(('', int(port)))\n"
+          "    server.settimeout(60)\n"
+          "    conn, _ = server.accept()\n"
+          "    print('task 0 got: ' + conn.recv(100).decode(), flush=True)\n"
+          "else:\n"
+          "    deadline = time.time() + 60\n"
+          "    while True:\n"
+          "        try:\n"
+          "            c = socket.create_connection((host, int(port)), timeout=5)\n"
+          "            break\n"
+          "        except OSError:\n"
+          "            if time.time() > deadline:\n"
+          "                raise\n"
+          "            time.sleep(0.2)\n"
+          "    c.sendall(b'hello from task 1')\n"
+          "    print('task 1 sent', flush=True)\n"}});
     if (repo.isEmpty())
         return {};
     const CliRun done = m_cluster->cli(User, {u"submit"_s, u"--job_config=job.json"_s}, repo);
@@ -134,7 +137,9 @@ QString TestE2eSlurm::submit(const QString &name, const QByteArray &jobJson, Cli
         *run = done;
     const QString uuid = jobUuidOf(done.out);
     if (uuid.isEmpty() && !run)
-        qWarning("submit of %s failed: %s %s", qUtf8Printable(name), qUtf8Printable(done.out),
+        qWarning("submit of %s failed: %s %s",
+                 qUtf8Printable(name),
+                 qUtf8Printable(done.out),
                  qUtf8Printable(done.err));
     return uuid;
 }
@@ -163,7 +168,8 @@ void TestE2eSlurm::capacityComesFromSinfo()
     QVERIFY2(tooBig.err.contains(u"3 GPUs"_s) && tooBig.err.contains(u"2 GPUs"_s),
              qPrintable(tooBig.err));
     CliRun tooWide;
-    QVERIFY(submit(u"three-cpus"_s, openPaiJob(u"three-cpus"_s, {{u"main"_s, 3, 0, u"true"_s}}),
+    QVERIFY(submit(u"three-cpus"_s,
+                   openPaiJob(u"three-cpus"_s, {{u"main"_s, 3, 0, u"true"_s}}),
                    &tooWide)
                 .isEmpty());
     // One slot per CPU of the partition.
@@ -177,7 +183,9 @@ void TestE2eSlurm::oneTaskJobSucceedsWithLogAndOutput()
     const QString uuid = submit(
         u"one"_s,
         openPaiJob(u"one"_s,
-                   {{u"main"_s, 1, 1,
+                   {{u"main"_s,
+                     1,
+                     1,
                      u"echo \"hello from Slurm job $SLURM_JOB_ID gpus=$SLURM_GPUS_ON_NODE\"; "
                      "echo 'to stderr' >&2; "
                      "echo \"trained in $SLURM_JOB_ID\" > \"$PAI_OUTPUT_DIR/model.txt\""_s}}));
@@ -190,8 +198,8 @@ void TestE2eSlurm::oneTaskJobSucceedsWithLogAndOutput()
     QVERIFY2(logs.contains(u"to stderr"_s), qPrintable(logs));
 
     const QString dest = m_cluster->path(u"one-output"_s);
-    const CliRun download = m_cluster->cli(
-        User, {u"download"_s, u"--job_uuid="_s + uuid, u"--dest="_s + dest});
+    const CliRun download =
+        m_cluster->cli(User, {u"download"_s, u"--job_uuid="_s + uuid, u"--dest="_s + dest});
     QVERIFY2(download.exitCode == 0, qPrintable(download.out + download.err));
     QFile model(dest + u"/model.txt"_s);
     QVERIFY(model.open(QIODevice::ReadOnly));
@@ -236,7 +244,9 @@ void TestE2eSlurm::cancelReachesScancel()
                      jobId = started.match(logsOf(uuid)).captured(1);
                      return !jobId.isEmpty();
                  },
-                 60000, {}, 300),
+                 60000,
+                 {},
+                 300),
              qPrintable(diagnostics(uuid)));
     QCOMPARE(squeueState(*m_slurm, jobId), u"RUNNING"_s);
     const CliRun cancel = m_cluster->cli(User, {u"cancel"_s, u"--job_uuid="_s + uuid});
@@ -247,26 +257,40 @@ void TestE2eSlurm::cancelReachesScancel()
                      state = squeueState(*m_slurm, jobId);
                      return state == u"CANCELLED" || state == u"GONE";
                  },
-                 15000, {}, 250),
+                 15000,
+                 {},
+                 250),
              qPrintable(u"Slurm job %1 is %2\n"_s.arg(jobId, state) + diagnostics(uuid)));
+    // Slurm ended the task's processes (an odd duration, so that no other process matches).
+    QVERIFY(pollUntil(
+        [] {
+            return QProcess::execute(u"pgrep"_s, {u"-f"_s, u"^sleep 300.0517$"_s}) == 1;
+        },
+        15000));
     QCOMPARE(m_cluster->waitForJobEnd(User, uuid, 30000), u"STOPPED"_s);
     // The task's own end comes from the worker once Slurm says the job is gone.
     QVERIFY2(pollUntil(
                  [&] {
-                     const QJsonArray tasks = m_cluster->job(User, uuid).value(u"tasks"_s).toArray();
+                     const QJsonArray tasks =
+                         m_cluster->job(User, uuid).value(u"tasks"_s).toArray();
                      return !tasks.isEmpty() &&
                             tasks.first().toObject().value(u"state"_s).toString() == u"STOPPED";
                  },
-                 15000, {}, 250),
+                 15000,
+                 {},
+                 250),
              qPrintable(diagnostics(uuid)));
 }
 
 void TestE2eSlurm::jobWaitingInSlurmShowsSlurmsReason()
 {
     // Another user of the lab's cluster takes both CPUs with a job of their own.
-    const LocalSlurm::Run blocker = m_slurm->run(
-        u"sbatch"_s, {u"--parsable"_s, u"--ntasks=2"_s, u"--mem-per-cpu=100"_s,
-                      u"--output=/dev/null"_s, u"--wrap=sleep 300"_s});
+    const LocalSlurm::Run blocker = m_slurm->run(u"sbatch"_s,
+                                                 {u"--parsable"_s,
+                                                  u"--ntasks=2"_s,
+                                                  u"--mem-per-cpu=100"_s,
+                                                  u"--output=/dev/null"_s,
+                                                  u"--wrap=sleep 300"_s});
     QVERIFY2(blocker.exitCode == 0, qPrintable(blocker.err));
     const QString blockerId = blocker.out.trimmed().section(u';', 0, 0);
     QVERIFY(pollUntil([&] { return squeueState(*m_slurm, blockerId) == u"RUNNING"; }, 30000));
@@ -282,7 +306,9 @@ void TestE2eSlurm::jobWaitingInSlurmShowsSlurmsReason()
                      reason = job.value(u"reason"_s).toString();
                      return reason.contains(u"Resources"_s);
                  },
-                 30000, {}, 300),
+                 30000,
+                 {},
+                 300),
              qPrintable(diagnostics(uuid)));
     QCOMPARE(job.value(u"state"_s).toString(), u"WAITING"_s);
     QVERIFY2(reason.contains(u"Slurm job"_s) && reason.contains(u"pending"_s), qPrintable(reason));

@@ -15,8 +15,9 @@ LocalSlurm::LocalSlurm(const Options &options)
     : m_dir(QDir::tempPath() + u"/ddl-slurm-XXXXXX"_s)
     , m_options(options)
 {
-    QFile::setPermissions(m_dir.path(), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner |
-                                            QFile::ExeGroup | QFile::ExeOther);
+    QFile::setPermissions(m_dir.path(),
+                          QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ExeGroup |
+                              QFile::ExeOther);
 }
 
 LocalSlurm::~LocalSlurm()
@@ -30,9 +31,17 @@ bool LocalSlurm::start(int timeoutMs)
         qEnvironmentVariable("DDL_SOURCE_DIR") + u"/tests/support/slurmlocal.py"_s;
     m_process = std::make_unique<QProcess>();
     m_process->start(u"python3"_s,
-                     {script, u"--dir"_s, m_dir.filePath(u"cluster"_s), u"--cpus"_s, QString::number(m_options.cpus),
-                      u"--memory-mb"_s, QString::number(m_options.memoryMb), u"--gpus"_s,
-                      QString::number(m_options.gpus), u"--partition"_s, m_options.partition});
+                     {script,
+                      u"--dir"_s,
+                      m_dir.filePath(u"cluster"_s),
+                      u"--cpus"_s,
+                      QString::number(m_options.cpus),
+                      u"--memory-mb"_s,
+                      QString::number(m_options.memoryMb),
+                      u"--gpus"_s,
+                      QString::number(m_options.gpus),
+                      u"--partition"_s,
+                      m_options.partition});
     if (!m_process->waitForStarted(10000)) {
         m_why = u"cannot run python3 %1"_s.arg(script);
         return false;
@@ -44,7 +53,9 @@ bool LocalSlurm::start(int timeoutMs)
             return (out.contains("SLURM_CONF=") && out.endsWith('\n')) ||
                    m_process->state() == QProcess::NotRunning;
         },
-        timeoutMs, u"the local Slurm's node to be idle"_s, 100);
+        timeoutMs,
+        u"the local Slurm's node to be idle"_s,
+        100);
     if (m_process->state() == QProcess::NotRunning || !ready) {
         m_unavailable = m_process->exitCode() == SkipExitCode;
         m_why = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
@@ -75,8 +86,8 @@ QProcessEnvironment LocalSlurm::environment() const
     return environment;
 }
 
-LocalSlurm::Run LocalSlurm::run(const QString &program, const QStringList &arguments,
-                                int timeoutMs) const
+LocalSlurm::Run
+LocalSlurm::run(const QString &program, const QStringList &arguments, int timeoutMs) const
 {
     QProcess process;
     process.setProcessEnvironment(environment());

@@ -32,7 +32,8 @@ private slots:
 static QByteArray sinfoOf(const QByteArray &nodes)
 {
     return R"({"meta": {"plugin": {"type": "openapi/v0.0.38"}, "Slurm": {"release": "22.05.8"}},
-              "errors": [], "nodes": [)" + nodes + "]}";
+              "errors": [], "nodes": [)" +
+           nodes + "]}";
 }
 
 void TestSlurmJson::sinfoCapacity_data()
@@ -53,12 +54,12 @@ void TestSlurmJson::sinfoCapacity_data()
         "state": "idle", "state_flags": ["DRAIN"], "partitions": ["gpu"]})";
     const QByteArray later = R"({"name": "d", "cpus": 2, "real_memory": 500, "gres": "gpu:1",
         "state": ["IDLE"], "partitions": ["gpu"]})";
-    QTest::newRow("one partition") << sinfoOf(a + "," + b) << u"debug"_s << 1 << 8
-                                   << qint64(32000) << 2;
+    QTest::newRow("one partition")
+        << sinfoOf(a + "," + b) << u"debug"_s << 1 << 8 << qint64(32000) << 2;
     QTest::newRow("typed GRES") << sinfoOf(a + "," + b) << u"gpu"_s << 2 << 24 << qint64(96000)
                                 << 6;
-    QTest::newRow("drained node left out") << sinfoOf(b + "," + drained) << u"gpu"_s << 1 << 16
-                                           << qint64(64000) << 4;
+    QTest::newRow("drained node left out")
+        << sinfoOf(b + "," + drained) << u"gpu"_s << 1 << 16 << qint64(64000) << 4;
     QTest::newRow("23.02 state array") << sinfoOf(later) << u"gpu"_s << 1 << 2 << qint64(500) << 1;
 }
 
@@ -174,8 +175,9 @@ void TestSlurmJson::batchScriptMapsTasksToNodes_fakeScontrolAndSrun()
     const QString srun = dir.filePath(u"srun"_s);
     for (const auto &[path, body] :
          {std::pair{scontrol, QByteArray("#!/bin/sh\nprintf 'n1\\nn2\\nn3\\n'\n")},
-          std::pair{srun, QByteArray("#!/bin/sh\nfor a; do case $a in --nodelist=*) echo "
-                                     "\"${a#--nodelist=}\";; esac; done\n")}}) {
+          std::pair{srun,
+                    QByteArray("#!/bin/sh\nfor a; do case $a in --nodelist=*) echo "
+                               "\"${a#--nodelist=}\";; esac; done\n")}}) {
         QFile file(path);
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(body);
@@ -198,7 +200,8 @@ void TestSlurmJson::batchScriptMapsTasksToNodes_fakeScontrolAndSrun()
     bash.start(u"/bin/bash"_s, {u"-c"_s, QString::fromUtf8(plan.batchScript())});
     QVERIFY(bash.waitForFinished(20000));
     QCOMPARE(bash.exitCode(), 0);
-    QStringList nodes = QString::fromUtf8(bash.readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+    QStringList nodes =
+        QString::fromUtf8(bash.readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
     nodes.sort(); // the steps start in the background
     QCOMPARE(nodes, (QStringList{u"n1"_s, u"n1"_s, u"n2"_s, u"n2"_s, u"n3"_s}));
     const QStringList arguments = plan.sbatchArguments();

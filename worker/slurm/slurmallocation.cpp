@@ -13,8 +13,10 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
 
-SlurmAllocation::SlurmAllocation(const SlurmSettings &settings, const QString &folder,
-                                 const QList<TaskLease> &members, QObject *parent)
+SlurmAllocation::SlurmAllocation(const SlurmSettings &settings,
+                                 const QString &folder,
+                                 const QList<TaskLease> &members,
+                                 QObject *parent)
     : QObject(parent)
     , m_settings(settings)
     , m_folder(folder)
@@ -59,8 +61,9 @@ void SlurmAllocation::stepReady(SlurmStep *step)
     if (index < 0)
         return;
     m_steps[index] = step;
-    if (std::all_of(m_steps.cbegin(), m_steps.cend(),
-                    [](const QPointer<SlurmStep> &ready) { return !ready.isNull(); }))
+    if (std::all_of(m_steps.cbegin(), m_steps.cend(), [](const QPointer<SlurmStep> &ready) {
+            return !ready.isNull();
+        }))
         submit();
 }
 
@@ -109,12 +112,11 @@ void SlurmAllocation::submit()
         return;
     }
     script.close();
-    auto *command = new SlurmCommand(m_settings.sbatch, plan.sbatchArguments(),
-                                     m_settings.commandTimeoutMs, this);
+    auto *command = new SlurmCommand(
+        m_settings.sbatch, plan.sbatchArguments(), m_settings.commandTimeoutMs, this);
     connect(command, &SlurmCommand::finished, this, [this, command] {
-        const Result<qint64> id = command->result()
-                                      ? parseSbatchParsable(*command->result())
-                                      : Result<qint64>(command->result().error());
+        const Result<qint64> id = command->result() ? parseSbatchParsable(*command->result())
+                                                    : Result<qint64>(command->result().error());
         if (!id) {
             qCWarning(lcWorkerRunner).noquote() << "sbatch:" << id.error().message;
             for (const QPointer<SlurmStep> &step : std::as_const(m_steps)) {
@@ -143,8 +145,8 @@ void SlurmAllocation::handleStatus(const SlurmJobStatus *status)
         return;
     if (status && !status->isFinal()) {
         if (status->isPending()) {
-            const QString reason =
-                u"Slurm job %1 is pending: %2"_s.arg(m_jobId).arg(describeSlurmReason(status->reason));
+            const QString reason = u"Slurm job %1 is pending: %2"_s.arg(m_jobId).arg(
+                describeSlurmReason(status->reason));
             for (const QPointer<SlurmStep> &step : std::as_const(m_steps)) {
                 if (step)
                     step->handleJobWaiting(reason);

@@ -35,8 +35,10 @@ class SlurmAllocation : public QObject
     Q_OBJECT
 public:
     // members: the leases of the tasks, in the order of their steps.
-    SlurmAllocation(const SlurmSettings &settings, const QString &folder,
-                    const QList<TaskLease> &members, QObject *parent = nullptr);
+    SlurmAllocation(const SlurmSettings &settings,
+                    const QString &folder,
+                    const QList<TaskLease> &members,
+                    QObject *parent = nullptr);
     ~SlurmAllocation() override;
 
     // The step's index among the members; -1: not one.
@@ -65,7 +67,7 @@ private:
     QString m_folder;
     QList<TaskLease> m_members;
     QList<QPointer<SlurmStep>> m_steps; // by member index; null: not ready (or gone)
-    QSet<qint64> m_gone; // members whose task is over here
+    QSet<qint64> m_gone;                // members whose task is over here
     qint64 m_jobId = 0;
     bool m_submitting = false;
     QString m_lastState;

@@ -14,8 +14,7 @@ namespace {
 constexpr int PollIntervalMs = 1000;
 }
 
-SlurmBackend::SlurmBackend(const SlurmSettings &settings, const QString &tasksRoot,
-                           QObject *parent)
+SlurmBackend::SlurmBackend(const SlurmSettings &settings, const QString &tasksRoot, QObject *parent)
     : QObject(parent)
     , m_settings(settings)
     , m_tasksRoot(tasksRoot)
@@ -51,8 +50,7 @@ void SlurmBackend::planJobs(const QList<TaskLease> &leases)
     }
     for (const QString &key : std::as_const(order)) {
         const QList<TaskLease> &members = byJob[key];
-        const QString folder =
-            u"%1/slurm-%2"_s.arg(m_tasksRoot).arg(members.first().taskId);
+        const QString folder = u"%1/slurm-%2"_s.arg(m_tasksRoot).arg(members.first().taskId);
         auto *allocation = new SlurmAllocation(m_settings, folder, members, this);
         for (const TaskLease &member : members)
             m_byTask.insert(member.taskId, allocation);
@@ -79,16 +77,19 @@ void SlurmBackend::poll()
     if (m_polling)
         return;
     QStringList ids;
-    for (SlurmAllocation *allocation : findChildren<SlurmAllocation *>(Qt::FindDirectChildrenOnly)) {
+    for (SlurmAllocation *allocation :
+         findChildren<SlurmAllocation *>(Qt::FindDirectChildrenOnly)) {
         if (allocation->isSubmitted() && !allocation->hasEnded())
             ids << QString::number(allocation->jobId());
     }
     if (ids.isEmpty())
         return;
     m_polling = true;
-    auto *command = new SlurmCommand(m_settings.squeue,
-                                     {u"--json"_s, u"--states=all"_s, u"--jobs=%1"_s.arg(ids.join(u','))},
-                                     m_settings.commandTimeoutMs, this);
+    auto *command =
+        new SlurmCommand(m_settings.squeue,
+                         {u"--json"_s, u"--states=all"_s, u"--jobs=%1"_s.arg(ids.join(u','))},
+                         m_settings.commandTimeoutMs,
+                         this);
     connect(command, &SlurmCommand::finished, this, [this, command] {
         m_polling = false;
         if (command->result()) {
@@ -115,7 +116,8 @@ void SlurmBackend::handleSqueue(const QByteArray &json)
     QHash<qint64, SlurmJobStatus> byId;
     for (const SlurmJobStatus &job : *jobs)
         byId.insert(job.jobId, job);
-    for (SlurmAllocation *allocation : findChildren<SlurmAllocation *>(Qt::FindDirectChildrenOnly)) {
+    for (SlurmAllocation *allocation :
+         findChildren<SlurmAllocation *>(Qt::FindDirectChildrenOnly)) {
         if (!allocation->isSubmitted() || allocation->hasEnded())
             continue;
         const auto found = byId.constFind(allocation->jobId());

@@ -21,7 +21,8 @@ class SlurmBackend : public QObject
 {
     Q_OBJECT
 public:
-    SlurmBackend(const SlurmSettings &settings, const QString &tasksRoot,
+    SlurmBackend(const SlurmSettings &settings,
+                 const QString &tasksRoot,
                  QObject *parent = nullptr);
 
     // sinfo --json, waited for (at the worker's start).

@@ -8,7 +8,9 @@ namespace {
 constexpr qint64 MaxOutputBytes = 16 * 1024 * 1024;
 }
 
-QString slurmCommandError(const QString &program, const QStringList &arguments, int exitCode,
+QString slurmCommandError(const QString &program,
+                          const QStringList &arguments,
+                          int exitCode,
                           const QByteArray &standardError)
 {
     const QString said = QString::fromUtf8(standardError).simplified().right(500);
@@ -18,7 +20,9 @@ QString slurmCommandError(const QString &program, const QStringList &arguments, 
                                                   said.isEmpty() ? QString() : u": "_s + said);
 }
 
-SlurmCommand::SlurmCommand(const QString &program, const QStringList &arguments, int timeoutMs,
+SlurmCommand::SlurmCommand(const QString &program,
+                           const QStringList &arguments,
+                           int timeoutMs,
                            QObject *parent)
     : QObject(parent)
     , m_program(program)
@@ -77,8 +81,8 @@ void SlurmCommand::fail(const QString &message)
     deleteLater();
 }
 
-Result<QByteArray> SlurmCommand::runBlocking(const QString &program, const QStringList &arguments,
-                                             int timeoutMs)
+Result<QByteArray>
+SlurmCommand::runBlocking(const QString &program, const QStringList &arguments, int timeoutMs)
 {
     QProcess process;
     process.start(program, arguments);
@@ -90,14 +94,16 @@ Result<QByteArray> SlurmCommand::runBlocking(const QString &program, const QStri
     if (!process.waitForFinished(timeoutMs)) {
         process.kill();
         process.waitForFinished(1000);
-        return Error::make(ErrorCode::Unreachable,
-                           u"%1 did not answer within %2 s; is slurmctld reachable?"_s.arg(program).arg(
-                               timeoutMs / 1000));
+        return Error::make(
+            ErrorCode::Unreachable,
+            u"%1 did not answer within %2 s; is slurmctld reachable?"_s.arg(program).arg(timeoutMs /
+                                                                                         1000));
     }
     if (process.exitStatus() != QProcess::NormalExit || process.exitCode() != 0) {
-        return Error::make(ErrorCode::Unreachable,
-                           slurmCommandError(program, arguments, process.exitCode(),
-                                             process.readAllStandardError()));
+        return Error::make(
+            ErrorCode::Unreachable,
+            slurmCommandError(
+                program, arguments, process.exitCode(), process.readAllStandardError()));
     }
     return process.readAllStandardOutput();
 }

@@ -16,14 +16,16 @@ class SlurmCommand : public QObject
 {
     Q_OBJECT
 public:
-    SlurmCommand(const QString &program, const QStringList &arguments, int timeoutMs,
+    SlurmCommand(const QString &program,
+                 const QStringList &arguments,
+                 int timeoutMs,
                  QObject *parent = nullptr);
 
     void start();
     const Result<QByteArray> &result() const { return m_result; }
     // The same, waited for: only for the worker's start, before its event loop runs.
-    static Result<QByteArray> runBlocking(const QString &program, const QStringList &arguments,
-                                          int timeoutMs);
+    static Result<QByteArray>
+    runBlocking(const QString &program, const QStringList &arguments, int timeoutMs);
 
 signals:
     void finished();
@@ -41,7 +43,9 @@ private:
 };
 
 // What a finished command said, for an error message: its stderr's last 500 characters.
-QString slurmCommandError(const QString &program, const QStringList &arguments, int exitCode,
+QString slurmCommandError(const QString &program,
+                          const QStringList &arguments,
+                          int exitCode,
                           const QByteArray &standardError);
 
 } // namespace ddl::worker

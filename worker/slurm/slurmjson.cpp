@@ -19,21 +19,21 @@ Result<QJsonObject> readAnswer(const QByteArray &json, const char *command, cons
     if (!document.isObject()) {
         return Error::make(ErrorCode::BadAnswer,
                            u"%1 --json did not answer JSON (%2); is Slurm's openapi plugin "
-                           u"installed (Debian: slurm-wlm, slurm-client)?"_s
-                               .arg(QLatin1StringView(command), parseError.errorString()));
+                           u"installed (Debian: slurm-wlm, slurm-client)?"_s.arg(
+                               QLatin1StringView(command), parseError.errorString()));
     }
     const QJsonObject root = document.object();
     if (!root.value(QLatin1StringView(array)).isArray()) {
         const QJsonObject meta = root.value(u"meta"_s).toObject();
         const QString plugin = meta.value(u"plugin"_s).toObject().value(u"type"_s).toString();
-        const QString release =
-            meta.value(u"Slurm"_s).toObject().value(u"release"_s).toString();
+        const QString release = meta.value(u"Slurm"_s).toObject().value(u"release"_s).toString();
         return Error::make(ErrorCode::BadAnswer,
                            u"%1 --json answered without \"%2\" (Slurm %3, %4); this worker reads "
-                           u"the layout of Slurm 22.05 and later"_s
-                               .arg(QLatin1StringView(command), QLatin1StringView(array),
-                                    release.isEmpty() ? u"release unknown"_s : release,
-                                    plugin.isEmpty() ? u"plugin unknown"_s : plugin));
+                           u"the layout of Slurm 22.05 and later"_s.arg(
+                               QLatin1StringView(command),
+                               QLatin1StringView(array),
+                               release.isEmpty() ? u"release unknown"_s : release,
+                               plugin.isEmpty() ? u"plugin unknown"_s : plugin));
     }
     return root;
 }
@@ -82,9 +82,15 @@ int gpusOfGres(const QString &gres)
 
 bool SlurmJobStatus::isFinal() const
 {
-    static const QStringList alive{u"PENDING"_s,   u"RUNNING"_s,    u"CONFIGURING"_s,
-                                   u"COMPLETING"_s, u"SUSPENDED"_s, u"REQUEUED"_s,
-                                   u"RESIZING"_s,   u"SIGNALING"_s, u"STAGE_OUT"_s};
+    static const QStringList alive{u"PENDING"_s,
+                                   u"RUNNING"_s,
+                                   u"CONFIGURING"_s,
+                                   u"COMPLETING"_s,
+                                   u"SUSPENDED"_s,
+                                   u"REQUEUED"_s,
+                                   u"RESIZING"_s,
+                                   u"SIGNALING"_s,
+                                   u"STAGE_OUT"_s};
     return !alive.contains(state);
 }
 
@@ -115,10 +121,10 @@ Result<SlurmCapacity> parseSinfoJson(const QByteArray &json, const QString &part
         capacity.gpus += gpusOfGres(node.value(u"gres"_s).toString());
     }
     if (capacity.nodes == 0) {
-        return Error::make(ErrorCode::InvalidConfig,
-                           u"Slurm has no usable node in partition '%1' (sinfo lists none that is "
-                           u"up and not drained); check --partition and `sinfo -p %1`"_s
-                               .arg(partition));
+        return Error::make(
+            ErrorCode::InvalidConfig,
+            u"Slurm has no usable node in partition '%1' (sinfo lists none that is "
+            u"up and not drained); check --partition and `sinfo -p %1`"_s.arg(partition));
     }
     return capacity;
 }

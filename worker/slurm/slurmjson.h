@@ -16,7 +16,7 @@ struct SlurmCapacity
     int nodes = 0;
     int cpus = 0;
     qint64 memoryMb = 0;
-    int gpus = 0;          // of GRES "gpu" ("gpu:2", "gpu:a100:4(S:0-1)")
+    int gpus = 0; // of GRES "gpu" ("gpu:2", "gpu:a100:4(S:0-1)")
     int largestNodeCpus = 0;
 };
 

@@ -56,30 +56,31 @@ QStringList SlurmJobPlan::sbatchArguments() const
 
 QByteArray SlurmJobPlan::batchScript() const
 {
-    QString script = u"#!/bin/bash\n"
-                     "# Written by ddl-worker: one Slurm step per DDL task of this job.\n"
-                     "nodes=($("_s + shellQuote(scontrol) +
-                     u" show hostnames \"$SLURM_JOB_NODELIST\"))\n"
-                     "counts=()\n"
-                     "IFS=, read -ra groups <<< \"$SLURM_TASKS_PER_NODE\"\n"
-                     "for g in \"${groups[@]}\"; do\n"
-                     "  if [[ $g =~ ^([0-9]+)\\(x([0-9]+)\\)$ ]]; then\n"
-                     "    for ((r = 0; r < BASH_REMATCH[2]; r++)); do counts+=(\"${BASH_REMATCH[1]}\"); done\n"
-                     "  else counts+=(\"$g\"); fi\n"
-                     "done\n"
-                     "slot=0\n"
-                     "for n in \"${!nodes[@]}\"; do\n"
-                     "  for ((k = 0; k < ${counts[n]:-0}; k++)); do\n"
-                     "    export DDL_SLURM_NODE_$slot=\"${nodes[n]}\"; slot=$((slot + 1))\n"
-                     "  done\n"
-                     "done\n"_s;
+    QString script =
+        u"#!/bin/bash\n"
+        "# Written by ddl-worker: one Slurm step per DDL task of this job.\n"
+        "nodes=($("_s +
+        shellQuote(scontrol) +
+        u" show hostnames \"$SLURM_JOB_NODELIST\"))\n"
+        "counts=()\n"
+        "IFS=, read -ra groups <<< \"$SLURM_TASKS_PER_NODE\"\n"
+        "for g in \"${groups[@]}\"; do\n"
+        "  if [[ $g =~ ^([0-9]+)\\(x([0-9]+)\\)$ ]]; then\n"
+        "    for ((r = 0; r < BASH_REMATCH[2]; r++)); do counts+=(\"${BASH_REMATCH[1]}\"); done\n"
+        "  else counts+=(\"$g\"); fi\n"
+        "done\n"
+        "slot=0\n"
+        "for n in \"${!nodes[@]}\"; do\n"
+        "  for ((k = 0; k < ${counts[n]:-0}; k++)); do\n"
+        "    export DDL_SLURM_NODE_$slot=\"${nodes[n]}\"; slot=$((slot + 1))\n"
+        "  done\n"
+        "done\n"_s;
     const QString resources = taskResources(*this).join(u' ');
     for (qsizetype i = 0; i < steps.size(); ++i) {
         const SlurmStepFiles &step = steps[i];
         script += u"( %1 --ntasks=1 --nodes=1 --nodelist=\"$DDL_SLURM_NODE_%2\" %3 --exact "
                   "--export=ALL --input=none --output=%4 --error=%5 /bin/bash %6; "
-                  "echo $? > %7.part && mv %7.part %7 ) &\n"_s
-                      .arg(shellQuote(srun))
+                  "echo $? > %7.part && mv %7.part %7 ) &\n"_s.arg(shellQuote(srun))
                       .arg(i)
                       .arg(resources,
                            shellQuote(step.stdoutFile),
@@ -107,9 +108,9 @@ QByteArray slurmStepEnvironment(const SlurmStepLaunch &launch)
             for (qsizetype i = 0; i < launch.memberPorts.size(); ++i) {
                 if (launch.memberPorts[i] <= 0)
                     continue;
-                const QRegularExpression hostPort(
-                    QRegularExpression::escape(launch.workerAddress) + u':' +
-                    QString::number(launch.memberPorts[i]) + u"(?!\\d)"_s);
+                const QRegularExpression hostPort(QRegularExpression::escape(launch.workerAddress) +
+                                                  u':' + QString::number(launch.memberPorts[i]) +
+                                                  u"(?!\\d)"_s);
                 value.replace(hostPort,
                               u"${DDL_SLURM_NODE_%1}:%2"_s.arg(i).arg(launch.memberPorts[i]));
             }
@@ -134,11 +135,10 @@ QByteArray slurmStepScript(const SlurmStepLaunch &launch, const SlurmStepFiles &
             ". %1 || exit 127\n"
             "cd %2 || exit 127\n"
             ": > %3\n"
-            "exec %4\n"_s
-                .arg(shellQuote(files.envFile),
-                     shellQuote(launch.codeDir),
-                     shellQuote(files.startedFile),
-                     argv.join(u' ')))
+            "exec %4\n"_s.arg(shellQuote(files.envFile),
+                              shellQuote(launch.codeDir),
+                              shellQuote(files.startedFile),
+                              argv.join(u' ')))
         .toUtf8();
 }
 

@@ -53,7 +53,7 @@ struct SlurmStepLaunch
     // port ("10.0.0.5:4100"), that becomes the node Slurm gave the member.
     QProcessEnvironment environment;
     QString workerAddress;
-    QList<int> memberPorts; // by step index; 0: none
+    QList<int> memberPorts;     // by step index; 0: none
     QStringList memberHostKeys; // by step index: PAI_HOST_IP_<role>_<index>, the address alone
     int stepIndex = 0;
 };

@@ -20,8 +20,7 @@ constexpr qint64 ReadPerPollBytes = 4 * 1024 * 1024;
 bool writeFile(const QString &path, const QByteArray &bytes, QFileDevice::Permissions permissions)
 {
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) ||
-        file.write(bytes) != bytes.size())
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
         return false;
     return file.setPermissions(permissions);
 }
@@ -54,13 +53,17 @@ void SlurmStep::start(const LaunchSpec &spec)
     launch.codeDir = spec.paths.codeDir;
     if (spec.kind == TaskLease::Kind::Ddl) {
         const QByteArray runner = ddlRunnerScript();
-        if (runner.isEmpty() || !writeFile(spec.paths.runnerFile, runner, QFile::ReadOwner |
-                                                                              QFile::WriteOwner)) {
+        if (runner.isEmpty() ||
+            !writeFile(spec.paths.runnerFile, runner, QFile::ReadOwner | QFile::WriteOwner)) {
             finish(-1, u"cannot write the Python runner to %1"_s.arg(spec.paths.runnerFile));
             return;
         }
-        launch.argv = {spec.python, u"-u"_s, spec.paths.runnerFile, spec.paths.codeDir,
-                       spec.paths.datasetDir, spec.paths.outputDir};
+        launch.argv = {spec.python,
+                       u"-u"_s,
+                       spec.paths.runnerFile,
+                       spec.paths.codeDir,
+                       spec.paths.datasetDir,
+                       spec.paths.outputDir};
     } else {
         launch.argv = {u"/bin/bash"_s, u"-c"_s, spec.command};
     }
@@ -81,8 +84,8 @@ void SlurmStep::start(const LaunchSpec &spec)
         finish(-1, u"cannot write the Slurm step files into %1"_s.arg(folder));
         return;
     }
-    for (const QString &stale : {m_files.startedFile, m_files.exitFile, m_files.stdoutFile,
-                                 m_files.stderrFile})
+    for (const QString &stale :
+         {m_files.startedFile, m_files.exitFile, m_files.stdoutFile, m_files.stderrFile})
         QFile::remove(stale);
     m_ready = true;
     m_pollTimer.start();
@@ -160,9 +163,10 @@ void SlurmStep::poll()
         m_started = true;
         emit started();
     }
-    finish(ok ? code : -1, ok ? u"exit code %1 (Slurm job %2)"_s.arg(code).arg(
-                                  m_allocation ? m_allocation->jobId() : 0)
-                              : u"the step's exit status is unreadable"_s);
+    finish(ok ? code : -1,
+           ok ? u"exit code %1 (Slurm job %2)"_s.arg(code).arg(m_allocation ? m_allocation->jobId()
+                                                                            : 0)
+              : u"the step's exit status is unreadable"_s);
 }
 
 void SlurmStep::readNew(const QString &path, qint64 &offset, LogSource source, qint64 maxBytes)
