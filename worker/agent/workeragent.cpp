@@ -140,7 +140,6 @@ Status WorkerAgent::start()
     if (m_config.backend == u"slurm") {
         // Tasks run on the cluster's nodes, confined by Slurm; nothing of this machine's
         // sandbox or podman reaches them.
-        m_sandboxPolicy.network = true;
         qCInfo(lcWorkerAgent).noquote()
             << "tasks run as Slurm steps: Slurm's own confinement (cgroups, where the cluster has "
                "them) applies, not the bubblewrap sandbox";
