@@ -51,6 +51,7 @@ private slots:
     void cleanupTestCase();
     void capacityComesFromSinfo();
     void oneTaskJobSucceedsWithLogAndOutput();
+    void failingStepFailsTheJobWithItsExitCode();
     void gangRunsAsOneAllocationOfTwoSteps();
     void cancelReachesScancel();
     void jobWaitingInSlurmShowsSlurmsReason();
@@ -204,6 +205,19 @@ void TestE2eSlurm::oneTaskJobSucceedsWithLogAndOutput()
     QFile model(dest + u"/model.txt"_s);
     QVERIFY(model.open(QIODevice::ReadOnly));
     QCOMPARE(QString::fromUtf8(model.readAll().trimmed()), u"trained in "_s + match.captured(1));
+}
+
+void TestE2eSlurm::failingStepFailsTheJobWithItsExitCode()
+{
+    const QString uuid = submit(
+        u"fails"_s,
+        openPaiJob(u"fails"_s, {{u"main"_s, 1, 0, u"echo 'about to fail' >&2; exit 3"_s}}));
+    QVERIFY(!uuid.isEmpty());
+    QCOMPARE(m_cluster->waitForJobEnd(User, uuid, 120000), u"FAILED"_s);
+    const QJsonArray tasks = m_cluster->job(User, uuid).value(u"tasks"_s).toArray();
+    QCOMPARE(tasks.size(), 1);
+    QCOMPARE(tasks.first().toObject().value(u"exit_code"_s).toInt(-1), 3);
+    QVERIFY(logsOf(uuid).contains(u"about to fail"_s));
 }
 
 void TestE2eSlurm::gangRunsAsOneAllocationOfTwoSteps()
