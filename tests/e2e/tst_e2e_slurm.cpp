@@ -10,6 +10,7 @@
 #include "polluntil.h"
 #include "prerequisite.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -312,25 +313,51 @@ void TestE2eSlurm::jobWaitingInSlurmShowsSlurmsReason()
     const QString uuid = submit(
         u"queued"_s, openPaiJob(u"queued"_s, {{u"main"_s, 1, 0, u"echo ran after the other"_s}}));
     QVERIFY(!uuid.isEmpty());
-    QString reason;
-    QJsonObject job;
+    const QString dropped = submit(
+        u"dropped"_s, openPaiJob(u"dropped"_s, {{u"main"_s, 1, 0, u"echo dropped-$((6 * 7))"_s}}));
+    QVERIFY(!dropped.isEmpty());
+    // The first waits for the CPUs, the second for them or behind the first (Priority).
+    static const QRegularExpression pendingJob(
+        u"^Slurm job (\\d+) is pending: (Resources|Priority) \\("_s);
+    QHash<QString, QString> slurmJobOf;
+    for (const QString &waiting : {uuid, dropped}) {
+        QJsonObject job;
+        QVERIFY2(pollUntil(
+                     [&] {
+                         job = m_cluster->job(User, waiting);
+                         return pendingJob.match(job.value(u"reason"_s).toString()).hasMatch();
+                     },
+                     30000,
+                     {},
+                     300),
+                 qPrintable(diagnostics(waiting)));
+        QCOMPARE(job.value(u"state"_s).toString(), u"WAITING"_s);
+        slurmJobOf[waiting] = pendingJob.match(job.value(u"reason"_s).toString()).captured(1);
+        QCOMPARE(squeueState(*m_slurm, slurmJobOf[waiting]), u"PENDING"_s);
+    }
+    QVERIFY(slurmJobOf[uuid] != slurmJobOf[dropped]);
+
+    // Cancelled while Slurm holds it: its Slurm job goes too, and it never ran.
+    const CliRun cancel = m_cluster->cli(User, {u"cancel"_s, u"--job_uuid="_s + dropped});
+    QVERIFY2(cancel.exitCode == 0, qPrintable(cancel.out + cancel.err));
+    QString state;
     QVERIFY2(pollUntil(
                  [&] {
-                     job = m_cluster->job(User, uuid);
-                     reason = job.value(u"reason"_s).toString();
-                     return reason.contains(u"Resources"_s);
+                     state = squeueState(*m_slurm, slurmJobOf[dropped]);
+                     return state == u"CANCELLED" || state == u"GONE";
                  },
-                 30000,
+                 15000,
                  {},
-                 300),
-             qPrintable(diagnostics(uuid)));
-    QCOMPARE(job.value(u"state"_s).toString(), u"WAITING"_s);
-    QVERIFY2(reason.contains(u"Slurm job"_s) && reason.contains(u"pending"_s), qPrintable(reason));
+                 250),
+             qPrintable(state + diagnostics(dropped)));
+    QCOMPARE(m_cluster->waitForJobEnd(User, dropped, 30000), u"STOPPED"_s);
 
     // The other job ends: ours runs.
     QCOMPARE(m_slurm->run(u"scancel"_s, {blockerId}).exitCode, 0);
     QCOMPARE(m_cluster->waitForJobEnd(User, uuid, 120000), u"SUCCEEDED"_s);
     QVERIFY(logsOf(uuid).contains(u"ran after the other"_s));
+    // (The log holds the command as the worker tells it, not what it would print.)
+    QVERIFY(!logsOf(dropped).contains(u"dropped-42"_s));
 }
 
 QTEST_GUILESS_MAIN(TestE2eSlurm)

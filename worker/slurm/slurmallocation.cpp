@@ -118,7 +118,7 @@ void SlurmAllocation::submit()
         const Result<qint64> id = command->result() ? parseSbatchParsable(*command->result())
                                                     : Result<qint64>(command->result().error());
         if (!id) {
-            qCWarning(lcWorkerRunner).noquote() << "sbatch:" << id.error().message;
+            qCWarning(lcWorkerSlurm).noquote() << "sbatch:" << id.error().message;
             for (const QPointer<SlurmStep> &step : std::as_const(m_steps)) {
                 if (step)
                     step->handleSubmitFailed(u"Slurm refused the job: "_s + id.error().message);
@@ -127,7 +127,7 @@ void SlurmAllocation::submit()
             return;
         }
         m_jobId = *id;
-        qCInfo(lcWorkerRunner).noquote()
+        qCInfo(lcWorkerSlurm).noquote()
             << u"Slurm job %1 submitted for %2 task(s) of job %3"_s.arg(m_jobId)
                    .arg(m_members.size())
                    .arg(m_members.first().jobUuid);
@@ -179,7 +179,7 @@ void SlurmAllocation::cancel()
     m_cancelled = true;
     if (!isSubmitted())
         return; // submit() sees it (or sbatch's answer does)
-    qCInfo(lcWorkerRunner).noquote() << "scancel Slurm job" << m_jobId;
+    qCInfo(lcWorkerSlurm).noquote() << "scancel Slurm job" << m_jobId;
     // Not waited for: the step sees the job end through squeue like any other end.
     QProcess::startDetached(m_settings.scancel, {QString::number(m_jobId)});
 }

@@ -100,7 +100,7 @@ void SlurmBackend::poll()
             handleSqueue(QByteArrayLiteral("{\"jobs\": []}"));
         } else if (command->result().error().message != m_lastPollError) {
             m_lastPollError = command->result().error().message;
-            qCWarning(lcWorkerRunner).noquote() << "squeue:" << m_lastPollError;
+            qCWarning(lcWorkerSlurm).noquote() << "squeue:" << m_lastPollError;
         }
     });
     command->start();
@@ -110,7 +110,7 @@ void SlurmBackend::handleSqueue(const QByteArray &json)
 {
     const Result<QList<SlurmJobStatus>> jobs = parseSqueueJson(json);
     if (!jobs) {
-        qCWarning(lcWorkerRunner).noquote() << "squeue:" << jobs.error().message;
+        qCWarning(lcWorkerSlurm).noquote() << "squeue:" << jobs.error().message;
         return;
     }
     QHash<qint64, SlurmJobStatus> byId;

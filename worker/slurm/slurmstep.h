@@ -27,8 +27,9 @@ public:
     void start(const LaunchSpec &spec) override;
     // scancel of the whole Slurm job: a DDL job ends all its tasks together.
     void terminate(int graceMs) override;
-    // Submitted and not ended; a step waiting in Slurm's queue is running for this purpose
-    // until it has started only when terminate() must reach Slurm.
+    // From the start of the task's code until its end. A step still pending in Slurm's queue is
+    // not running: a cancel then ends the task at once, and the Slurm job is cancelled when
+    // the last task of its gang is gone (SlurmAllocation::memberGone).
     bool isRunning() const override;
     QString describe() const override;
 
