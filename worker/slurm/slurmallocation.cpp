@@ -78,7 +78,9 @@ void SlurmAllocation::memberGone(qint64 taskId)
     // stopping): nothing of it may run on.
     if (m_gone.size() >= m_members.size()) {
         cancel();
-        deleteLater();
+        // While sbatch runs, its answer is awaited: the job it may have made is cancelled then.
+        if (!m_submitting || isSubmitted() || m_ended)
+            deleteLater();
     }
 }
 
@@ -124,6 +126,8 @@ void SlurmAllocation::submit()
                     step->handleSubmitFailed(u"Slurm refused the job: "_s + id.error().message);
             }
             m_ended = true;
+            if (m_gone.size() >= m_members.size())
+                deleteLater();
             return;
         }
         m_jobId = *id;
@@ -135,6 +139,8 @@ void SlurmAllocation::submit()
             m_cancelled = false;
             cancel();
         }
+        if (m_gone.size() >= m_members.size())
+            deleteLater();
     });
     command->start();
 }
