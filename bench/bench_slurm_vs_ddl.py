@@ -50,8 +50,11 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The private single-node Slurm (munged, slurmctld, slurmd) that tst_e2e_slurm starts too.
+sys.path.insert(0, os.path.join(ROOT, "tests", "support"))
+import slurmlocal  # noqa: E402
+from slurmlocal import Daemons, LocalSlurm, become_subreaper, wait_for  # noqa: E402
 APT_COMMAND = ["apt-get", "install", "-y", "--no-install-recommends", "slurm-wlm", "munge"]
-SLURM_PROGRAMS = ["slurmctld", "slurmd", "sbatch", "squeue", "sinfo", "scancel", "munged"]
 
 # Settings from Slurm's "High Throughput Computing Administration Guide" (high_throughput.html)
 # that apply to one node without a database. The SchedulerParameters are the guide's example set
@@ -98,65 +101,6 @@ def local_to_epoch(text):
     """A log timestamp in local time, 'YYYY-MM-DD hh:mm:ss.zzz' or with a 'T'."""
     text = text.replace("T", " ")
     return datetime.datetime.strptime(text, "%Y-%m-%d %H:%M:%S.%f").timestamp()
-
-
-class Daemons:
-    """Processes this program started; ended in reverse order, each by its own id."""
-
-    def __init__(self):
-        self.procs = []
-
-    def start(self, name, argv, log_path, env=None):
-        out = open(log_path, "ab")
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True)
-        out.close()
-        self.procs.append((name, proc))
-        return proc
-
-    def stop(self, proc, grace=10.0):
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-            try:
-                proc.wait(grace)
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                proc.wait(5)
-        self.procs = [(n, p) for n, p in self.procs if p is not proc]
-
-    def stop_all(self):
-        for _, proc in reversed(list(self.procs)):
-            self.stop(proc)
-
-
-def free_port_block(count):
-    """count consecutive free TCP ports on localhost."""
-    for _ in range(200):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            base = probe.getsockname()[1]
-        if base + count > 65535:
-            continue
-        sockets = []
-        try:
-            for port in range(base, base + count):
-                s = socket.socket()
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                sockets.append(s)
-                s.bind(("0.0.0.0", port))
-            return base
-        except OSError:
-            continue
-        finally:
-            for s in sockets:
-                s.close()
-    raise RuntimeError("no block of %d free ports" % count)
 
 
 # ------------------------------------------------------------------------------------------- DDL
@@ -220,16 +164,6 @@ def tiny_package():
 
 class PackageRefused(RuntimeError):
     pass
-
-
-def wait_for(predicate, timeout, what, interval=0.05):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise RuntimeError("timed out after %.0f s waiting for %s" % (timeout, what))
 
 
 def run_ddl(args, work, daemons, package_mode):
@@ -383,7 +317,7 @@ def ddl_breakdown(jobs, first_submit, server_log, worker_log):
 # ----------------------------------------------------------------------------------------- Slurm
 
 def slurm_missing():
-    return [p for p in SLURM_PROGRAMS if not (shutil.which(p) or os.path.exists("/usr/sbin/" + p))]
+    return slurmlocal.missing_programs()
 
 
 def ensure_slurm(args):
@@ -405,79 +339,6 @@ def ensure_slurm(args):
         return "could not install Slurm (%s); install by hand with: %s" % (error, command)
     missing = slurm_missing()
     return "still missing after apt-get: %s" % ", ".join(missing) if missing else None
-
-
-def which(program):
-    return shutil.which(program) or os.path.join("/usr/sbin", program)
-
-
-class Munge:
-    def __init__(self, base, daemons, threads=None):
-        self.dir = os.path.join(base, "munge")
-        os.makedirs(self.dir)
-        os.chmod(self.dir, 0o755)  # munged: "execute permissions for all required" on the socket folder
-        self.key = os.path.join(self.dir, "munge.key")
-        self.socket = os.path.join(self.dir, "munge.socket")
-        with open(self.key, "wb") as key:
-            key.write(os.urandom(1024))
-        os.chmod(self.key, 0o400)
-        argv = [which("munged"), "--foreground", "--key-file", self.key, "--socket", self.socket,
-                "--pid-file", os.path.join(self.dir, "munged.pid"),
-                "--log-file", os.path.join(self.dir, "munged.log"),
-                "--seed-file", os.path.join(self.dir, "munged.seed")]
-        if threads:
-            argv += ["--num-threads", str(threads)]
-        self.proc = daemons.start("munged", argv, os.path.join(self.dir, "munged.out"))
-        wait_for(lambda: self._alive() and os.path.exists(self.socket), 20, "munged's socket")
-
-    def _alive(self):
-        if self.proc.poll() is not None:
-            out = open(os.path.join(self.dir, "munged.out")).read()
-            logf = os.path.join(self.dir, "munged.log")
-            out += open(logf).read() if os.path.exists(logf) else ""
-            raise RuntimeError("munged exited: " + out[-2000:])
-        return True
-
-
-def slurm_conf(run_dir, munge_socket, ports, cpus, htc):
-    ctld_port = ("%d-%d" % (ports, ports + HTC_CTLD_PORTS - 1)) if htc else str(ports)
-    lines = [
-        "ClusterName=ddlbench",
-        "SlurmctldHost=localhost",
-        "SlurmctldPort=%s" % ctld_port,
-        "SlurmdPort=%d" % (ports + HTC_CTLD_PORTS),
-        "SlurmUser=root",
-        "SlurmdUser=root",
-        "AuthType=auth/munge",
-        "CredType=cred/munge",
-        "AuthInfo=socket=%s" % munge_socket,
-        "StateSaveLocation=%s/state" % run_dir,
-        "SlurmdSpoolDir=%s/spool" % run_dir,
-        "SlurmctldPidFile=%s/slurmctld.pid" % run_dir,
-        "SlurmdPidFile=%s/slurmd.pid" % run_dir,
-        "SlurmctldLogFile=%s/slurmctld.log" % run_dir,
-        "SlurmdLogFile=%s/slurmd.log" % run_dir,
-        "ProctrackType=proctrack/linuxproc",
-        "TaskPlugin=task/none",
-        "SelectType=select/cons_tres",
-        "SelectTypeParameters=CR_CPU",
-        "ReturnToService=2",
-        "MpiDefault=none",
-        "MailProg=/bin/true",
-        "NodeName=localhost CPUs=%d State=UNKNOWN" % cpus,
-        "PartitionName=debug Nodes=localhost Default=YES MaxTime=INFINITE State=UP",
-    ]
-    if htc:
-        lines += ["%s=%s" % item for item in HTC_SETTINGS.items()]
-    return "\n".join(lines) + "\n"
-
-
-def slurm_env(conf):
-    env = dict(os.environ, SLURM_CONF=conf)
-    for key in list(env):
-        if key.startswith("SLURM_") and key != "SLURM_CONF" or key.startswith("SBATCH_") or key.startswith("SQUEUE_"):
-            del env[key]
-    return env
 
 
 def sdiag(env):
@@ -513,74 +374,18 @@ def slurmctld_breakdown(path):
             "gap_median": statistics.median(gaps) if gaps else None}
 
 
-def become_subreaper():
-    """slurmstepd detaches from slurmd; as the child subreaper this program inherits (and reaps)
-    the ones of its own Slurm runs instead of leaving zombies to an init that may not reap."""
-    try:
-        import ctypes
-        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
-    except (OSError, AttributeError):
-        pass
-
-
-def reap_orphans():
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            return
-
-
-def kill_stray_stepds(run_dir):
-    """slurmstepd processes detach from slurmd; end those (only those) that hold files of this
-    run's spool folder."""
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            if open("/proc/%s/comm" % pid).read().strip() != "slurmstepd":
-                continue
-            fds = "/proc/%s/fd" % pid
-            if any(os.readlink(os.path.join(fds, fd)).startswith(run_dir) for fd in os.listdir(fds)):
-                os.kill(int(pid), signal.SIGKILL)
-        except OSError:
-            continue
-
-
 def run_slurm(args, base, daemons, htc):
     name = "htc" if htc else "default"
     run_dir = os.path.join(base, name)
-    for sub in ("state", "spool"):
-        os.makedirs(os.path.join(run_dir, sub))
+    os.makedirs(run_dir)
     # munged with its default 2 threads for the default run, the guide's 10 for the HTC run.
-    munge = Munge(run_dir, daemons, HTC_MUNGE_THREADS if htc else None)
-    cpus = args.slurm_cpus or os.cpu_count()
-    ports = free_port_block(HTC_CTLD_PORTS + 1)
-    conf = os.path.join(run_dir, "slurm.conf")
-    with open(conf, "w") as f:
-        f.write(slurm_conf(run_dir, munge.socket, ports, cpus, htc))
-    env = slurm_env(conf)
-    ctld = daemons.start("slurmctld", [which("slurmctld"), "-D", "-c", "-i", "-f", conf],
-                         os.path.join(run_dir, "slurmctld.out"), env)
-    slurmd = None
+    cluster = LocalSlurm(run_dir, daemons, args.slurm_cpus or os.cpu_count(),
+                         settings=HTC_SETTINGS if htc else None,
+                         ctld_ports=HTC_CTLD_PORTS if htc else 1,
+                         munge_threads=HTC_MUNGE_THREADS if htc else None, cluster="ddlbench")
+    env = cluster.env
     try:
-        time.sleep(0.5)
-        slurmd = daemons.start("slurmd", [which("slurmd"), "-D", "-N", "localhost", "-f", conf],
-                               os.path.join(run_dir, "slurmd.out"), env)
-
-        def node_idle():
-            for proc, what in ((ctld, "slurmctld"), (slurmd, "slurmd")):
-                if proc.poll() is not None:
-                    tail = ""
-                    for f in (what + ".out", what + ".log"):
-                        p = os.path.join(run_dir, f)
-                        tail += open(p, errors="replace").read()[-1500:] if os.path.exists(p) else ""
-                    raise RuntimeError("%s exited (code %s): %s" % (what, proc.returncode, tail))
-            out = subprocess.run(["sinfo", "-h", "-n", "localhost", "-o", "%t"], env=env,
-                                 capture_output=True, text=True)
-            return out.returncode == 0 and out.stdout.strip() == "idle"
-
-        wait_for(node_idle, 60, "sinfo to show node localhost idle", interval=0.25)
+        cluster.start()
         log("Slurm (%s settings): node idle; submitting %d `sbatch --wrap=true -o /dev/null`" % (name, args.jobs))
         first_submit = time.time()
         for i in range(args.jobs):
@@ -609,14 +414,7 @@ def run_slurm(args, base, daemons, htc):
         return {"wall": wall, "submit": submitted - first_submit, "sdiag": sdiag(env),
                 "log": slurmctld_breakdown(os.path.join(run_dir, "slurmctld.log"))}
     finally:
-        subprocess.run(["scancel", "--quiet", "--user", "root"], env=env, capture_output=True)
-        if slurmd:
-            daemons.stop(slurmd)
-        daemons.stop(ctld)
-        kill_stray_stepds(run_dir)
-        daemons.stop(munge.proc)
-        if not daemons.procs:
-            reap_orphans()
+        cluster.stop()
 
 
 # ------------------------------------------------------------------------------------------ main

@@ -8,6 +8,7 @@ packages=(
     libgit2-dev libyaml-cpp-dev libarchive-dev libzstd-dev libsodium-dev libssl-dev
     python3 python3-numpy python3-venv python3-pip bubblewrap
     podman runc uidmap
+    slurm-wlm munge
     qt6-charts-dev libqt6opengl6-dev qtkeychain-qt6-dev qt6-tools-dev qt6-l10n-tools qt6-svg-dev
     qt6-translations-l10n xvfb xauth
     clang libclang-rt-14-dev wrk

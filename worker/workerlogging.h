@@ -9,3 +9,4 @@ Q_DECLARE_LOGGING_CATEGORY(lcWorkerCache)   // ddl.worker.cache: blobs and datas
 Q_DECLARE_LOGGING_CATEGORY(lcWorkerRunner)  // ddl.worker.runner: tasks, venvs, logs, artifacts
 Q_DECLARE_LOGGING_CATEGORY(lcWorkerProcess) // ddl.worker.process: process trees and signals
 Q_DECLARE_LOGGING_CATEGORY(lcWorkerConfig)  // ddl.worker.config: worker.yaml and flags
+Q_DECLARE_LOGGING_CATEGORY(lcWorkerSlurm)   // ddl.worker.slurm: sbatch, squeue, scancel

@@ -112,7 +112,8 @@ static std::optional<QString> runtimesOf(const QJsonValue &value)
             return std::nullopt;
         names << runtime.toString();
     }
-    return names.join(u',');
+    // None (--no-sandbox, no podman) is stored as '', not as NULL: the column is NOT NULL.
+    return names.isEmpty() ? u""_s : names.join(u',');
 }
 
 static Error badRuntimes()
@@ -446,7 +447,17 @@ Status WorkerService::recordEvent(const WorkerRef &worker, qint64 taskId,
                                       u"INSERT INTO job_events (job_id, task_id, at, message) "
                                       "SELECT job_id, id, ?, ? FROM tasks WHERE id = ?"_s,
                                       {nowMs(), message, taskId});
-    return insert ? Status(Ok{}) : Status(insert.error());
+    if (!insert)
+        return insert.error();
+    // A backend's reason for not starting the task yet (Slurm's pending reason) is the job's
+    // reason while it waits; once it runs, the reason stays as it was.
+    if (request.value(u"waiting_reason"_s).toBool()) {
+        const Result<TaskRow> task = JobStore(m_db).task(taskId);
+        if (!task)
+            return task.error();
+        return JobStore(m_db).setWaitingReason(task->jobId, message);
+    }
+    return Ok{};
 }
 
 bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)

@@ -22,6 +22,7 @@ private slots:
     void failedTaskIsRetriedThenFailsTheJob();
     void heartbeatCancelsTasksOfCancelledJob();
     void otherWorkerCannotTouchTheTask();
+    void waitingReasonOfABackendIsTheJobsReason();
 };
 
 void tst_ApiWorkerProtocol::enrollment_data()
@@ -329,6 +330,58 @@ void tst_ApiWorkerProtocol::otherWorkerCannotTouchTheTask()
                        QUrlQuery(QStringLiteral("offset=0")),
                        "application/octet-stream"),
                   200);
+}
+
+
+// A Slurm worker (ddl-worker --backend slurm) runs no sandbox and no podman: it announces no
+// runtime of those, and while Slurm keeps the leased task pending, its reason is the job's.
+void tst_ApiWorkerProtocol::waitingReasonOfABackendIsTheJobsReason()
+{
+    const QString user = newUser(QStringLiteral("pending@example.org"));
+    const QString sha256 = uploadBlob(user, someBytes("pending", 3000));
+    const QString uuid = submitJob(user, wireSpec(QStringLiteral("pending")), sha256);
+    QVERIFY(!uuid.isEmpty());
+    const Answer enrolled = post(QStringLiteral("/v1/workers/enroll"), {},
+                                 {{QStringLiteral("enroll_token"), m_enrollToken},
+                                  {QStringLiteral("name"), QStringLiteral("slurm-worker")},
+                                  {QStringLiteral("hostname"), QStringLiteral("login.local")},
+                                  {QStringLiteral("cpus"), 64},
+                                  {QStringLiteral("memory_mb"), 262144},
+                                  {QStringLiteral("gpus"), 0},
+                                  {QStringLiteral("slots"), 64},
+                                  {QStringLiteral("runtimes"), QJsonArray{}}});
+    VERIFY_STATUS(enrolled, 201);
+    const Worker worker{enrolled.json().value(QLatin1String("worker_id")).toInteger(),
+                        enrolled.json().value(QLatin1String("worker_token")).toString()};
+    m_workersToRetire.append(worker);
+    const QJsonArray tasks = lease(worker);
+    QCOMPARE(tasks.size(), 1);
+    const qint64 taskId = tasks.first().toObject().value(QLatin1String("task_id")).toInteger();
+    const QString events = QStringLiteral("/v1/workers/tasks/%1/events").arg(taskId);
+
+    const QString pending = QStringLiteral("Slurm job 12 is pending: Priority");
+    VERIFY_STATUS(post(events, worker.token,
+                       {{QStringLiteral("message"), pending},
+                        {QStringLiteral("waiting_reason"), true}}),
+                  200);
+    QJsonObject waiting = job(user, uuid);
+    QCOMPARE(waiting.value(QLatin1String("state")).toString(), QStringLiteral("WAITING"));
+    QCOMPARE(waiting.value(QLatin1String("reason")).toString(), pending);
+    // A plain event is only an event.
+    VERIFY_STATUS(post(events, worker.token, {{QStringLiteral("message"), QStringLiteral("x")}}),
+                  200);
+    QCOMPARE(job(user, uuid).value(QLatin1String("reason")).toString(), pending);
+
+    VERIFY_STATUS(reportState(worker, taskId, QStringLiteral("RUNNING")), 200);
+    VERIFY_STATUS(post(events, worker.token,
+                       {{QStringLiteral("message"), QStringLiteral("late")},
+                        {QStringLiteral("waiting_reason"), true}}),
+                  200);
+    const QJsonObject running = job(user, uuid);
+    QCOMPARE(running.value(QLatin1String("state")).toString(), QStringLiteral("RUNNING"));
+    // A running job waits for nothing.
+    QVERIFY(!running.value(QLatin1String("reason")).toString().contains(QLatin1String("late")));
+    VERIFY_STATUS(reportState(worker, taskId, QStringLiteral("SUCCEEDED"), 0), 200);
 }
 
 QTEST_GUILESS_MAIN(tst_ApiWorkerProtocol)

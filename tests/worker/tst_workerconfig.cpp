@@ -30,6 +30,8 @@ private slots:
     void containerRuntime();
     void allowRoot_data();
     void allowRoot();
+    void slurmBackend_data();
+    void slurmBackend();
 
 private:
     // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
@@ -360,6 +362,49 @@ void tst_WorkerConfig::allowRoot()
         QVERIFY2(asRoot.error().message.contains(u"--allow-root"_s),
                  qPrintable(asRoot.error().message));
     }
+}
+
+void tst_WorkerConfig::slurmBackend_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<QString>("backend");
+    QTest::addColumn<QString>("partition");
+    QTest::addColumn<QString>("error"); // empty: valid
+
+    QTest::newRow("default: local") << QByteArray() << QStringList() << u"local"_s << QString()
+                                    << QString();
+    QTest::newRow("flags") << QByteArray()
+                           << QStringList{u"--backend"_s, u"slurm"_s, u"--partition"_s, u"gpu"_s}
+                           << u"slurm"_s << u"gpu"_s << QString();
+    QTest::newRow("file, default partition")
+        << QByteArray("backend: slurm\n") << QStringList() << u"slurm"_s << QString() << QString();
+    QTest::newRow("unknown backend") << QByteArray() << QStringList{u"--backend"_s, u"pbs"_s}
+                                     << QString() << QString()
+                                     << u"must be local or slurm, got 'pbs'"_s;
+    QTest::newRow("partition without slurm")
+        << QByteArray() << QStringList{u"--partition"_s, u"gpu"_s} << QString() << QString()
+        << u"needs --backend slurm"_s;
+    QTest::newRow("partition with a space")
+        << QByteArray("backend: slurm\npartition: a b\n") << QStringList() << QString()
+        << QString() << u"must be a Slurm partition name"_s;
+}
+
+void tst_WorkerConfig::slurmBackend()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
+    QCOMPARE(parsed.ok(), error.isEmpty());
+    if (!error.isEmpty()) {
+        QVERIFY2(parsed.error().message.contains(error), qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->backend, "backend");
+    QTEST(parsed->partition, "partition");
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

@@ -8,6 +8,7 @@
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
+#include "slurm/slurmbackend.h"
 #include "wire/jobstate.h"
 #include "workerlogging.h"
 
@@ -136,11 +137,19 @@ void WorkerAgent::prepareGpuDevices()
 
 Status WorkerAgent::start()
 {
-    const Status sandboxed = prepareSandbox();
-    if (!sandboxed)
-        return sandboxed;
-    if (const Status containers = prepareContainers(); !containers)
-        return containers;
+    if (m_config.backend == u"slurm") {
+        // Tasks run on the cluster's nodes, confined by Slurm; nothing of this machine's
+        // sandbox or podman reaches them.
+        qCInfo(lcWorkerAgent).noquote()
+            << "tasks run as Slurm steps: Slurm's own confinement (cgroups, where the cluster has "
+               "them) applies, not the bubblewrap sandbox";
+    } else {
+        const Status sandboxed = prepareSandbox();
+        if (!sandboxed)
+            return sandboxed;
+        if (const Status containers = prepareContainers(); !containers)
+            return containers;
+    }
     const bool newWorkDir = !QFileInfo::exists(m_config.workDir);
     for (const QString &sub : {u"cache/blobs"_s, u"cache/datasets"_s, u"tasks"_s, u"venvs"_s}) {
         const QString path = m_config.workDir + u'/' + sub;
@@ -191,14 +200,21 @@ Status WorkerAgent::start()
             u"token"_s);
     }
 
-    m_resources = detectHostResources(m_config.gpus);
-    if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
-        prepareGpuDevices();
-    m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
+    if (m_config.backend == u"slurm") {
+        if (const Status slurm = prepareSlurm(); !slurm)
+            return slurm;
+    } else {
+        m_resources = detectHostResources(m_config.gpus);
+        if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
+            prepareGpuDevices();
+        m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
+    }
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
-    m_gpuType = m_config.gpuType.isEmpty() ? defaultGpuType(m_resources) : m_config.gpuType;
+    // Slurm's GRES name no model: only --gpu-type gives a Slurm worker a GPU type.
+    m_gpuType = m_config.gpuType.isEmpty() && !m_slurm ? defaultGpuType(m_resources)
+                                                       : m_config.gpuType;
     QStringList gpuNames;
     for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
         gpuNames << u"%1: %2"_s.arg(gpu.index).arg(gpu.name);
@@ -268,9 +284,9 @@ QJsonObject WorkerAgent::resourcesJson() const
                           {u"slots"_s, m_slots},
                           // Empty too, so that a label taken off a worker leaves the server.
                           {u"gpu_type"_s, m_gpuType}};
-    // How this worker can run tasks: "bubblewrap" (the sandbox), "podman" (jobs with an image) and
-    // "cdi" when it wrote the CDI spec of its GPUs, so that containers get them; none with
-    // --no-sandbox and without --container-runtime.
+    // How this worker can run tasks: "bubblewrap" (the sandbox), "podman" (jobs with an image),
+    // "cdi" when it wrote the CDI spec of its GPUs, so that containers get them, and "slurm"
+    // (--backend slurm); none with --no-sandbox and without --container-runtime.
     QJsonArray runtimes;
     if (m_sandbox.isEnabled())
         runtimes.append(u"bubblewrap"_s);
@@ -278,6 +294,8 @@ QJsonObject WorkerAgent::resourcesJson() const
         runtimes.append(u"podman"_s);
     if (m_podman.isAvailable() && m_podman.hasGpuDevices())
         runtimes.append(u"cdi"_s);
+    if (m_slurm) // shown to people; places nothing differently
+        runtimes.append(u"slurm"_s);
     resources.insert(u"runtimes"_s, runtimes);
     // The address peers reach this worker's tasks at (host lists, PAI_CURRENT_CONTAINER_IP);
     // without --advertise-address the server takes the one the worker connects from. Sent with
@@ -423,6 +441,38 @@ void WorkerAgent::handleHeartbeatAnswer()
     }
 }
 
+Status WorkerAgent::prepareSlurm()
+{
+    SlurmSettings settings;
+    settings.partition = m_config.partition;
+    m_slurm = new SlurmBackend(settings, m_config.workDir + u"/tasks"_s, this);
+    const Result<SlurmCapacity> capacity = m_slurm->readCapacity();
+    if (!capacity) {
+        return Error::make(ErrorCode::InvalidConfig,
+                           u"--backend slurm: cannot read the capacity of partition '%1': %2"_s.arg(
+                               m_config.partition.isEmpty() ? u"(default)"_s : m_config.partition,
+                               capacity.error().message),
+                           QString::fromLatin1(configkey::Backend));
+    }
+    m_resources.cpus = capacity->cpus;
+    m_resources.memoryMb = capacity->memoryMb;
+    m_resources.gpus.clear();
+    // The server books GPUs by index; Slurm picks the devices, so these only count them.
+    for (int index = 0; index < capacity->gpus; ++index)
+        m_resources.gpus.append({index, u"Slurm GRES gpu"_s, 0});
+    qCInfo(lcWorkerAgent).noquote()
+        << u"Slurm partition %1: %2 node(s), %3 CPUs (at most %4 on one node), %5 MiB, %6 GPU(s); "
+           u"task folders under %7 must be visible to every node at the same path"_s
+               .arg(m_config.partition.isEmpty() ? u"(default)"_s : m_config.partition)
+               .arg(capacity->nodes)
+               .arg(capacity->cpus)
+               .arg(capacity->largestNodeCpus)
+               .arg(capacity->memoryMb)
+               .arg(capacity->gpus)
+               .arg(m_config.workDir + u"/tasks"_s);
+    return Ok{};
+}
+
 int WorkerAgent::freeSlots() const
 {
     return std::max(0, m_slots - int(m_tasks.size()));
@@ -468,9 +518,10 @@ void WorkerAgent::handleLeaseAnswer()
         return;
     }
     const QJsonArray tasks = result->json().value(u"tasks"_s).toArray();
+    QList<TaskLease> leases;
     for (const QJsonValue &value : tasks) {
         qint64 taskId = -1;
-        const Result<TaskLease> lease = TaskLease::fromJson(value.toObject(), &taskId);
+        Result<TaskLease> lease = TaskLease::fromJson(value.toObject(), &taskId);
         if (!lease) {
             qCWarning(lcWorkerAgent).noquote() << "unusable lease:" << lease.error().message;
             if (taskId >= 0)
@@ -479,8 +530,13 @@ void WorkerAgent::handleLeaseAnswer()
         }
         if (m_tasks.contains(lease->taskId))
             continue; // the same lease again: it is already running here
-        startTask(*lease);
+        leases.append(std::move(*lease));
     }
+    // The server places a gang at once, so its tasks on this worker come in one answer.
+    if (m_slurm)
+        m_slurm->planJobs(leases);
+    for (const TaskLease &lease : std::as_const(leases))
+        startTask(lease);
 }
 
 void WorkerAgent::startTask(const TaskLease &lease)
@@ -531,6 +587,11 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.images = m_images;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
+    if (m_slurm) {
+        services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
+            return slurm->createStep(lease, parent);
+        };
+    }
 
     auto *runner = new TaskRunner(lease, gpus, cores, services, this);
     m_tasks.insert(lease.taskId, runner);
@@ -565,6 +626,8 @@ void WorkerAgent::handleTaskFinished(qint64 taskId, const QString &state)
     for (int index : runner->gpuIndices())
         m_busyGpus.remove(index);
     m_cpuCores.release(runner->cpuCores());
+    if (m_slurm)
+        m_slurm->taskEnded(taskId);
     runner->deleteLater();
     qCInfo(lcWorkerAgent).noquote() << "task" << taskId << "done:" << state;
     m_cache->trim(); // what the task used may go now

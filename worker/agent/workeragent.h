@@ -24,6 +24,7 @@ namespace ddl::worker {
 
 class BlobCache;
 class ImageLoader;
+class SlurmBackend;
 class TaskRunner;
 class VenvManager;
 
@@ -80,6 +81,8 @@ private:
     Status prepareContainers();
     // Writes the CDI spec of the GPUs nvidia-smi saw, so that containers can be given them.
     void prepareGpuDevices();
+    // --backend slurm: the partition's capacity becomes the worker's resources.
+    Status prepareSlurm();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -96,6 +99,7 @@ private:
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;
     ImageLoader *m_images = nullptr; // with podman only
+    SlurmBackend *m_slurm = nullptr; // with --backend slurm only
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

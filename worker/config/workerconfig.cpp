@@ -96,7 +96,9 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::NoNetwork,
                                         configkey::CacheSize,
                                         configkey::ContainerRuntime,
-                                        configkey::AllowRoot};
+                                        configkey::AllowRoot,
+                                        configkey::Backend,
+                                        configkey::Partition};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -150,6 +152,10 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
     }
     if (root[configkey::ContainerRuntime])
         config.containerRuntime = text(configkey::ContainerRuntime);
+    if (root[configkey::Backend])
+        config.backend = text(configkey::Backend);
+    if (root[configkey::Partition])
+        config.partition = text(configkey::Partition);
     if (root[configkey::CacheSize]) {
         const Result<qint64> size = parseCacheSize(text(configkey::CacheSize), origin);
         if (!size)
@@ -242,6 +248,14 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Run as root anyway. Tasks run as the worker's user, so as root they would get uid 0 "
          u"on this machine: run ddl-worker as an unprivileged user instead (the packaged "
          u"service runs as ddl-worker)."_s},
+        {flagName(configkey::Backend),
+         u"Where tasks run: 'local' (here, the default) or 'slurm' (each job as an sbatch job "
+         u"of --partition, the worker announcing the partition's capacity; --work-dir must be "
+         u"on a file system every node mounts at the same path; docs/slurm.md)."_s,
+         u"backend"_s},
+        {flagName(configkey::Partition),
+         u"The Slurm partition of --backend slurm (default: the cluster's default partition)."_s,
+         u"name"_s},
     });
 }
 
@@ -294,6 +308,10 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
     }
     if (auto value = flag(configkey::ContainerRuntime))
         config.containerRuntime = *value;
+    if (auto value = flag(configkey::Backend))
+        config.backend = *value;
+    if (auto value = flag(configkey::Partition))
+        config.partition = *value;
     if (auto value = flag(configkey::CacheSize)) {
         const Result<qint64> size = parseCacheSize(*value, origin);
         if (!size)
@@ -352,6 +370,18 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s,
                            configkey::ContainerRuntime,
                            u"must be podman or none, got '%1'"_s.arg(containerRuntime));
+    if (backend != u"local" && backend != u"slurm")
+        return configError(u"config"_s,
+                           configkey::Backend,
+                           u"must be local or slurm, got '%1'"_s.arg(backend));
+    static const QRegularExpression partitionName(
+        QRegularExpression::anchoredPattern(u"[A-Za-z0-9_.-]{0,64}"_s));
+    if (!partitionName.match(partition).hasMatch())
+        return configError(u"config"_s,
+                           configkey::Partition,
+                           u"must be a Slurm partition name (letters, digits, '_', '.', '-')"_s);
+    if (!partition.isEmpty() && backend != u"slurm")
+        return configError(u"config"_s, configkey::Partition, u"needs --backend slurm"_s);
     // The server refuses other labels: they are shown to users and matched by jobs.
     static const QRegularExpression printable(
         QRegularExpression::anchoredPattern(u"[^\\p{C}]{0,100}"_s));

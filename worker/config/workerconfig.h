@@ -27,6 +27,8 @@ inline constexpr char NoNetwork[] = "no_network";
 inline constexpr char CacheSize[] = "cache_size";
 inline constexpr char ContainerRuntime[] = "container_runtime";
 inline constexpr char AllowRoot[] = "allow_root";
+inline constexpr char Backend[] = "backend";
+inline constexpr char Partition[] = "partition";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -52,6 +54,10 @@ struct WorkerConfig
     QString containerRuntime;
     // Run as root anyway (--allow-root): tasks then get uid 0 on the owner's machine.
     bool allowRoot = false;
+    // "slurm": every task runs as a step of a Slurm job in `partition` (docs/slurm.md) and the
+    // worker announces the partition's capacity; "local" (the default): tasks run here.
+    QString backend = QStringLiteral("local");
+    QString partition; // Slurm's partition; empty: the cluster's default
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task

@@ -143,7 +143,7 @@ QByteArray ddlRunnerScript()
 }
 
 TaskProcess::TaskProcess(QObject *parent)
-    : QObject(parent)
+    : TaskExecution(parent)
 {
     m_process.setProcessChannelMode(QProcess::SeparateChannels);
     m_process.setInputChannelMode(QProcess::ManagedInputChannel);
@@ -302,6 +302,11 @@ void TaskProcess::start(const LaunchSpec &spec)
     m_process.start();
     // The task reads no input: it sees end-of-file rather than a pipe that never speaks.
     m_process.closeWriteChannel();
+}
+
+QString TaskProcess::describe() const
+{
+    return u"pid %1"_s.arg(m_pid);
 }
 
 bool TaskProcess::writeRunner(const QString &path)

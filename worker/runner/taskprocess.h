@@ -2,6 +2,7 @@
 
 #include "container/podmanruntime.h"
 #include "logindex.h"
+#include "runner/taskexecution.h"
 #include "sandbox/sandbox.h"
 #include "wire/tasklease.h"
 
@@ -111,7 +112,7 @@ QByteArray ddlRunnerScript();
 // first process is bubblewrap, which dies with the worker and takes the task's whole PID
 // namespace with it. A task in a container is ended through podman (kill, then rm), as its
 // processes are not the worker's children but conmon's.
-class TaskProcess : public QObject
+class TaskProcess : public TaskExecution
 {
     Q_OBJECT
 public:
@@ -120,17 +121,12 @@ public:
 
     // Writes the runner into the task folder (kind Ddl) and starts. Emits started() or
     // finished() with a message when it cannot start.
-    void start(const LaunchSpec &spec);
+    void start(const LaunchSpec &spec) override;
     // SIGTERM to the whole tree, SIGKILL after graceMs if anything is left.
-    void terminate(int graceMs);
-    bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
+    void terminate(int graceMs) override;
+    bool isRunning() const override { return m_process.state() != QProcess::NotRunning; }
+    QString describe() const override;
     qint64 processId() const { return m_pid; }
-
-signals:
-    void started();
-    void output(const QByteArray &bytes, ddl::worker::LogSource source);
-    // exitCode is the process's exit status; -1 when it did not start or was killed by a signal.
-    void finished(int exitCode, const QString &description);
 
 private:
     void handleStarted();

@@ -300,11 +300,17 @@ void TaskRunner::launch()
     }
     // pip's last unfinished line (if any) ends before the task's own output begins.
     m_log->flushPartialLines();
-    m_process = new TaskProcess(this);
-    connect(m_process, &TaskProcess::started, this, &TaskRunner::handleProcessStarted);
-    connect(m_process, &TaskProcess::output, m_log, &LogStreamer::append);
-    connect(m_process, &TaskProcess::finished, this, &TaskRunner::handleProcessFinished);
-    if (runsInContainer()) {
+    m_process = m_services.executionFactory ? m_services.executionFactory(m_lease, this)
+                                            : new TaskProcess(this);
+    connect(m_process, &TaskExecution::started, this, &TaskRunner::handleProcessStarted);
+    connect(m_process, &TaskExecution::output, m_log, &LogStreamer::append);
+    connect(m_process, &TaskExecution::finished, this, &TaskRunner::handleProcessFinished);
+    connect(m_process, &TaskExecution::waiting, this, &TaskRunner::handleWaiting);
+    if (m_services.executionFactory) {
+        if (!m_lease.image.isEmpty())
+            m_log->appendLine(u"image %1 not used: Slurm steps run on the node's own system"_s.arg(
+                m_lease.image));
+    } else if (runsInContainer()) {
         m_log->appendLine(u"container: podman, image %1, %2"_s.arg(
             m_lease.image,
             m_services.sandboxPolicy.network ? u"network allowed"_s : u"no network"_s));
@@ -331,7 +337,8 @@ void TaskRunner::handleProcessStarted()
     if (m_phase != Phase::Preparing)
         return;
     m_phase = Phase::Running;
-    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "running, pid" << m_process->processId();
+    qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "running,"
+                                      << m_process->describe();
     m_runningReportInFlight = true;
     reportState(stateName(JobState::Running), std::nullopt, {}, [this] {
         m_runningReportInFlight = false;
@@ -572,12 +579,21 @@ void TaskRunner::reportFinalState()
     });
 }
 
-void TaskRunner::reportEvent(const QString &message)
+void TaskRunner::handleWaiting(const QString &reason)
+{
+    if (m_phase == Phase::Preparing && !m_cancelled)
+        reportEvent(reason, true);
+}
+
+void TaskRunner::reportEvent(const QString &message, bool waitingReason)
 {
     m_log->appendLine(message);
+    QJsonObject body{{u"message"_s, message}};
+    if (waitingReason)
+        body.insert(u"waiting_reason"_s, true);
     // Told once: the log has it whatever the server answers.
     ApiRequest *request = m_services.client->postJson(
-        u"/v1/workers/tasks/%1/events"_s.arg(m_lease.taskId), {{u"message"_s, message}});
+        u"/v1/workers/tasks/%1/events"_s.arg(m_lease.taskId), body);
     connect(request, &ApiRequest::finished, this, [this, request] {
         request->deleteLater();
         if (!request->result()) {

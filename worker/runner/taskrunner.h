@@ -35,6 +35,9 @@ struct TaskServices
     ImageLoader *images = nullptr; // loads ddl:// images into podman; set with podman
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
+    // Where tasks run; empty: as processes of this machine (TaskProcess). The Slurm backend
+    // gives one that makes each task a step of a Slurm job (worker/slurm).
+    std::function<TaskExecution *(const TaskLease &lease, QObject *parent)> executionFactory;
 };
 
 // Runs one leased task from start to end: fetches its code and dataset through the cache,
@@ -99,6 +102,8 @@ private:
     void launch();
     void handleProcessStarted();
     void handleProcessFinished(int exitCode, const QString &description);
+    // A pending reason of the cluster: an event, and the job's reason while it waits.
+    void handleWaiting(const QString &reason);
     void failPreparation(const QString &message);
     void finishTask(const QString &state,
                     std::optional<int> exitCode,
@@ -110,7 +115,8 @@ private:
     void drainLogAndReport();
     void reportFinalState();
     // A step of the task's preparation: a line of its log and one of its job's events.
-    void reportEvent(const QString &message);
+    // waitingReason: the message is also the job's reason while it is WAITING.
+    void reportEvent(const QString &message, bool waitingReason = false);
     void reportState(const QString &state,
                      std::optional<int> exitCode,
                      const QString &message,
@@ -124,7 +130,7 @@ private:
     TaskPaths m_paths;
     Phase m_phase = Phase::Preparing;
     LogStreamer *m_log = nullptr;
-    TaskProcess *m_process = nullptr;
+    TaskExecution *m_process = nullptr;
     QString m_python;
     QString m_venvDir;
     QString m_imageId; // the loaded ddl:// image's podman ID; empty: run m_lease.image
