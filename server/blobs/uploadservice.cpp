@@ -61,7 +61,7 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
         return UploadState{QString(), sha256, size, size, true};
 
     Result<QSqlQuery> existing = runSql(m_db,
-                                        QStringLiteral("SELECT id, offset FROM uploads WHERE owner "
+                                        QStringLiteral("SELECT id, \"offset\" FROM uploads WHERE owner "
                                                        "= ? AND sha256 = ? AND size = ?"),
                                         {owner, sha256, size});
     if (!existing)
@@ -74,7 +74,7 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
     UploadState upload{QUuid::createUuid().toString(QUuid::Id128), sha256, size, 0, false};
     Result<QSqlQuery> insert = runSql(m_db,
                                       QStringLiteral("INSERT INTO uploads (id, owner, sha256, size, "
-                                                     "offset, updated_at) VALUES (?, ?, ?, ?, 0, ?)"),
+                                                     "\"offset\", updated_at) VALUES (?, ?, ?, ?, 0, ?)"),
                                       {upload.id, owner, sha256, size, nowMs()});
     if (!insert)
         return insert.error();
@@ -86,7 +86,7 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
 Result<UploadState> UploadService::state(const QString &owner, const QString &uploadId)
 {
     Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT sha256, size, offset FROM uploads WHERE "
+                                     QStringLiteral("SELECT sha256, size, \"offset\" FROM uploads WHERE "
                                                     "id = ? AND owner = ?"),
                                      {uploadId, owner});
     if (!query)
@@ -267,7 +267,7 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
     upload->offset = sink.offset() + sink.length();
     Sha256Stream hash = sink.hash();
     Result<QSqlQuery> update = runSql(m_db,
-                                      QStringLiteral("UPDATE uploads SET offset = ?, hash_state = ?, "
+                                      QStringLiteral("UPDATE uploads SET \"offset\" = ?, hash_state = ?, "
                                                      "updated_at = ? WHERE id = ?"),
                                       {upload->offset, hash.saveState(), nowMs(), uploadId});
     if (!update)
@@ -304,8 +304,9 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
     }
     forget();
     Result<QSqlQuery> blob = runSql(m_db,
-                                    QStringLiteral("INSERT OR IGNORE INTO blobs (sha256, size, "
-                                                   "created_at) VALUES (?, ?, ?)"),
+                                    QStringLiteral("INSERT INTO blobs (sha256, size, "
+                                                   "created_at) VALUES (?, ?, ?) "
+                                                   "ON CONFLICT DO NOTHING"),
                                     {upload.sha256, upload.size, nowMs()});
     if (!blob)
         return blob.error();
@@ -324,8 +325,9 @@ bool UploadService::ownsBlob(const QString &owner, const QString &sha256)
 Status UploadService::addReference(const QString &owner, const QString &sha256)
 {
     Result<QSqlQuery> insert = runSql(m_db,
-                                      QStringLiteral("INSERT OR IGNORE INTO blob_refs (owner, "
-                                                     "sha256) VALUES (?, ?)"),
+                                      QStringLiteral("INSERT INTO blob_refs (owner, "
+                                                     "sha256) VALUES (?, ?) "
+                                                     "ON CONFLICT DO NOTHING"),
                                       {owner, sha256});
     if (!insert)
         return insert.error();
