@@ -40,6 +40,11 @@ QString ServerProcess::databaseUrlOf(const QString &dataDir)
     return databaseUrls().value(QDir::cleanPath(dataDir));
 }
 
+void ServerProcess::useDatabase(const QString &dataDir, const QString &url)
+{
+    databaseUrls().insert(QDir::cleanPath(dataDir), url);
+}
+
 // --database for the data dir that arguments name with --data-dir, if it has one.
 static QStringList withDatabase(const QStringList &arguments)
 {

@@ -35,6 +35,8 @@ public:
     // The --database URL of the data dir, empty for SQLite.
     QString databaseUrl() const { return databaseUrlOf(m_dataDir); }
     static QString databaseUrlOf(const QString &dataDir);
+    // Servers (and admin commands) on dataDir use the PostgreSQL database of url.
+    static void useDatabase(const QString &dataDir, const QString &url);
     QUrl url() const { return m_url; }
     quint16 port() const { return quint16(m_url.port()); }
     // The server's process id while it runs, else 0.

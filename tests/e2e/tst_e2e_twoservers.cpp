@@ -1,0 +1,200 @@
+// Two ddl-server processes on one PostgreSQL database and one data folder, as an operator runs
+// them for availability: a real PostgreSQL cluster (PgCluster), a real ddl-worker talking only to
+// the server that does not lead, jobs submitted to both. Only one server places tasks (the
+// scheduler lock); every task runs once; SIGKILL the leader and the other leads within 10 s, and
+// every job either server accepted finishes.
+#include "httpsclient.h"
+#include "pgcluster.h"
+#include "polluntil.h"
+#include "serverprocess.h"
+#include "serveruser.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const QString Leads = u"this server now leads the scheduler"_s;
+
+QByteArray json(const QJsonObject &object)
+{
+    return QJsonDocument(object).toJson(QJsonDocument::Compact);
+}
+
+QJsonObject parse(const QByteArray &bytes)
+{
+    return QJsonDocument::fromJson(bytes).object();
+}
+
+} // namespace
+
+class tst_E2eTwoServers : public QObject
+{
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void twoServersShareTheWorkAndSurviveTheLeadersDeath();
+
+private:
+    // Submits a job of two tasks through server; its uuid, or empty (with a warning).
+    QString submit(HttpsClient &server, int serial);
+
+    QTemporaryDir m_dir;
+    PgCluster m_postgres;
+    QString m_dataDir;
+    std::unique_ptr<ServerProcess> m_first;
+    std::unique_ptr<ServerProcess> m_second;
+    std::unique_ptr<QProcess> m_worker;
+    QList<QSslCertificate> m_ca;
+    QByteArray m_token;
+};
+
+void tst_E2eTwoServers::initTestCase()
+{
+    QVERIFY(m_dir.isValid());
+    const QString started = m_postgres.start();
+    QVERIFY2(started.isEmpty(), qPrintable(started));
+    const QString url = m_postgres.createDatabase(u"twoservers"_s);
+    QVERIFY(!url.isEmpty());
+    m_dataDir = m_dir.filePath(u"data"_s);
+    ServerProcess::useDatabase(m_dataDir, url);
+    m_first = std::make_unique<ServerProcess>(m_dataDir, m_dir.filePath(u"first.log"_s));
+    m_second = std::make_unique<ServerProcess>(m_dataDir, m_dir.filePath(u"second.log"_s));
+    // The first makes the certificate and the schema, and leads; the second finds both.
+    QString failed = m_first->start();
+    QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    QVERIFY2(pollUntil([&] { return m_first->log().contains(Leads); }, 10000),
+             qPrintable(m_first->log()));
+    failed = m_second->start();
+    QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    // The password of the database URL is in no log.
+    for (const ServerProcess *server : {m_first.get(), m_second.get()}) {
+        QVERIFY(server->log().contains(u"store: postgresql://"_s));
+        QVERIFY2(!server->log().contains(m_postgres.password()), qPrintable(server->log()));
+    }
+    m_ca = QSslCertificate::fromPath(m_first->caFile());
+    QVERIFY(!m_ca.isEmpty());
+
+    HttpsClient first(m_first->port(), m_ca);
+    const QJsonObject credentials{{u"email"_s, u"ha@example.org"_s},
+                                  {u"password"_s, u"ha-password-1"_s}};
+    HttpsClient::Answer answer = first.call("POST", "/v1/auth/register", {}, json(credentials));
+    QVERIFY2(answer.status == 201, answer.body.constData());
+    // Logged in at the second: users and sessions are the database's, not a server's.
+    HttpsClient second(m_second->port(), m_ca);
+    answer = second.call("POST", "/v1/auth/login", {}, json(credentials));
+    QVERIFY2(answer.status == 200, answer.body.constData());
+    m_token = parse(answer.body).value(u"access_token"_s).toString().toLatin1();
+    QVERIFY(!m_token.isEmpty());
+
+    // The worker knows only the second server, which does not lead: its leases come from the
+    // store, placed there by the first.
+    const QString enrollToken = ServerProcess::createEnrollToken(m_dataDir);
+    QVERIFY(!enrollToken.isEmpty());
+    m_worker = std::make_unique<QProcess>();
+    m_worker->setProcessChannelMode(QProcess::MergedChannels);
+    m_worker->setStandardOutputFile(m_dir.filePath(u"worker.log"_s));
+    m_worker->start(ServerProcess::binary(u"ddl-worker"_s),
+                    {u"--server"_s, m_second->url().toString(), u"--token"_s, enrollToken,
+                     u"--ca-cert"_s, m_second->caFile(), u"--work-dir"_s,
+                     m_dir.filePath(u"worker"_s), u"--slots"_s, u"4"_s});
+    QVERIFY(m_worker->waitForStarted(5000));
+}
+
+void tst_E2eTwoServers::cleanupTestCase()
+{
+    if (m_worker) {
+        m_worker->terminate();
+        if (!m_worker->waitForFinished(10000))
+            m_worker->kill();
+    }
+    m_first.reset();
+    m_second.reset();
+}
+
+QString tst_E2eTwoServers::submit(HttpsClient &server, int serial)
+{
+    const QJsonObject submission{
+        {u"spec"_s, jobSpec(u"openpai"_s, u"ha-%1"_s.arg(serial), 2, 0, u"sleep 0.3"_s)},
+        {u"package"_s, QJsonValue::Null},
+        {u"dataset"_s, QJsonValue::Null}};
+    const HttpsClient::Answer answer = server.call("POST", "/v1/jobs", m_token, json(submission));
+    if (answer.status != 201) {
+        qWarning("submit %d: HTTP %d %s", serial, answer.status, answer.body.constData());
+        return {};
+    }
+    return parse(answer.body).value(u"uuid"_s).toString();
+}
+
+void tst_E2eTwoServers::twoServersShareTheWorkAndSurviveTheLeadersDeath()
+{
+    QVERIFY2(!m_second->log().contains(Leads), qPrintable(m_second->log()));
+    HttpsClient first(m_first->port(), m_ca);
+    HttpsClient second(m_second->port(), m_ca);
+    QStringList accepted;
+    constexpr int JobsBefore = 12;
+    constexpr int JobsAfter = 8;
+    for (int serial = 0; serial < JobsBefore; ++serial) {
+        const QString uuid = submit(serial % 2 ? second : first, serial);
+        QVERIFY(!uuid.isEmpty());
+        accepted << uuid;
+    }
+    // Some of them run (placed by the first, leased through the second) before the leader dies.
+    const QString workerLog = m_dir.filePath(u"worker.log"_s);
+    const auto readWorkerLog = [&] {
+        QFile file(workerLog);
+        return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
+    };
+    QVERIFY2(pollUntil([&] { return readWorkerLog().contains(u"preparing in"_s); }, 30000),
+             qPrintable(readWorkerLog() + m_first->log() + m_second->log()));
+
+    QVERIFY(m_first->kill());
+    QElapsedTimer sinceKill;
+    sinceKill.start();
+    QVERIFY2(pollUntil([&] { return m_second->log().contains(Leads); }, 10000),
+             qPrintable(m_second->log()));
+    qInfo("the second server leads %lld ms after the first was killed", sinceKill.elapsed());
+
+    for (int serial = JobsBefore; serial < JobsBefore + JobsAfter; ++serial) {
+        const QString uuid = submit(second, serial);
+        QVERIFY(!uuid.isEmpty());
+        accepted << uuid;
+    }
+    // Every accepted job ends, and succeeds.
+    for (const QString &uuid : std::as_const(accepted)) {
+        QString state;
+        QVERIFY2(pollUntil(
+                     [&] {
+                         const HttpsClient::Answer answer =
+                             second.call("GET", "/v1/jobs/" + uuid.toLatin1(), m_token);
+                         state = parse(answer.body).value(u"state"_s).toString();
+                         return state == u"SUCCEEDED"_s || state == u"FAILED"_s
+                                || state == u"STOPPED"_s;
+                     },
+                     90000),
+                 qPrintable(uuid + u" is "_s + state + u"\n"_s + readWorkerLog()));
+        QVERIFY2(state == u"SUCCEEDED"_s, qPrintable(uuid + u" ended "_s + state));
+    }
+    // No task was placed (and so run) twice: the worker prepared each task once.
+    static const QRegularExpression preparing(u"task (\\d+) preparing in"_s);
+    QHash<QString, int> runs;
+    for (const QRegularExpressionMatch &match : preparing.globalMatch(readWorkerLog()))
+        ++runs[match.captured(1)];
+    QCOMPARE(runs.size(), (JobsBefore + JobsAfter) * 2);
+    for (auto it = runs.cbegin(); it != runs.cend(); ++it)
+        QVERIFY2(it.value() == 1, qPrintable(u"task "_s + it.key() + u" ran twice"_s));
+}
+
+QTEST_GUILESS_MAIN(tst_E2eTwoServers)
+#include "tst_e2e_twoservers.moc"
