@@ -202,7 +202,7 @@ void Scheduler::enqueue(qint64 jobId)
     const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
     Result<QSqlQuery> tasks = runSql(m_db,
                                      QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
-                                                    "AND attempt = ? AND state = ?"),
+                                                    "AND attempt = ? AND state = ? ORDER BY id"),
                                      {jobId, job->value(u"attempt"_s),
                                       stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {

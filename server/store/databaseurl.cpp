@@ -33,12 +33,17 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
     for (const auto &[key, value] : query.queryItems(QUrl::FullyDecoded)) {
         if (key == QLatin1String("host")) {
             parsed.host = value;
+        } else if (key == QLatin1String("port")) {
+            bool ok = false;
+            parsed.port = value.toInt(&ok);
+            if (!ok || parsed.port <= 0 || parsed.port > 65535)
+                return badUrl(text, QStringLiteral("port must be a number from 1 to 65535"));
         } else if (key == QLatin1String("sslmode") || key == QLatin1String("sslrootcert")
                    || key == QLatin1String("connect_timeout")) {
             options << key + u'=' + value;
         } else {
-            return badUrl(text, QStringLiteral("unknown parameter \"%1\" (known: host, sslmode, "
-                                               "sslrootcert, connect_timeout)")
+            return badUrl(text, QStringLiteral("unknown parameter \"%1\" (known: host, port, "
+                                               "sslmode, sslrootcert, connect_timeout)")
                                     .arg(key));
         }
     }

@@ -7,8 +7,8 @@
 namespace ddl::server {
 
 // Where a PostgreSQL store is: `--database postgresql://user:password@host:port/dbname`, or over a
-// unix socket `postgresql://user@/dbname?host=/run/postgresql`. Also sslmode, sslrootcert and
-// connect_timeout as query items, passed to libpq.
+// unix socket `postgresql://user@/dbname?host=/run/postgresql` (and port=, which names the
+// socket file). Also sslmode, sslrootcert and connect_timeout as query items, passed to libpq.
 struct DatabaseUrl
 {
     QString host; // a name, an address, or a socket folder (starts with '/')

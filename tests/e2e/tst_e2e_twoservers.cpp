@@ -45,6 +45,7 @@ private slots:
     void initTestCase();
     void cleanupTestCase();
     void twoServersShareTheWorkAndSurviveTheLeadersDeath();
+    void socketUrlWorksAndAWrongPasswordIsNotShown();
 
 private:
     // Submits a job of two tasks through server; its uuid, or empty (with a warning).
@@ -205,6 +206,33 @@ void tst_E2eTwoServers::twoServersShareTheWorkAndSurviveTheLeadersDeath()
     QCOMPARE(runs.size(), qsizetype(accepted.size()) * 2);
     for (auto it = runs.cbegin(); it != runs.cend(); ++it)
         QVERIFY2(it.value() == 1, qPrintable(u"task "_s + it.key() + u" ran twice"_s));
+}
+
+void tst_E2eTwoServers::socketUrlWorksAndAWrongPasswordIsNotShown()
+{
+    // A data dir of its own, so that ServerProcess adds no --database of its own.
+    const QString dataDir = m_dir.filePath(u"admin"_s);
+    const QString socketUrl =
+        u"postgresql://ddl@/twoservers?host=%1&port=%2"_s.arg(m_postgres.socketDir())
+            .arg(m_postgres.port());
+    int exitCode = -1;
+    QString errors;
+    const QString token = ServerProcess::runCommand(
+        {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir, u"--database"_s, socketUrl},
+        &exitCode, &errors);
+    QVERIFY2(exitCode == 0, qPrintable(errors));
+    QVERIFY2(token.startsWith(u"ddle_"_s), qPrintable(token));
+
+    const QString wrong = u"postgresql://ddl:not-the-Password-42@127.0.0.1:%1/twoservers"_s.arg(
+        m_postgres.port());
+    ServerProcess::runCommand(
+        {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir, u"--database"_s, wrong}, &exitCode,
+        &errors);
+    QCOMPARE(exitCode, 1);
+    QVERIFY2(errors.contains(u"cannot connect to the store postgresql://ddl:***@127.0.0.1"_s),
+             qPrintable(errors));
+    QVERIFY2(errors.contains(u"password authentication failed"_s), qPrintable(errors));
+    QVERIFY2(!errors.contains(u"not-the-Password-42"_s), qPrintable(errors));
 }
 
 QTEST_GUILESS_MAIN(tst_E2eTwoServers)
