@@ -40,6 +40,8 @@ QString PgCluster::run(const QString &program, const QStringList &arguments)
     QProcess process;
     process.setProcessChannelMode(QProcess::MergedChannels);
     const QString path = QDir(binDir()).filePath(program);
+    // initdb looks at the current folder, which nobody may not be allowed to enter.
+    process.setWorkingDirectory(m_dir.path());
     if (geteuid() == 0) {
         process.start(u"setpriv"_s, QStringList{u"--reuid=%1"_s.arg(NobodyId),
                                                 u"--regid=%1"_s.arg(NobodyId), u"--clear-groups"_s,
@@ -82,18 +84,24 @@ QString PgCluster::start()
                               u"--encoding=UTF8"_s, u"--locale=C.UTF-8"_s, u"--no-sync"_s});
         !failed.isEmpty())
         return failed;
-    // A free port, asked of the kernel; PostgreSQL binds it a moment later.
-    QTcpServer probe;
-    if (!probe.listen(QHostAddress::LocalHost, 0))
-        return u"no free port on 127.0.0.1"_s;
-    m_port = probe.serverPort();
-    probe.close();
-    const QString options = u"-k %1 -p %2 -c listen_addresses=127.0.0.1 -c fsync=off "
-                            "-c max_connections=200"_s.arg(m_dir.path())
-                                .arg(m_port);
-    if (QString failed = run(u"pg_ctl"_s, {u"-D"_s, data, u"-l"_s, m_dir.filePath(u"server.log"_s),
-                                          u"-w"_s, u"-o"_s, options, u"start"_s});
-        !failed.isEmpty()) {
+    // A free port, asked of the kernel; PostgreSQL binds it a moment later, so another test
+    // may take it first: then once more with another.
+    QString failed;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        QTcpServer probe;
+        if (!probe.listen(QHostAddress::LocalHost, 0))
+            return u"no free port on 127.0.0.1"_s;
+        m_port = probe.serverPort();
+        probe.close();
+        const QString options = u"-k %1 -p %2 -c listen_addresses=127.0.0.1 -c fsync=off "
+                                "-c max_connections=200"_s.arg(m_dir.path())
+                                    .arg(m_port);
+        failed = run(u"pg_ctl"_s, {u"-D"_s, data, u"-l"_s, m_dir.filePath(u"server.log"_s),
+                                  u"-w"_s, u"-o"_s, options, u"start"_s});
+        if (failed.isEmpty())
+            break;
+    }
+    if (!failed.isEmpty()) {
         QFile log(m_dir.filePath(u"server.log"_s));
         return failed + (log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString());
     }
