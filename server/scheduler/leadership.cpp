@@ -39,6 +39,7 @@ Status Leadership::start()
     if (!db)
         return db.error();
     m_db = *db;
+    m_fresh = true;
     connect(m_db.driver(), &QSqlDriver::notification, this,
             [this](const QString &name) { handleNotification(name); });
     m_scheduler.setShared(true);
@@ -49,8 +50,25 @@ Status Leadership::start()
 
 bool Leadership::tryLead()
 {
-    if (!m_db.isOpen() && !m_db.open())
-        return false;
+    if (!m_db.isOpen()) {
+        if (!m_db.open())
+            return false;
+        m_fresh = true;
+    }
+    if (m_fresh) {
+        // PostgreSQL ends the session of a leader whose machine vanished (no FIN, no RST) after
+        // about 5 + 3 * 2 s of silence, instead of the system's default of two hours; then the
+        // lock is free for another server.
+        for (const QString &setting : {u"SET tcp_keepalives_idle = 5"_s,
+                                       u"SET tcp_keepalives_interval = 2"_s,
+                                       u"SET tcp_keepalives_count = 3"_s}) {
+            if (Result<QSqlQuery> set = runSql(m_db, setting); !set) {
+                m_db.close();
+                return false;
+            }
+        }
+        m_fresh = false;
+    }
     Result<QSqlQuery> locked =
         runSql(m_db, u"SELECT pg_try_advisory_lock(%1) AS locked"_s.arg(SchedulerLockKey));
     if (!locked || !locked->next()) {

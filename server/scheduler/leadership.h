@@ -39,6 +39,7 @@ private:
     QSqlDatabase m_db;
     QTimer m_tick;
     bool m_leading = false;
+    bool m_fresh = false; // connected, but its session is not set up yet
 };
 
 } // namespace ddl::server

@@ -49,6 +49,10 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
     }
     if (!options.join(QString()).contains(QLatin1String("connect_timeout")))
         options << QStringLiteral("connect_timeout=10");
+    // A database machine that vanished fails a statement within seconds rather than hanging
+    // the server on it until the system's TCP timeouts (hours).
+    options << QStringLiteral("keepalives_idle=5") << QStringLiteral("keepalives_interval=2")
+            << QStringLiteral("keepalives_count=3") << QStringLiteral("tcp_user_timeout=15000");
     parsed.connectOptions = options.join(u';');
     return parsed;
 }

@@ -10,6 +10,9 @@
 using namespace Qt::StringLiterals;
 using namespace ddl::server;
 
+static const QString Keepalives =
+    u";keepalives_idle=5;keepalives_interval=2;keepalives_count=3;tcp_user_timeout=15000"_s;
+
 class tst_DatabaseUrl : public QObject
 {
     Q_OBJECT
@@ -37,16 +40,16 @@ void tst_DatabaseUrl::parses_data()
     QTest::addColumn<QString>("options");
     QTest::newRow("tcp") << u"postgresql://ddl:secret@db.example.org:6543/ddl"_s
                          << u"db.example.org"_s << 6543 << u"ddl"_s << u"secret"_s << u"ddl"_s
-                         << u"connect_timeout=10"_s;
+                         << u"connect_timeout=10"_s + Keepalives;
     QTest::newRow("encoded password, default port")
         << u"postgres://ddl:p%40ss%3Aw%2Frd@127.0.0.1/jobs"_s << u"127.0.0.1"_s << 5432
-        << u"ddl"_s << u"p@ss:w/rd"_s << u"jobs"_s << u"connect_timeout=10"_s;
+        << u"ddl"_s << u"p@ss:w/rd"_s << u"jobs"_s << u"connect_timeout=10"_s + Keepalives;
     QTest::newRow("unix socket") << u"postgresql://ddl@/ddl?host=/run/postgresql&port=5433"_s
                                  << u"/run/postgresql"_s << 5433 << u"ddl"_s << QString()
-                                 << u"ddl"_s << u"connect_timeout=10"_s;
+                                 << u"ddl"_s << u"connect_timeout=10"_s + Keepalives;
     QTest::newRow("tls options") << u"postgresql://u:p@h/d?sslmode=verify-full&connect_timeout=3"_s
                                  << u"h"_s << 5432 << u"u"_s << u"p"_s << u"d"_s
-                                 << u"sslmode=verify-full;connect_timeout=3"_s;
+                                 << u"sslmode=verify-full;connect_timeout=3"_s + Keepalives;
 }
 
 void tst_DatabaseUrl::parses()
