@@ -40,8 +40,9 @@ Status Leadership::start()
         return db.error();
     m_db = *db;
     m_fresh = true;
-    connect(m_db.driver(), &QSqlDriver::notification, this,
-            [this](const QString &name) { handleNotification(name); });
+    connect(m_db.driver(), &QSqlDriver::notification, this, [this](const QString &name) {
+        handleNotification(name);
+    });
     m_scheduler.setShared(true);
     m_tick.start();
     handleTick();

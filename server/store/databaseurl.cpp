@@ -38,13 +38,14 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
             parsed.port = value.toInt(&ok);
             if (!ok || parsed.port <= 0 || parsed.port > 65535)
                 return badUrl(text, QStringLiteral("port must be a number from 1 to 65535"));
-        } else if (key == QLatin1String("sslmode") || key == QLatin1String("sslrootcert")
-                   || key == QLatin1String("connect_timeout")) {
+        } else if (key == QLatin1String("sslmode") || key == QLatin1String("sslrootcert") ||
+                   key == QLatin1String("connect_timeout")) {
             options << key + u'=' + value;
         } else {
-            return badUrl(text, QStringLiteral("unknown parameter \"%1\" (known: host, port, "
-                                               "sslmode, sslrootcert, connect_timeout)")
-                                    .arg(key));
+            return badUrl(text,
+                          QStringLiteral("unknown parameter \"%1\" (known: host, port, "
+                                         "sslmode, sslrootcert, connect_timeout)")
+                              .arg(key));
         }
     }
     if (!options.join(QString()).contains(QLatin1String("connect_timeout")))

@@ -107,9 +107,16 @@ void tst_E2eTwoServers::initTestCase()
     m_worker->setProcessChannelMode(QProcess::MergedChannels);
     m_worker->setStandardOutputFile(m_dir.filePath(u"worker.log"_s));
     m_worker->start(ServerProcess::binary(u"ddl-worker"_s),
-                    {u"--server"_s, m_second->url().toString(), u"--token"_s, enrollToken,
-                     u"--ca-cert"_s, m_second->caFile(), u"--work-dir"_s,
-                     m_dir.filePath(u"worker"_s), u"--slots"_s, u"4"_s});
+                    {u"--server"_s,
+                     m_second->url().toString(),
+                     u"--token"_s,
+                     enrollToken,
+                     u"--ca-cert"_s,
+                     m_second->caFile(),
+                     u"--work-dir"_s,
+                     m_dir.filePath(u"worker"_s),
+                     u"--slots"_s,
+                     u"4"_s});
     QVERIFY(m_worker->waitForStarted(5000));
 }
 
@@ -149,7 +156,8 @@ void tst_E2eTwoServers::twoServersShareTheWorkAndSurviveTheLeadersDeath()
         return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
     };
     const auto stateOf = [&](const QString &uuid) {
-        const HttpsClient::Answer answer = second.call("GET", "/v1/jobs/" + uuid.toLatin1(), m_token);
+        const HttpsClient::Answer answer =
+            second.call("GET", "/v1/jobs/" + uuid.toLatin1(), m_token);
         return parse(answer.body).value(u"state"_s).toString();
     };
     const auto succeeds = [&](const QString &uuid) {
@@ -161,7 +169,9 @@ void tst_E2eTwoServers::twoServersShareTheWorkAndSurviveTheLeadersDeath()
             },
             90000);
         if (!ended || state != u"SUCCEEDED"_s)
-            qWarning("job %s is %s\n%s", qPrintable(uuid), qPrintable(state),
+            qWarning("job %s is %s\n%s",
+                     qPrintable(uuid),
+                     qPrintable(state),
                      qPrintable(readWorkerLog().right(3000)));
         return ended && state == u"SUCCEEDED"_s;
     };
@@ -219,14 +229,16 @@ void tst_E2eTwoServers::socketUrlWorksAndAWrongPasswordIsNotShown()
     QString errors;
     const QString token = ServerProcess::runCommand(
         {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir, u"--database"_s, socketUrl},
-        &exitCode, &errors);
+        &exitCode,
+        &errors);
     QVERIFY2(exitCode == 0, qPrintable(errors));
     QVERIFY2(token.startsWith(u"ddle_"_s), qPrintable(token));
 
-    const QString wrong = u"postgresql://ddl:not-the-Password-42@127.0.0.1:%1/twoservers"_s.arg(
-        m_postgres.port());
+    const QString wrong =
+        u"postgresql://ddl:not-the-Password-42@127.0.0.1:%1/twoservers"_s.arg(m_postgres.port());
     ServerProcess::runCommand(
-        {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir, u"--database"_s, wrong}, &exitCode,
+        {u"token"_s, u"create"_s, u"--data-dir"_s, dataDir, u"--database"_s, wrong},
+        &exitCode,
         &errors);
     QCOMPARE(exitCode, 1);
     QVERIFY2(errors.contains(u"cannot connect to the store postgresql://ddl:***@127.0.0.1"_s),

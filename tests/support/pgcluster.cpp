@@ -43,10 +43,13 @@ QString PgCluster::run(const QString &program, const QStringList &arguments)
     // initdb looks at the current folder, which nobody may not be allowed to enter.
     process.setWorkingDirectory(m_dir.path());
     if (geteuid() == 0) {
-        process.start(u"setpriv"_s, QStringList{u"--reuid=%1"_s.arg(NobodyId),
-                                                u"--regid=%1"_s.arg(NobodyId), u"--clear-groups"_s,
-                                                u"--"_s, path}
-                                        + arguments);
+        process.start(u"setpriv"_s,
+                      QStringList{u"--reuid=%1"_s.arg(NobodyId),
+                                  u"--regid=%1"_s.arg(NobodyId),
+                                  u"--clear-groups"_s,
+                                  u"--"_s,
+                                  path} +
+                          arguments);
     } else {
         process.start(path, arguments);
     }
@@ -79,9 +82,17 @@ QString PgCluster::start()
     }
     const QString data = m_dir.filePath(u"data"_s);
     if (QString failed = run(u"initdb"_s,
-                             {u"-D"_s, data, u"-U"_s, u"ddl"_s, u"--pwfile"_s, passwordFile,
-                              u"--auth-local=trust"_s, u"--auth-host=scram-sha-256"_s,
-                              u"--encoding=UTF8"_s, u"--locale=C.UTF-8"_s, u"--no-sync"_s});
+                             {u"-D"_s,
+                              data,
+                              u"-U"_s,
+                              u"ddl"_s,
+                              u"--pwfile"_s,
+                              passwordFile,
+                              u"--auth-local=trust"_s,
+                              u"--auth-host=scram-sha-256"_s,
+                              u"--encoding=UTF8"_s,
+                              u"--locale=C.UTF-8"_s,
+                              u"--no-sync"_s});
         !failed.isEmpty())
         return failed;
     // A free port, asked of the kernel; PostgreSQL binds it a moment later, so another test
@@ -96,14 +107,22 @@ QString PgCluster::start()
         const QString options = u"-k %1 -p %2 -c listen_addresses=127.0.0.1 -c fsync=off "
                                 "-c max_connections=200"_s.arg(m_dir.path())
                                     .arg(m_port);
-        failed = run(u"pg_ctl"_s, {u"-D"_s, data, u"-l"_s, m_dir.filePath(u"server.log"_s),
-                                  u"-w"_s, u"-o"_s, options, u"start"_s});
+        failed = run(u"pg_ctl"_s,
+                     {u"-D"_s,
+                      data,
+                      u"-l"_s,
+                      m_dir.filePath(u"server.log"_s),
+                      u"-w"_s,
+                      u"-o"_s,
+                      options,
+                      u"start"_s});
         if (failed.isEmpty())
             break;
     }
     if (!failed.isEmpty()) {
         QFile log(m_dir.filePath(u"server.log"_s));
-        return failed + (log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString());
+        return failed +
+               (log.open(QIODevice::ReadOnly) ? QString::fromUtf8(log.readAll()) : QString());
     }
     m_running = true;
     return {};
@@ -114,8 +133,9 @@ void PgCluster::stop()
     if (!m_running)
         return;
     m_running = false;
-    const QString failed = run(u"pg_ctl"_s, {u"-D"_s, m_dir.filePath(u"data"_s), u"-m"_s,
-                                            u"immediate"_s, u"-w"_s, u"stop"_s});
+    const QString failed =
+        run(u"pg_ctl"_s,
+            {u"-D"_s, m_dir.filePath(u"data"_s), u"-m"_s, u"immediate"_s, u"-w"_s, u"stop"_s});
     if (!failed.isEmpty())
         qWarning("%s", qPrintable(failed));
 }
@@ -131,12 +151,14 @@ QString PgCluster::createDatabase(const QString &name)
         admin.setUserName(u"ddl"_s);
         admin.setDatabaseName(u"postgres"_s);
         if (!admin.open()) {
-            qWarning("cannot connect to the test cluster: %s", qPrintable(admin.lastError().text()));
+            qWarning("cannot connect to the test cluster: %s",
+                     qPrintable(admin.lastError().text()));
         } else {
             QSqlQuery query(admin);
             created = query.exec(u"CREATE DATABASE \"%1\""_s.arg(name));
             if (!created)
-                qWarning("CREATE DATABASE %s: %s", qPrintable(name),
+                qWarning("CREATE DATABASE %s: %s",
+                         qPrintable(name),
                          qPrintable(query.lastError().text()));
         }
         admin.close();
