@@ -69,8 +69,8 @@ int main(int argc, char *argv[])
                                            QStringLiteral("user limits: jobs running at once "
                                                           "(-1: no limit)."),
                                            QStringLiteral("n"));
-    parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption, keyOption,
-                       timeoutOption, emailOption, maxGpusOption, maxJobsOption});
+    parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
+                       keyOption, timeoutOption, emailOption, maxGpusOption, maxJobsOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("token create | user limits"));
     parser.process(app);

@@ -11,8 +11,8 @@
 #include "http/workercontroller.h"
 #include "scheduler/leadership.h"
 #include "serverservices.h"
-#include "store/databaseurl.h"
 #include "store/database.h"
+#include "store/databaseurl.h"
 #include "tls/certificatemaker.h"
 
 #include <QLoggingCategory>
@@ -36,8 +36,8 @@ quint16 ServerApp::port() const
 
 Status ServerApp::start()
 {
-    Result<QSqlDatabase> db = Database::open(m_config.dataDir, QStringLiteral("ddl-server"),
-                                             m_config.database);
+    Result<QSqlDatabase> db =
+        Database::open(m_config.dataDir, QStringLiteral("ddl-server"), m_config.database);
     if (!db)
         return db.error();
     m_services = std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes);

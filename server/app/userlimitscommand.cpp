@@ -7,8 +7,8 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
-Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &change,
-                              const QString &database)
+Result<QString>
+setUserLimits(const QString &dataDir, const UserLimitsChange &change, const QString &database)
 {
     Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-user-limits"), database);
     if (!db)

@@ -200,11 +200,11 @@ void Scheduler::enqueue(qint64 jobId)
     queued.priority = job->value(u"priority"_s).toInt();
     queued.reason = job->value(u"reason"_s).toString();
     const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
-    Result<QSqlQuery> tasks = runSql(m_db,
-                                     QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
-                                                    "AND attempt = ? AND state = ? ORDER BY id"),
-                                     {jobId, job->value(u"attempt"_s),
-                                      stateName(JobState::Waiting)});
+    Result<QSqlQuery> tasks =
+        runSql(m_db,
+               QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
+                              "AND attempt = ? AND state = ? ORDER BY id"),
+               {jobId, job->value(u"attempt"_s), stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {
         queued.tasks << demandOf(tasks->value(u"id"_s).toLongLong(), spec,
                                  tasks->value(u"role"_s).toString());

@@ -20,9 +20,8 @@ int Database::schemaVersion()
     return int(schemaMigrations().size());
 }
 
-Result<QSqlDatabase> Database::open(const QString &dataDir,
-                                    const QString &connectionName,
-                                    const QString &databaseUrl)
+Result<QSqlDatabase>
+Database::open(const QString &dataDir, const QString &connectionName, const QString &databaseUrl)
 {
     Result<QSqlDatabase> db = databaseUrl.isEmpty() ? openSqlite(dataDir, connectionName)
                                                     : connectPostgres(databaseUrl, connectionName);
@@ -53,10 +52,10 @@ Result<QSqlDatabase> Database::connectPostgres(const QString &databaseUrl,
     db.setConnectOptions(url->connectOptions);
     if (!db.open()) {
         // libpq's messages name the host and user, never the password.
-        return Error::make(ErrorCode::IoError,
-                           QStringLiteral("cannot connect to the store %1: %2")
-                               .arg(DatabaseUrl::redacted(databaseUrl),
-                                    db.lastError().text().simplified()));
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot connect to the store %1: %2")
+                .arg(DatabaseUrl::redacted(databaseUrl), db.lastError().text().simplified()));
     }
     // "relation already exists, skipping" and the like are not worth a line in the log.
     if (Result<QSqlQuery> quiet = runSql(db, QStringLiteral("SET client_min_messages = warning"));

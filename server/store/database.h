@@ -14,9 +14,8 @@ namespace ddl::server {
 class Database
 {
 public:
-    static Result<QSqlDatabase> open(const QString &dataDir,
-                                     const QString &connectionName,
-                                     const QString &databaseUrl = {});
+    static Result<QSqlDatabase>
+    open(const QString &dataDir, const QString &connectionName, const QString &databaseUrl = {});
     // A connection to the PostgreSQL database of databaseUrl, without migrating it.
     static Result<QSqlDatabase> connectPostgres(const QString &databaseUrl,
                                                 const QString &connectionName);

@@ -34,8 +34,8 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
     return query;
 }
 
-Result<qint64> insertReturningId(const QSqlDatabase &db, const QString &insert,
-                                 const QVariantList &binds)
+Result<qint64>
+insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds)
 {
     Result<QSqlQuery> query = runSql(db, insert + QStringLiteral(" RETURNING id"), binds);
     if (!query)
@@ -68,9 +68,8 @@ Status Transaction::begin()
     m_open = true;
     if (!sqlite) {
         // One key for the whole store (the letters "ddlw"); released by COMMIT or ROLLBACK.
-        if (Result<QSqlQuery> locked = runSql(m_db,
-                                              QStringLiteral("SELECT pg_advisory_xact_lock(%1)")
-                                                  .arg(StoreWriteLockKey));
+        if (Result<QSqlQuery> locked = runSql(
+                m_db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(StoreWriteLockKey));
             !locked)
             return locked.error();
     }

@@ -14,8 +14,8 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
 
 // Runs an INSERT into a table with an id column and returns the new row's id (RETURNING id: both
 // SQLite and PostgreSQL know it, where QSqlQuery::lastInsertId() works only on SQLite).
-Result<qint64> insertReturningId(const QSqlDatabase &db, const QString &insert,
-                                 const QVariantList &binds = {});
+Result<qint64>
+insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds = {});
 
 // A write transaction that rolls back unless commit() succeeded. Writers take turns, as
 // read-then-write needs: BEGIN IMMEDIATE on SQLite; on PostgreSQL an advisory lock for the
@@ -38,8 +38,8 @@ private:
 };
 
 // PostgreSQL advisory lock keys, the same in every server on one database.
-inline constexpr qint64 StoreWriteLockKey = 0x64646c77;  // "ddlw": Transaction
-inline constexpr qint64 SchedulerLockKey = 0x64646c73;   // "ddls": Leadership
+inline constexpr qint64 StoreWriteLockKey = 0x64646c77; // "ddlw": Transaction
+inline constexpr qint64 SchedulerLockKey = 0x64646c73;  // "ddls": Leadership
 
 // Milliseconds since the epoch, the store's one time unit.
 qint64 nowMs();

@@ -160,25 +160,25 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
         return badRuntimes();
     const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
     const qint64 now = nowMs();
-    const Result<qint64> id =
-        insertReturningId(m_db,
-               QStringLiteral(
-                   "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                   "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
-                   "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
-               {name,
-                // Never NULL (the column is NOT NULL): a worker that sends none has "".
-                request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
-                address,
-                SecretToken::hashOf(workerToken),
-                request.value(QStringLiteral("cpus")).toInteger(),
-                request.value(QStringLiteral("memory_mb")).toInteger(),
-                request.value(QStringLiteral("gpus")).toInteger(),
-                request.value(QStringLiteral("slots")).toInteger(),
-                gpuType,
-                *runtimes,
-                now,
-                now});
+    const Result<qint64> id = insertReturningId(
+        m_db,
+        QStringLiteral(
+            "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
+            "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
+        {name,
+         // Never NULL (the column is NOT NULL): a worker that sends none has "".
+         request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
+         address,
+         SecretToken::hashOf(workerToken),
+         request.value(QStringLiteral("cpus")).toInteger(),
+         request.value(QStringLiteral("memory_mb")).toInteger(),
+         request.value(QStringLiteral("gpus")).toInteger(),
+         request.value(QStringLiteral("slots")).toInteger(),
+         gpuType,
+         *runtimes,
+         now,
+         now});
     if (!id)
         return id.error();
     qCInfo(lcWorkers) << "worker" << *id << name << "enrolled from" << address;

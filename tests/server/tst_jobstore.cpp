@@ -179,11 +179,12 @@ void tst_JobStore::onlyWaitingTaskIsPlaced()
 {
     const qint64 jobId = addJob(JobState::Waiting);
     const QList<qint64> ids = taskIds(jobId);
-    Result<qint64> worker = insertReturningId(m_db,
-                                      u"INSERT INTO workers (name, hostname, address, token_hash, "
-                                      "cpus, memory_mb, gpus, slots, state, last_seen, created_at) "
-                                      "VALUES ('w1', 'h', '127.0.0.1', 't', 4, 1024, 2, 2, "
-                                      "'ONLINE', 1, 1)"_s);
+    Result<qint64> worker =
+        insertReturningId(m_db,
+                          u"INSERT INTO workers (name, hostname, address, token_hash, "
+                          "cpus, memory_mb, gpus, slots, state, last_seen, created_at) "
+                          "VALUES ('w1', 'h', '127.0.0.1', 't', 4, 1024, 2, 2, "
+                          "'ONLINE', 1, 1)"_s);
     QVERIFY2(worker.ok(), worker.ok() ? "" : qPrintable(worker.error().message));
     const qint64 workerId = *worker;
     JobStore store(m_db);

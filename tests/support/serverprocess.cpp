@@ -83,9 +83,9 @@ QString ServerProcess::start(quint16 port, const QStringList &extraArgs)
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(m_logPath, QIODevice::Append);
     m_process->start(program,
-                     withDatabase(QStringList{u"--data-dir"_s, m_dataDir, u"--listen"_s,
-                                              u"127.0.0.1:%1"_s.arg(port)})
-                         + extraArgs);
+                     withDatabase(QStringList{
+                         u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)}) +
+                         extraArgs);
     if (!m_process->waitForStarted(5000))
         return u"cannot start %1: %2"_s.arg(program, m_process->errorString());
     static const QRegularExpression listening(u"listening on (https://\\S+)"_s);
