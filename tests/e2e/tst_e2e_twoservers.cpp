@@ -2,7 +2,8 @@
 // them for availability: a real PostgreSQL cluster (PgCluster), a real ddl-worker talking only to
 // the server that does not lead, jobs submitted to both. Only one server places tasks (the
 // scheduler lock); every task runs once; SIGKILL the leader and the other leads within 10 s, and
-// every job either server accepted finishes.
+// every job either server accepted finishes. Also: servers starting at once on a fresh database
+// migrate it once, and the database URL's password is in no log or error.
 #include "httpsclient.h"
 #include "pgcluster.h"
 #include "polluntil.h"
@@ -46,6 +47,7 @@ private slots:
     void cleanupTestCase();
     void twoServersShareTheWorkAndSurviveTheLeadersDeath();
     void socketUrlWorksAndAWrongPasswordIsNotShown();
+    void serversStartingAtOnceMigrateAFreshDatabaseOnce();
 
 private:
     // Submits a job of two tasks through server; its uuid, or empty (with a warning).
@@ -245,6 +247,32 @@ void tst_E2eTwoServers::socketUrlWorksAndAWrongPasswordIsNotShown()
              qPrintable(errors));
     QVERIFY2(errors.contains(u"password authentication failed"_s), qPrintable(errors));
     QVERIFY2(!errors.contains(u"not-the-Password-42"_s), qPrintable(errors));
+}
+
+void tst_E2eTwoServers::serversStartingAtOnceMigrateAFreshDatabaseOnce()
+{
+    const QString url = m_postgres.createDatabase(u"fresh"_s);
+    QVERIFY(!url.isEmpty());
+    // Admin commands open the store as the server does, schema and all: three at the same moment.
+    std::vector<std::unique_ptr<QProcess>> commands;
+    for (int i = 0; i < 3; ++i) {
+        auto command = std::make_unique<QProcess>();
+        command->start(ServerProcess::binary(u"ddl-server"_s),
+                       {u"token"_s, u"create"_s, u"--data-dir"_s,
+                        m_dir.filePath(u"fresh%1"_s.arg(i)), u"--database"_s, url});
+        commands.push_back(std::move(command));
+    }
+    int migrated = 0;
+    for (const auto &command : commands) {
+        QVERIFY(command->waitForFinished(30000));
+        const QString errors = QString::fromUtf8(command->readAllStandardError());
+        QVERIFY2(command->exitStatus() == QProcess::NormalExit && command->exitCode() == 0,
+                 qPrintable(errors));
+        QVERIFY(QString::fromUtf8(command->readAllStandardOutput()).startsWith(u"ddle_"_s));
+        migrated += int(errors.count(u"migrating store to schema version 1\n"_s));
+    }
+    // One of them made the schema; the others waited for it and found it up to date.
+    QCOMPARE(migrated, 1);
 }
 
 QTEST_GUILESS_MAIN(tst_E2eTwoServers)
