@@ -71,7 +71,6 @@ void Scheduler::forget()
 
 void Scheduler::setShared(bool shared)
 {
-    m_shared = shared;
     m_leading = !shared;
     forget();
 }

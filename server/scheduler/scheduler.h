@@ -103,7 +103,6 @@ private:
     QHash<qint64, Usage> m_usage;            // by user id
     QHash<qint64, UserLimits> m_limits;      // by user id
     QTimer m_passTimer;
-    bool m_shared = false;
     bool m_leading = true;
     bool m_stale = false;
 };
