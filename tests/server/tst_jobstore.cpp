@@ -48,7 +48,9 @@ void tst_JobStore::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    Result<QSqlDatabase> db = Database::open(m_dir->path(), u"tst_jobstore"_s, testDatabaseUrl());
+    const QString url = testDatabaseUrl();
+    QVERIFY2(missingTestDatabase(url).isEmpty(), qPrintable(missingTestDatabase(url)));
+    Result<QSqlDatabase> db = Database::open(m_dir->path(), u"tst_jobstore"_s, url);
     QVERIFY2(db.ok(), db.ok() ? "" : qPrintable(db.error().message));
     m_db = *db;
     Result<qint64> user = insertReturningId(m_db,

@@ -8,7 +8,6 @@
 #include <QSqlError>
 #include <QSqlQuery>
 #include <QTcpServer>
-#include <QTest>
 #include <QUrl>
 #include <QUuid>
 #include <memory>
@@ -181,6 +180,14 @@ bool testsUsePostgres()
     return qEnvironmentVariable("DDL_TEST_DATABASE") == QLatin1String("postgresql");
 }
 
+QString missingTestDatabase(const QString &url)
+{
+    if (!testsUsePostgres() || !url.isEmpty())
+        return {};
+    return u"DDL_TEST_DATABASE=postgresql, but no PostgreSQL database could be made (see the "
+           "warning before)"_s;
+}
+
 static std::unique_ptr<PgCluster> &sharedCluster()
 {
     static std::unique_ptr<PgCluster> cluster;
@@ -196,7 +203,7 @@ QString testDatabaseUrl()
         cluster = std::make_unique<PgCluster>();
         if (const QString failed = cluster->start(); !failed.isEmpty()) {
             cluster.reset();
-            QTest::qFail(qPrintable(u"cannot start PostgreSQL: "_s + failed), __FILE__, __LINE__);
+            qWarning("cannot start PostgreSQL: %s", qPrintable(failed));
             return {};
         }
         // Before the application's end takes QProcess with it.

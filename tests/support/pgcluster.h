@@ -41,5 +41,9 @@ private:
 bool testsUsePostgres();
 // For a test that opens a store: when testsUsePostgres(), a new database in the process's one
 // cluster (started on first use, stopped when the application ends) and its URL; else empty,
-// which means SQLite. Fails the running test (QTest) when PostgreSQL cannot start.
+// which means SQLite. Empty with a warning too when PostgreSQL cannot start: callers check
+// missingTestDatabase().
 QString testDatabaseUrl();
+// Why a test that should run on PostgreSQL has no database (url is empty), or empty when all is
+// well; what a test fails with rather than running on SQLite unnoticed.
+QString missingTestDatabase(const QString &url);

@@ -108,6 +108,8 @@ void ServerApiTestCase::initTestCase()
     config.dataDir = m_dataDir;
     config.database = testDatabaseUrl(); // PostgreSQL under DDL_TEST_DATABASE=postgresql
     m_database = config.database;
+    const QString missing = missingTestDatabase(m_database);
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
     QVERIFY(config.setListen(QStringLiteral("127.0.0.1:0")));
     config.workerTimeoutSeconds = 600; // housekeeping must not take the tests' workers away
     config.maxBlobBytes = 64 * 1024 * 1024;

@@ -74,6 +74,8 @@ QString ServerProcess::log() const
 QString ServerProcess::start(quint16 port, const QStringList &extraArgs)
 {
     stop();
+    if (const QString missing = missingTestDatabase(databaseUrl()); !missing.isEmpty())
+        return missing;
     const QString program = binary(u"ddl-server"_s);
     if (!QFileInfo(program).isExecutable())
         return u"%1 is not built (DDL_BIN_DIR=%2)"_s.arg(program,
