@@ -14,3 +14,14 @@ function(ddl_add_test)
         TIMEOUT ${ARG_TIMEOUT}
         LABELS "${ARG_LABELS}")
 endfunction()
+
+# ddl_add_postgresql_variant(tst_x): runs tst_x a second time as tst_x_postgresql, its servers
+# and stores on a real PostgreSQL cluster that the test starts (tests/support/pgcluster.h).
+function(ddl_add_postgresql_variant name)
+    add_test(NAME ${name}_postgresql COMMAND ${name})
+    get_test_property(${name} TIMEOUT timeout)
+    set_tests_properties(${name}_postgresql PROPERTIES
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;QT_FORCE_ASSERTS=1;DDL_BIN_DIR=${CMAKE_BINARY_DIR}/bin;DDL_SOURCE_DIR=${CMAKE_SOURCE_DIR};DDL_TEST_DATABASE=postgresql"
+        TIMEOUT ${timeout}
+        LABELS "postgresql")
+endfunction()

@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config git ca-certificates curl
-    qt6-base-dev libqt6sql6-sqlite
+    qt6-base-dev libqt6sql6-sqlite libqt6sql6-psql postgresql
     libgit2-dev libyaml-cpp-dev libarchive-dev libzstd-dev libsodium-dev libssl-dev
     python3 python3-numpy python3-venv python3-pip bubblewrap
     podman runc uidmap

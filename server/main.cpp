@@ -26,7 +26,8 @@ int main(int argc, char *argv[])
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "DDL server: jobs, uploads and workers over HTTPS.\n"
-        "  ddl-server --data-dir DIR [--listen HOST:PORT]   run the server\n"
+        "  ddl-server --data-dir DIR [--listen HOST:PORT] [--database postgresql://...]\n"
+        "                                                   run the server\n"
         "  ddl-server token create --data-dir DIR           print a worker enrollment token\n"
         "  ddl-server user limits --data-dir DIR --email E [--max-gpus N] [--max-running-jobs N]\n"
         "                                                   set a user's limits (-1: none)"));
@@ -38,6 +39,11 @@ int main(int argc, char *argv[])
     const QCommandLineOption dataDirOption(QStringLiteral("data-dir"),
                                            QStringLiteral("Folder of the store, blobs and logs."),
                                            QStringLiteral("dir"));
+    const QCommandLineOption databaseOption(
+        QStringLiteral("database"),
+        QStringLiteral("PostgreSQL store, postgresql://USER:PASSWORD@HOST:PORT/DBNAME (default: "
+                       "SQLite in DIR). Servers on one database and DIR share the work."),
+        QStringLiteral("url"));
     const QCommandLineOption listenOption(QStringLiteral("listen"),
                                           QStringLiteral("Address and port (default "
                                                          "127.0.0.1:8443; port 0 picks one)."),
@@ -63,8 +69,8 @@ int main(int argc, char *argv[])
                                            QStringLiteral("user limits: jobs running at once "
                                                           "(-1: no limit)."),
                                            QStringLiteral("n"));
-    parser.addOptions({configOption, dataDirOption, listenOption, certOption, keyOption,
-                       timeoutOption, emailOption, maxGpusOption, maxJobsOption});
+    parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
+                       keyOption, timeoutOption, emailOption, maxGpusOption, maxJobsOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("token create | user limits"));
     parser.process(app);
@@ -78,6 +84,8 @@ int main(int argc, char *argv[])
     }
     if (parser.isSet(dataDirOption))
         config.dataDir = parser.value(dataDirOption);
+    if (parser.isSet(databaseOption))
+        config.database = parser.value(databaseOption);
     if (parser.isSet(listenOption)) {
         if (ddl::Status set = config.setListen(parser.value(listenOption)); !set)
             return fail(set.error().message);
@@ -93,7 +101,7 @@ int main(int argc, char *argv[])
 
     const QStringList command = parser.positionalArguments();
     if (command == QStringList{QStringLiteral("token"), QStringLiteral("create")}) {
-        ddl::Result<QString> token = createEnrollToken(config.dataDir);
+        ddl::Result<QString> token = createEnrollToken(config.dataDir, config.database);
         if (!token)
             return fail(token.error().message);
         std::printf("%s\n", qUtf8Printable(*token));
@@ -114,7 +122,7 @@ int main(int argc, char *argv[])
                                 .arg(option->names().constFirst()));
             *target = limit;
         }
-        ddl::Result<QString> limits = setUserLimits(config.dataDir, change);
+        ddl::Result<QString> limits = setUserLimits(config.dataDir, change, config.database);
         if (!limits)
             return fail(limits.error().message);
         std::printf("%s\n", qUtf8Printable(*limits));

@@ -9,8 +9,10 @@
 #include "http/jobcontroller.h"
 #include "http/uploadcontroller.h"
 #include "http/workercontroller.h"
+#include "scheduler/leadership.h"
 #include "serverservices.h"
 #include "store/database.h"
+#include "store/databaseurl.h"
 #include "tls/certificatemaker.h"
 
 #include <QLoggingCategory>
@@ -34,14 +36,23 @@ quint16 ServerApp::port() const
 
 Status ServerApp::start()
 {
-    Result<QSqlDatabase> db = Database::open(m_config.dataDir, QStringLiteral("ddl-server"));
+    Result<QSqlDatabase> db =
+        Database::open(m_config.dataDir, QStringLiteral("ddl-server"), m_config.database);
     if (!db)
         return db.error();
     m_services = std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes);
-    for (Status prepared : {m_services->blobs.prepare(), m_services->logs.prepare(),
-                            m_services->scheduler.load()}) {
+    for (Status prepared : {m_services->blobs.prepare(), m_services->logs.prepare()}) {
         if (!prepared)
             return prepared;
+    }
+    // On PostgreSQL other servers may share the store: the scheduler runs where the lock is.
+    if (m_config.database.isEmpty()) {
+        if (Status loaded = m_services->scheduler.load(); !loaded)
+            return loaded;
+    } else {
+        m_leadership = std::make_unique<Leadership>(m_config.database, m_services->scheduler);
+        if (Status started = m_leadership->start(); !started)
+            return started;
     }
 
     Result<TlsIdentity> identity = CertificateMaker::loadOrCreate(m_config.dataDir,
@@ -75,6 +86,10 @@ Status ServerApp::start()
     QString host = m_config.listenAddress.toString();
     if (m_config.listenAddress.protocol() == QAbstractSocket::IPv6Protocol)
         host = u'[' + host + u']';
+    qCInfo(lcServer).noquote() << "store:"
+                               << (m_config.database.isEmpty()
+                                       ? QStringLiteral("SQLite in ") + m_config.dataDir
+                                       : DatabaseUrl::redacted(m_config.database));
     qCInfo(lcServer).noquote() << "ddl-server " DDL_VERSION " listening on"
                                << QStringLiteral("https://%1:%2").arg(host).arg(port());
     return Ok{};

@@ -15,6 +15,7 @@ class DatasetController;
 class ImageController;
 class FrontServer;
 class JobController;
+class Leadership;
 class Router;
 class UploadController;
 class WorkerController;
@@ -37,6 +38,7 @@ private:
 
     ServerConfig m_config;
     std::unique_ptr<ServerServices> m_services;
+    std::unique_ptr<Leadership> m_leadership; // only on PostgreSQL
     std::unique_ptr<Router> m_router;
     std::unique_ptr<AuthController> m_authController;
     std::unique_ptr<JobController> m_jobController;

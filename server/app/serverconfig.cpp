@@ -46,6 +46,8 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
             const QString text = QString::fromStdString(entry.second.as<std::string>());
             if (key == QLatin1String("data_dir")) {
                 config.dataDir = text;
+            } else if (key == QLatin1String("database")) {
+                config.database = text;
             } else if (key == QLatin1String("listen")) {
                 if (Status set = config.setListen(text); !set)
                     return bad(set.error().message);
@@ -58,9 +60,10 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
             } else if (key == QLatin1String("max_blob_bytes")) {
                 config.maxBlobBytes = entry.second.as<long long>();
             } else {
-                return bad(QStringLiteral("unknown setting %1; known: data_dir, listen, tls_cert, "
-                                          "tls_key, worker_timeout_seconds, max_blob_bytes")
-                               .arg(key));
+                return bad(
+                    QStringLiteral("unknown setting %1; known: data_dir, database, listen, "
+                                   "tls_cert, tls_key, worker_timeout_seconds, max_blob_bytes")
+                        .arg(key));
             }
         }
     } catch (const YAML::Exception &error) {

@@ -13,6 +13,9 @@ namespace ddl::server {
 struct ServerConfig
 {
     QString dataDir;
+    // postgresql://... for a PostgreSQL store (several servers may share it); empty: the SQLite
+    // file in dataDir.
+    QString database;
     QHostAddress listenAddress = QHostAddress::LocalHost;
     quint16 listenPort = 8443;
     QString tlsCert;
@@ -20,7 +23,7 @@ struct ServerConfig
     int workerTimeoutSeconds = 20;
     qint64 maxBlobBytes = 64LL * 1024 * 1024 * 1024;
 
-    // Parses the YAML keys data_dir, listen, tls_cert, tls_key, worker_timeout_seconds,
+    // Parses the YAML keys data_dir, database, listen, tls_cert, tls_key, worker_timeout_seconds,
     // max_blob_bytes; unknown keys are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".

@@ -5,9 +5,9 @@
 
 namespace ddl::server {
 
-Result<QString> createEnrollToken(const QString &dataDir)
+Result<QString> createEnrollToken(const QString &dataDir, const QString &database)
 {
-    Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-token"));
+    Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-token"), database);
     if (!db)
         return db.error();
     ServerServices services(*db, dataDir, 0);

@@ -4,8 +4,8 @@
 
 namespace ddl::server {
 
-// `ddl-server token create --data-dir DIR`: adds a worker enrollment token to the store and
-// returns it. Safe while the server runs: the store is shared through SQLite's WAL.
-Result<QString> createEnrollToken(const QString &dataDir);
+// `ddl-server token create --data-dir DIR [--database URL]`: adds a worker enrollment token to
+// the store and returns it. Safe while the server runs: SQLite's WAL, or PostgreSQL, share it.
+Result<QString> createEnrollToken(const QString &dataDir, const QString &database = {});
 
 } // namespace ddl::server

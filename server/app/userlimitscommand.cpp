@@ -7,9 +7,10 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
-Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &change)
+Result<QString>
+setUserLimits(const QString &dataDir, const UserLimitsChange &change, const QString &database)
 {
-    Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-user-limits"));
+    Result<QSqlDatabase> db = Database::open(dataDir, QStringLiteral("ddl-user-limits"), database);
     if (!db)
         return db.error();
     const auto value = [](int limit) { return limit < 0 ? QVariant() : QVariant(limit); };

@@ -17,6 +17,7 @@ struct UserLimitsChange
 // `ddl-server user limits --data-dir DIR --email E [--max-gpus N] [--max-running-jobs N]`: the
 // admin's per-user limits, written to the store (the running server reads them at its next scheduling pass).
 // Returns the limits now in force, as a line for people.
-Result<QString> setUserLimits(const QString &dataDir, const UserLimitsChange &change);
+Result<QString>
+setUserLimits(const QString &dataDir, const UserLimitsChange &change, const QString &database = {});
 
 } // namespace ddl::server

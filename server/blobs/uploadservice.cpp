@@ -60,10 +60,11 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
     if (ownsBlob(owner, sha256) && m_storage.hasBlob(sha256))
         return UploadState{QString(), sha256, size, size, true};
 
-    Result<QSqlQuery> existing = runSql(m_db,
-                                        QStringLiteral("SELECT id, offset FROM uploads WHERE owner "
-                                                       "= ? AND sha256 = ? AND size = ?"),
-                                        {owner, sha256, size});
+    Result<QSqlQuery> existing =
+        runSql(m_db,
+               QStringLiteral("SELECT id, \"offset\" FROM uploads WHERE owner "
+                              "= ? AND sha256 = ? AND size = ?"),
+               {owner, sha256, size});
     if (!existing)
         return existing.error();
     if (existing->next())
@@ -72,10 +73,11 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                                                     false});
 
     UploadState upload{QUuid::createUuid().toString(QUuid::Id128), sha256, size, 0, false};
-    Result<QSqlQuery> insert = runSql(m_db,
-                                      QStringLiteral("INSERT INTO uploads (id, owner, sha256, size, "
-                                                     "offset, updated_at) VALUES (?, ?, ?, ?, 0, ?)"),
-                                      {upload.id, owner, sha256, size, nowMs()});
+    Result<QSqlQuery> insert =
+        runSql(m_db,
+               QStringLiteral("INSERT INTO uploads (id, owner, sha256, size, "
+                              "\"offset\", updated_at) VALUES (?, ?, ?, ?, 0, ?)"),
+               {upload.id, owner, sha256, size, nowMs()});
     if (!insert)
         return insert.error();
     if (size == 0)
@@ -85,10 +87,11 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
 
 Result<UploadState> UploadService::state(const QString &owner, const QString &uploadId)
 {
-    Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT sha256, size, offset FROM uploads WHERE "
-                                                    "id = ? AND owner = ?"),
-                                     {uploadId, owner});
+    Result<QSqlQuery> query =
+        runSql(m_db,
+               QStringLiteral("SELECT sha256, size, \"offset\" FROM uploads WHERE "
+                              "id = ? AND owner = ?"),
+               {uploadId, owner});
     if (!query)
         return query.error();
     if (!query->next())
@@ -266,10 +269,11 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
     }
     upload->offset = sink.offset() + sink.length();
     Sha256Stream hash = sink.hash();
-    Result<QSqlQuery> update = runSql(m_db,
-                                      QStringLiteral("UPDATE uploads SET offset = ?, hash_state = ?, "
-                                                     "updated_at = ? WHERE id = ?"),
-                                      {upload->offset, hash.saveState(), nowMs(), uploadId});
+    Result<QSqlQuery> update =
+        runSql(m_db,
+               QStringLiteral("UPDATE uploads SET \"offset\" = ?, hash_state = ?, "
+                              "updated_at = ? WHERE id = ?"),
+               {upload->offset, hash.saveState(), nowMs(), uploadId});
     if (!update)
         return update.error();
     if (upload->offset == upload->size) {
@@ -309,8 +313,9 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
 Status UploadService::recordBlob(const QString &owner, const QString &sha256, qint64 size)
 {
     Result<QSqlQuery> blob = runSql(m_db,
-                                    QStringLiteral("INSERT OR IGNORE INTO blobs (sha256, size, "
-                                                   "created_at) VALUES (?, ?, ?)"),
+                                    QStringLiteral("INSERT INTO blobs (sha256, size, "
+                                                   "created_at) VALUES (?, ?, ?) "
+                                                   "ON CONFLICT DO NOTHING"),
                                     {sha256, size, nowMs()});
     if (!blob)
         return blob.error();
@@ -341,8 +346,9 @@ bool UploadService::ownsBlob(const QString &owner, const QString &sha256)
 Status UploadService::addReference(const QString &owner, const QString &sha256)
 {
     Result<QSqlQuery> insert = runSql(m_db,
-                                      QStringLiteral("INSERT OR IGNORE INTO blob_refs (owner, "
-                                                     "sha256) VALUES (?, ?)"),
+                                      QStringLiteral("INSERT INTO blob_refs (owner, "
+                                                     "sha256) VALUES (?, ?) "
+                                                     "ON CONFLICT DO NOTHING"),
                                       {owner, sha256});
     if (!insert)
         return insert.error();

@@ -137,8 +137,9 @@ Status DatasetService::registerManifest(const QString &manifestSha256,
         return begun;
     for (const ManifestFile &file : manifest.files()) {
         Result<QSqlQuery> insert = runSql(m_db,
-                                          QStringLiteral("INSERT OR IGNORE INTO manifest_files "
-                                                         "(manifest_sha256, sha256) VALUES (?, ?)"),
+                                          QStringLiteral("INSERT INTO manifest_files "
+                                                         "(manifest_sha256, sha256) VALUES (?, ?) "
+                                                         "ON CONFLICT DO NOTHING"),
                                           {manifestSha256, file.sha256});
         if (!insert)
             return insert.error();

@@ -140,8 +140,7 @@ Result<QJsonObject> JobService::submit(qint64 userId, const QJsonObject &request
     // Refused now rather than left waiting forever (unless the user expects a bigger worker, or one
     // of its GPU type).
     if (!allowValue.toBool(false)) {
-        if (const QString never = m_scheduler.placer().neverPlaceable(demandsOf(*spec));
-            !never.isEmpty()) {
+        if (const QString never = m_scheduler.neverPlaceable(demandsOf(*spec)); !never.isEmpty()) {
             return Error::make(ErrorCode::Unschedulable,
                                QStringLiteral("job %1 %2, so no registered worker can ever run it; "
                                               "change it to fit the workers, or submit it anyway "

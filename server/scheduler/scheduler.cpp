@@ -61,7 +61,79 @@ static QList<int> splitIndices(const QString &text)
     return indices;
 }
 
+void Scheduler::forget()
+{
+    m_placer = GangPlacer();
+    m_queue.clear();
+    m_allocations.clear();
+    m_usage.clear();
+}
+
+void Scheduler::setShared(bool shared)
+{
+    m_leading = !shared;
+    forget();
+}
+
+void Scheduler::setLeading(bool leading)
+{
+    m_leading = leading;
+    forget();
+    m_stale = leading;
+    if (leading)
+        requestPass();
+}
+
+void Scheduler::handleStoreChanged()
+{
+    if (!m_leading)
+        return;
+    m_stale = true;
+    requestPass();
+}
+
+bool Scheduler::passedToLeader()
+{
+    if (m_leading)
+        return false;
+    // Delivered to the leader's LISTEN when this server's transaction, if any, commits.
+    if (Result<QSqlQuery> notified = runSql(m_db, u"NOTIFY ddl_scheduler"_s); !notified)
+        qCWarning(lcScheduler).noquote() << notified.error().message;
+    return true;
+}
+
+QString Scheduler::neverPlaceable(const QList<TaskDemand> &tasks)
+{
+    if (!m_leading) {
+        forget();
+        if (Status loaded = loadCluster(); !loaded)
+            qCWarning(lcScheduler).noquote() << loaded.error().message;
+    }
+    return m_placer.neverPlaceable(tasks);
+}
+
 Status Scheduler::load()
+{
+    if (Status cluster = loadCluster(); !cluster)
+        return cluster;
+    Result<QSqlQuery> waiting = runSql(m_db,
+                                       QStringLiteral("SELECT id FROM jobs WHERE state = ?"),
+                                       {stateName(JobState::Waiting)});
+    if (!waiting)
+        return waiting.error();
+    QList<qint64> jobs;
+    while (waiting->next())
+        jobs << waiting->value(u"id"_s).toLongLong();
+    for (const qint64 jobId : std::as_const(jobs))
+        enqueue(jobId);
+    qCInfo(lcScheduler) << "loaded" << m_placer.workers().size() << "workers,"
+                        << m_allocations.size() << "running tasks," << m_queue.size()
+                        << "waiting jobs";
+    return Ok{};
+}
+
+// The workers and what runs on them.
+Status Scheduler::loadCluster()
 {
     Result<QSqlQuery> workers = runSql(m_db,
                                        u"SELECT id, address, gpus, cpus, memory_mb, slots, state, "
@@ -107,24 +179,13 @@ Status Scheduler::load()
         account(allocation, +1);
         m_allocations.insert(demand.taskId, allocation);
     }
-    Result<QSqlQuery> waiting = runSql(m_db,
-                                       QStringLiteral("SELECT id FROM jobs WHERE state = ?"),
-                                       {stateName(JobState::Waiting)});
-    if (!waiting)
-        return waiting.error();
-    QList<qint64> jobs;
-    while (waiting->next())
-        jobs << waiting->value(u"id"_s).toLongLong();
-    for (const qint64 jobId : std::as_const(jobs))
-        enqueue(jobId);
-    qCInfo(lcScheduler) << "loaded" << m_placer.workers().size() << "workers,"
-                        << m_allocations.size() << "running tasks," << m_queue.size()
-                        << "waiting jobs";
     return Ok{};
 }
 
 void Scheduler::enqueue(qint64 jobId)
 {
+    if (passedToLeader())
+        return;
     Result<QSqlQuery> job =
         runSql(m_db,
                QStringLiteral("SELECT user_id, priority, spec, attempt, reason "
@@ -138,11 +199,11 @@ void Scheduler::enqueue(qint64 jobId)
     queued.priority = job->value(u"priority"_s).toInt();
     queued.reason = job->value(u"reason"_s).toString();
     const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
-    Result<QSqlQuery> tasks = runSql(m_db,
-                                     QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
-                                                    "AND attempt = ? AND state = ?"),
-                                     {jobId, job->value(u"attempt"_s),
-                                      stateName(JobState::Waiting)});
+    Result<QSqlQuery> tasks =
+        runSql(m_db,
+               QStringLiteral("SELECT id, role FROM tasks WHERE job_id = ? "
+                              "AND attempt = ? AND state = ? ORDER BY id"),
+               {jobId, job->value(u"attempt"_s), stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {
         queued.tasks << demandOf(tasks->value(u"id"_s).toLongLong(), spec,
                                  tasks->value(u"role"_s).toString());
@@ -156,6 +217,8 @@ void Scheduler::enqueue(qint64 jobId)
 
 void Scheduler::dequeue(qint64 jobId)
 {
+    if (passedToLeader())
+        return;
     m_queue.remove(jobId);
 }
 
@@ -172,6 +235,8 @@ void Scheduler::account(const Allocation &allocation, int sign)
 
 void Scheduler::taskEnded(qint64 taskId)
 {
+    if (passedToLeader())
+        return;
     const auto it = m_allocations.find(taskId);
     if (it == m_allocations.end())
         return;
@@ -183,12 +248,16 @@ void Scheduler::taskEnded(qint64 taskId)
 
 void Scheduler::workerSeen(const WorkerNode &declared)
 {
+    if (passedToLeader())
+        return;
     m_placer.updateWorker(declared);
     requestPass();
 }
 
 void Scheduler::workerLost(qint64 workerId)
 {
+    if (passedToLeader())
+        return;
     if (WorkerNode *node = m_placer.worker(workerId)) {
         WorkerNode offline = *node;
         offline.online = false;
@@ -242,6 +311,14 @@ QString Scheduler::limitReason(const QueuedJob &job) const
 
 Result<int> Scheduler::schedule()
 {
+    if (!m_leading)
+        return 0;
+    if (m_stale) {
+        forget();
+        if (Status loaded = load(); !loaded)
+            return loaded.error();
+        m_stale = false;
+    }
     if (m_queue.isEmpty())
         return 0;
     // Limits change from `ddl-server user limits` in another process: read at every pass, a job

@@ -33,6 +33,11 @@ struct UserLimits
 // fair share (the user running least goes first), then age; respects per-user limits; keeps a
 // reason on every job it cannot place. The cluster lives in memory (GangPlacer); placements are
 // written to the store in one transaction per pass, and workers collect them as leases.
+//
+// Several servers on one PostgreSQL store: only the one that leads (Leadership) places and keeps
+// the cluster in memory, rebuilt from the store when it begins to lead and when another server
+// says it changed something (NOTIFY ddl_scheduler). The others only tell the leader; their leases
+// come from the store.
 class Scheduler : public QObject
 {
     Q_OBJECT
@@ -41,6 +46,16 @@ public:
 
     // Rebuilds the in-memory cluster and queue from the store (at start).
     Status load();
+    // Whether other servers share the store; a shared scheduler follows only while it leads.
+    void setShared(bool shared);
+    // This server now leads (rebuild from the store and place) or no longer does (forget).
+    void setLeading(bool leading);
+    bool leading() const { return m_leading; }
+    // Another server changed jobs, tasks or workers: rebuild before the next pass.
+    void handleStoreChanged();
+    // Why no registered worker could ever run these tasks, or empty (GangPlacer::neverPlaceable);
+    // a server that does not lead asks the store's workers.
+    QString neverPlaceable(const QList<TaskDemand> &tasks);
     // The job's current attempt has waiting tasks: queue it (submit, retry).
     void enqueue(qint64 jobId);
     void dequeue(qint64 jobId);
@@ -72,6 +87,10 @@ private:
         QHash<qint64, int> jobs; // running tasks per job
     };
     void account(const Allocation &allocation, int sign);
+    void forget();
+    Status loadCluster();
+    // A server that does not lead: tell the leader, which rebuilds (true), or nothing to do.
+    bool passedToLeader();
     void reloadLimits();
     QString limitReason(const QueuedJob &job) const;
     Status persist(const QList<Allocation> &placed, const QList<qint64> &placedJobs,
@@ -84,6 +103,8 @@ private:
     QHash<qint64, Usage> m_usage;            // by user id
     QHash<qint64, UserLimits> m_limits;      // by user id
     QTimer m_passTimer;
+    bool m_leading = true;
+    bool m_stale = false;
 };
 
 } // namespace ddl::server

@@ -1,5 +1,7 @@
 #include "database.h"
 
+#include "databaseurl.h"
+#include "dialect.h"
 #include "migrations.h"
 #include "sql.h"
 
@@ -18,7 +20,51 @@ int Database::schemaVersion()
     return int(schemaMigrations().size());
 }
 
-Result<QSqlDatabase> Database::open(const QString &dataDir, const QString &connectionName)
+Result<QSqlDatabase>
+Database::open(const QString &dataDir, const QString &connectionName, const QString &databaseUrl)
+{
+    Result<QSqlDatabase> db = databaseUrl.isEmpty() ? openSqlite(dataDir, connectionName)
+                                                    : connectPostgres(databaseUrl, connectionName);
+    if (!db)
+        return db;
+    if (Status migrated = migrate(*db); !migrated)
+        return migrated.error();
+    return db;
+}
+
+Result<QSqlDatabase> Database::connectPostgres(const QString &databaseUrl,
+                                               const QString &connectionName)
+{
+    Result<DatabaseUrl> url = DatabaseUrl::parse(databaseUrl);
+    if (!url)
+        return url.error();
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), connectionName);
+    if (!db.isValid()) {
+        return Error::make(ErrorCode::InvalidConfig,
+                           QStringLiteral("ddl-server cannot reach PostgreSQL: Qt's QPSQL driver "
+                                          "is missing; install libqt6sql6-psql"));
+    }
+    db.setHostName(url->host);
+    db.setPort(url->port);
+    db.setUserName(url->user);
+    db.setPassword(url->password);
+    db.setDatabaseName(url->name);
+    db.setConnectOptions(url->connectOptions);
+    if (!db.open()) {
+        // libpq's messages name the host and user, never the password.
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot connect to the store %1: %2")
+                .arg(DatabaseUrl::redacted(databaseUrl), db.lastError().text().simplified()));
+    }
+    // "relation already exists, skipping" and the like are not worth a line in the log.
+    if (Result<QSqlQuery> quiet = runSql(db, QStringLiteral("SET client_min_messages = warning"));
+        !quiet)
+        return quiet.error();
+    return db;
+}
+
+Result<QSqlDatabase> Database::openSqlite(const QString &dataDir, const QString &connectionName)
 {
     if (!QDir().mkpath(dataDir)) {
         return Error::make(
@@ -41,20 +87,28 @@ Result<QSqlDatabase> Database::open(const QString &dataDir, const QString &conne
         if (Result<QSqlQuery> query = runSql(db, QString::fromLatin1(pragma)); !query)
             return query.error();
     }
-    if (Status migrated = migrate(db); !migrated)
-        return migrated.error();
     return db;
 }
 
 Status Database::migrate(const QSqlDatabase &db)
 {
-    Result<QSqlQuery> create = runSql(
-        db, QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"));
-    if (!create)
-        return create.error();
+    // Inside the write transaction: two servers starting at once on one PostgreSQL database take
+    // turns, and the second finds the schema up to date.
     Transaction transaction(db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
+    const SqlDialect dialect = dialectOf(db);
+    QStringList prologue{
+        QStringLiteral("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")};
+    // SQLite's NOCASE (users' emails) as a PostgreSQL collation of the same name.
+    if (dialect == SqlDialect::Postgres) {
+        prologue << QStringLiteral("CREATE COLLATION IF NOT EXISTS nocase (provider = icu, "
+                                   "locale = 'und-u-ks-level2', deterministic = false)");
+    }
+    for (const QString &statement : std::as_const(prologue)) {
+        if (Result<QSqlQuery> query = runSql(db, statement); !query)
+            return query.error();
+    }
     Result<QSqlQuery> current =
         runSql(db, QStringLiteral("SELECT MAX(version) AS version FROM schema_version"));
     if (!current)
@@ -71,7 +125,7 @@ Status Database::migrate(const QSqlDatabase &db)
     for (int next = version; next < int(migrations.size()); ++next) {
         qCInfo(lcStore) << "migrating store to schema version" << next + 1;
         for (const QString &statement : migrations[next]) {
-            if (Result<QSqlQuery> query = runSql(db, statement); !query)
+            if (Result<QSqlQuery> query = runSql(db, inDialect(statement, dialect)); !query)
                 return query.error();
         }
         if (Result<QSqlQuery> query = runSql(db, QStringLiteral("INSERT INTO schema_version "

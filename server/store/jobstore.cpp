@@ -132,7 +132,7 @@ static QVariant orNull(const QString &text)
 
 Result<qint64> JobStore::addJob(const NewJob &job)
 {
-    Result<QSqlQuery> insert = runSql(
+    const Result<qint64> jobId = insertReturningId(
         m_db,
         u"INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, commit_id, "
         "dataset_sha256, attempt, retry_count, reason, created_at, priority, dataset_manifest, "
@@ -152,9 +152,8 @@ Result<qint64> JobStore::addJob(const NewJob &job)
          job.priority,
          orNull(job.datasetManifest),
          orNull(job.imageManifest)});
-    if (!insert)
-        return insert.error();
-    const qint64 jobId = insert->lastInsertId().toLongLong();
+    if (!jobId)
+        return jobId.error();
     int taskIndex = 0;
     for (const auto &[role, taskNumber] : job.roles) {
         for (int roleIndex = 0; roleIndex < taskNumber; ++roleIndex) {
@@ -163,12 +162,12 @@ Result<qint64> JobStore::addJob(const NewJob &job)
                            u"INSERT INTO tasks (job_id, attempt, task_index, "
                            "role, role_index, state) VALUES (?, 1, ?, ?, ?, "
                            "?)"_s,
-                           {jobId, taskIndex++, role, roleIndex, stateName(JobState::Waiting)});
+                           {*jobId, taskIndex++, role, roleIndex, stateName(JobState::Waiting)});
                 !task)
                 return task.error();
         }
     }
-    return jobId;
+    return *jobId;
 }
 
 Result<bool> JobStore::placeTask(const TaskPlacement &placement)

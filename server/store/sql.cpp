@@ -1,5 +1,7 @@
 #include "sql.h"
 
+#include "dialect.h"
+
 #include <QDateTime>
 #include <QJsonValue>
 #include <QSqlError>
@@ -16,6 +18,13 @@ static Error sqlError(const QString &sql, const QSqlError &error)
 Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {
     QSqlQuery query(db);
+    // Without values, run it as it is: PostgreSQL prepares only SELECT, INSERT, UPDATE, DELETE
+    // and VALUES, not BEGIN, SET, NOTIFY or the migrations' DDL.
+    if (binds.isEmpty()) {
+        if (!query.exec(sql))
+            return sqlError(sql, query.lastError());
+        return query;
+    }
     if (!query.prepare(sql))
         return sqlError(sql, query.lastError());
     for (const QVariant &value : binds)
@@ -23,6 +32,20 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
     if (!query.exec())
         return sqlError(sql, query.lastError());
     return query;
+}
+
+Result<qint64>
+insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds)
+{
+    Result<QSqlQuery> query = runSql(db, insert + QStringLiteral(" RETURNING id"), binds);
+    if (!query)
+        return query.error();
+    if (!query->next())
+        return sqlError(insert, query->lastError());
+    const qint64 id = query->value(0).toLongLong();
+    // SQLite ends the statement only when it is finished; a COMMIT before would fail.
+    query->finish();
+    return id;
 }
 
 Transaction::Transaction(const QSqlDatabase &db)
@@ -37,12 +60,19 @@ Transaction::~Transaction()
 
 Status Transaction::begin()
 {
-    const bool sqlite = m_db.driverName() == QLatin1String("QSQLITE");
+    const bool sqlite = dialectOf(m_db) == SqlDialect::Sqlite;
     Result<QSqlQuery> query = runSql(m_db, sqlite ? QStringLiteral("BEGIN IMMEDIATE")
                                                   : QStringLiteral("BEGIN"));
     if (!query)
         return query.error();
     m_open = true;
+    if (!sqlite) {
+        // One key for the whole store (the letters "ddlw"); released by COMMIT or ROLLBACK.
+        if (Result<QSqlQuery> locked = runSql(
+                m_db, QStringLiteral("SELECT pg_advisory_xact_lock(%1)").arg(StoreWriteLockKey));
+            !locked)
+            return locked.error();
+    }
     return Ok{};
 }
 

@@ -12,8 +12,15 @@ namespace ddl::server {
 // Prepares, binds and runs one statement; a failure becomes an Error naming the statement.
 Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 
-// An immediate write transaction (BEGIN IMMEDIATE, as read-then-write needs on SQLite) that
-// rolls back unless commit() succeeded.
+// Runs an INSERT into a table with an id column and returns the new row's id (RETURNING id: both
+// SQLite and PostgreSQL know it, where QSqlQuery::lastInsertId() works only on SQLite).
+Result<qint64>
+insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds = {});
+
+// A write transaction that rolls back unless commit() succeeded. Writers take turns, as
+// read-then-write needs: BEGIN IMMEDIATE on SQLite; on PostgreSQL an advisory lock for the
+// transaction, held by one transaction of all servers on the database at a time.
+// Both make read-then-write safe without retries.
 class Transaction
 {
 public:
@@ -29,6 +36,10 @@ private:
     QSqlDatabase m_db;
     bool m_open = false;
 };
+
+// PostgreSQL advisory lock keys, the same in every server on one database.
+inline constexpr qint64 StoreWriteLockKey = 0x64646c77; // "ddlw": Transaction
+inline constexpr qint64 SchedulerLockKey = 0x64646c73;  // "ddls": Leadership
 
 // Milliseconds since the epoch, the store's one time unit.
 qint64 nowMs();

@@ -161,31 +161,30 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
         return badRuntimes();
     const QString workerToken = SecretToken::generate(QStringLiteral("ddlw_"));
     const qint64 now = nowMs();
-    Result<QSqlQuery> insert =
-        runSql(m_db,
-               QStringLiteral(
-                   "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-                   "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
-                   "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
-               {name,
-                // Never NULL (the column is NOT NULL): a worker that sends none has "".
-                request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
-                address,
-                SecretToken::hashOf(workerToken),
-                request.value(QStringLiteral("cpus")).toInteger(),
-                request.value(QStringLiteral("memory_mb")).toInteger(),
-                request.value(QStringLiteral("gpus")).toInteger(),
-                request.value(QStringLiteral("slots")).toInteger(),
-                gpuType,
-                *runtimes,
-                now,
-                now});
-    if (!insert)
-        return insert.error();
-    const qint64 id = insert->lastInsertId().toLongLong();
-    qCInfo(lcWorkers) << "worker" << id << name << "enrolled from" << address;
-    m_scheduler.workerSeen(declaredNode(id, address, request));
-    return QJsonObject{{QStringLiteral("worker_id"), id},
+    const Result<qint64> id = insertReturningId(
+        m_db,
+        QStringLiteral(
+            "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
+            "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
+        {name,
+         // Never NULL (the column is NOT NULL): a worker that sends none has "".
+         request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
+         address,
+         SecretToken::hashOf(workerToken),
+         request.value(QStringLiteral("cpus")).toInteger(),
+         request.value(QStringLiteral("memory_mb")).toInteger(),
+         request.value(QStringLiteral("gpus")).toInteger(),
+         request.value(QStringLiteral("slots")).toInteger(),
+         gpuType,
+         *runtimes,
+         now,
+         now});
+    if (!id)
+        return id.error();
+    qCInfo(lcWorkers) << "worker" << *id << name << "enrolled from" << address;
+    m_scheduler.workerSeen(declaredNode(*id, address, request));
+    return QJsonObject{{QStringLiteral("worker_id"), *id},
                        {QStringLiteral("worker_token"), workerToken}};
 }
 
@@ -411,8 +410,9 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
                             QStringLiteral("is not the size of the uploaded blob (%1)").arg(size));
         Result<QSqlQuery> insert = runSql(
             m_db,
-            QStringLiteral("INSERT OR REPLACE INTO artifacts (job_id, path, size, sha256) SELECT "
-                           "job_id, ?, ?, ? FROM tasks WHERE id = ?"),
+            QStringLiteral("INSERT INTO artifacts (job_id, path, size, sha256) SELECT "
+                           "job_id, ?, ?, ? FROM tasks WHERE id = ? ON CONFLICT (job_id, path) "
+                           "DO UPDATE SET size = excluded.size, sha256 = excluded.sha256"),
             {path, size, sha256, taskId});
         if (!insert)
             return insert.error();

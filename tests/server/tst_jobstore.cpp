@@ -1,5 +1,7 @@
-// The job store's guarded state changes on a real ddl.sqlite: what the states allow happens,
-// anything else is refused with a conflict that names both states, and the row stays as it was.
+// The job store's guarded state changes on a real ddl.sqlite (or, as tst_jobstore_postgresql, a
+// real PostgreSQL database): what the states allow happens, anything else is refused with a
+// conflict that names both states, and the row stays as it was.
+#include "pgcluster.h"
 #include "store/database.h"
 #include "store/jobstore.h"
 #include "store/sql.h"
@@ -46,14 +48,16 @@ void tst_JobStore::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
     QVERIFY(m_dir->isValid());
-    Result<QSqlDatabase> db = Database::open(m_dir->path(), u"tst_jobstore"_s);
+    const QString url = testDatabaseUrl();
+    QVERIFY2(missingTestDatabase(url).isEmpty(), qPrintable(missingTestDatabase(url)));
+    Result<QSqlDatabase> db = Database::open(m_dir->path(), u"tst_jobstore"_s, url);
     QVERIFY2(db.ok(), db.ok() ? "" : qPrintable(db.error().message));
     m_db = *db;
-    Result<QSqlQuery> user = runSql(m_db,
-                                    u"INSERT INTO users (email, password_hash, created_at) "
-                                    "VALUES ('a@example.org', 'x', 1)"_s);
+    Result<qint64> user = insertReturningId(m_db,
+                                            u"INSERT INTO users (email, password_hash, created_at) "
+                                            "VALUES ('a@example.org', 'x', 1)"_s);
     QVERIFY(user.ok());
-    m_userId = user->lastInsertId().toLongLong();
+    m_userId = *user;
 }
 
 void tst_JobStore::cleanup()
@@ -68,7 +72,7 @@ qint64 tst_JobStore::addJob(JobState state, JobState taskState, int retryCount)
 {
     static int serial = 0;
     ++serial;
-    Result<QSqlQuery> job = runSql(
+    Result<qint64> jobId = insertReturningId(
         m_db,
         u"INSERT INTO jobs (uuid, user_id, name, kind, state, spec, package_sha256, commit_id, "
         "attempt, retry_count, created_at) VALUES (?, ?, ?, 'ddl', ?, '{}', '', '', 1, ?, 1)"_s,
@@ -77,17 +81,16 @@ qint64 tst_JobStore::addJob(JobState state, JobState taskState, int retryCount)
          u"job-%1"_s.arg(serial),
          stateName(state),
          retryCount});
-    if (!job)
+    if (!jobId)
         return 0;
-    const qint64 jobId = job->lastInsertId().toLongLong();
     for (int index = 0; index < 2; ++index) {
         if (!runSql(m_db,
                     u"INSERT INTO tasks (job_id, attempt, task_index, role, role_index, state) "
                     "VALUES (?, 1, ?, 'worker', ?, ?)"_s,
-                    {jobId, index, index, stateName(taskState)}))
+                    {*jobId, index, index, stateName(taskState)}))
             return 0;
     }
-    return jobId;
+    return *jobId;
 }
 
 QList<qint64> tst_JobStore::taskIds(qint64 jobId, int attempt) const
@@ -178,13 +181,14 @@ void tst_JobStore::onlyWaitingTaskIsPlaced()
 {
     const qint64 jobId = addJob(JobState::Waiting);
     const QList<qint64> ids = taskIds(jobId);
-    Result<QSqlQuery> worker = runSql(m_db,
-                                      u"INSERT INTO workers (name, hostname, address, token_hash, "
-                                      "cpus, memory_mb, gpus, slots, state, last_seen, created_at) "
-                                      "VALUES ('w1', 'h', '127.0.0.1', 't', 4, 1024, 2, 2, "
-                                      "'ONLINE', 1, 1)"_s);
+    Result<qint64> worker =
+        insertReturningId(m_db,
+                          u"INSERT INTO workers (name, hostname, address, token_hash, "
+                          "cpus, memory_mb, gpus, slots, state, last_seen, created_at) "
+                          "VALUES ('w1', 'h', '127.0.0.1', 't', 4, 1024, 2, 2, "
+                          "'ONLINE', 1, 1)"_s);
     QVERIFY2(worker.ok(), worker.ok() ? "" : qPrintable(worker.error().message));
-    const qint64 workerId = worker->lastInsertId().toLongLong();
+    const qint64 workerId = *worker;
     JobStore store(m_db);
     const Result<bool> placed = store.placeTask({ids.at(0), workerId, 40000, {0, 1}});
     QVERIFY(placed.ok());

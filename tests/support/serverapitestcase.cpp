@@ -3,6 +3,7 @@
 #include "api/apiclient.h"
 #include "api/blobupload.h"
 #include "app/tokencommand.h"
+#include "pgcluster.h"
 
 #include <QCryptographicHash>
 #include <QDir>
@@ -105,6 +106,10 @@ void ServerApiTestCase::initTestCase()
     m_dataDir = m_dir.filePath(QStringLiteral("data"));
     ServerConfig config;
     config.dataDir = m_dataDir;
+    config.database = testDatabaseUrl(); // PostgreSQL under DDL_TEST_DATABASE=postgresql
+    m_database = config.database;
+    const QString missing = missingTestDatabase(m_database);
+    QVERIFY2(missing.isEmpty(), qPrintable(missing));
     QVERIFY(config.setListen(QStringLiteral("127.0.0.1:0")));
     config.workerTimeoutSeconds = 600; // housekeeping must not take the tests' workers away
     config.maxBlobBytes = 64 * 1024 * 1024;
@@ -122,7 +127,7 @@ void ServerApiTestCase::initTestCase()
     m_base.setPort(m_server->port());
 
     // The way an operator makes one: a second connection to the store of the running server.
-    Result<QString> enrollToken = createEnrollToken(m_dataDir);
+    Result<QString> enrollToken = createEnrollToken(m_dataDir, m_database);
     QVERIFY2(enrollToken, enrollToken ? "" : qPrintable(enrollToken.error().message));
     m_enrollToken = *enrollToken;
 

@@ -163,6 +163,7 @@ protected:
 
     QTemporaryDir m_dir;
     QString m_dataDir;
+    QString m_database; // empty: SQLite
     std::unique_ptr<ddl::server::ServerApp> m_server;
     QUrl m_base;
     ddl::ServerTrust m_trust;

@@ -1,5 +1,7 @@
 #include "serverprocess.h"
 
+#include "pgcluster.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -14,9 +16,43 @@
 using namespace Qt::StringLiterals;
 
 ServerProcess::ServerProcess(const QString &dataDir)
-    : m_dataDir(dataDir)
-    , m_logPath(dataDir + u".log"_s)
+    : ServerProcess(dataDir, dataDir + u".log"_s)
 {
+}
+
+// The databases of the data dirs of this test process, made on first use.
+static QHash<QString, QString> &databaseUrls()
+{
+    static QHash<QString, QString> urls;
+    return urls;
+}
+
+ServerProcess::ServerProcess(const QString &dataDir, const QString &logPath)
+    : m_dataDir(dataDir)
+    , m_logPath(logPath)
+{
+    if (testsUsePostgres() && !databaseUrls().contains(QDir::cleanPath(dataDir)))
+        databaseUrls().insert(QDir::cleanPath(dataDir), testDatabaseUrl());
+}
+
+QString ServerProcess::databaseUrlOf(const QString &dataDir)
+{
+    return databaseUrls().value(QDir::cleanPath(dataDir));
+}
+
+void ServerProcess::useDatabase(const QString &dataDir, const QString &url)
+{
+    databaseUrls().insert(QDir::cleanPath(dataDir), url);
+}
+
+// --database for the data dir that arguments name with --data-dir, if it has one.
+static QStringList withDatabase(const QStringList &arguments)
+{
+    const qsizetype at = arguments.indexOf(u"--data-dir"_s);
+    if (at < 0 || at + 1 >= arguments.size())
+        return arguments;
+    const QString url = ServerProcess::databaseUrlOf(arguments.at(at + 1));
+    return url.isEmpty() ? arguments : arguments + QStringList{u"--database"_s, url};
 }
 
 ServerProcess::~ServerProcess()
@@ -38,6 +74,8 @@ QString ServerProcess::log() const
 QString ServerProcess::start(quint16 port, const QStringList &extraArgs)
 {
     stop();
+    if (const QString missing = missingTestDatabase(databaseUrl()); !missing.isEmpty())
+        return missing;
     const QString program = binary(u"ddl-server"_s);
     if (!QFileInfo(program).isExecutable())
         return u"%1 is not built (DDL_BIN_DIR=%2)"_s.arg(program,
@@ -46,10 +84,10 @@ QString ServerProcess::start(quint16 port, const QStringList &extraArgs)
     m_process = std::make_unique<QProcess>();
     m_process->setProcessChannelMode(QProcess::MergedChannels);
     m_process->setStandardOutputFile(m_logPath, QIODevice::Append);
-    m_process->start(
-        program,
-        QStringList{u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)} +
-            extraArgs);
+    m_process->start(program,
+                     withDatabase(QStringList{
+                         u"--data-dir"_s, m_dataDir, u"--listen"_s, u"127.0.0.1:%1"_s.arg(port)}) +
+                         extraArgs);
     if (!m_process->waitForStarted(5000))
         return u"cannot start %1: %2"_s.arg(program, m_process->errorString());
     static const QRegularExpression listening(u"listening on (https://\\S+)"_s);
@@ -94,7 +132,7 @@ bool ServerProcess::kill()
 QString ServerProcess::runCommand(const QStringList &arguments, int *exitCode, QString *errorOutput)
 {
     QProcess command;
-    command.start(binary(u"ddl-server"_s), arguments);
+    command.start(binary(u"ddl-server"_s), withDatabase(arguments));
     const bool finished = command.waitForFinished(15000);
     if (!finished) {
         command.kill();
@@ -140,9 +178,19 @@ QList<QVariantMap> ServerProcess::workers() const
     QList<QVariantMap> rows;
     const QString connection = QUuid::createUuid().toString();
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, connection);
-        db.setDatabaseName(m_dataDir + u"/ddl.sqlite"_s);
-        db.setConnectOptions(u"QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"_s);
+        const QUrl postgres(databaseUrl());
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(postgres.isEmpty() ? u"QSQLITE"_s : u"QPSQL"_s, connection);
+        if (postgres.isEmpty()) {
+            db.setDatabaseName(m_dataDir + u"/ddl.sqlite"_s);
+            db.setConnectOptions(u"QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=5000"_s);
+        } else {
+            db.setHostName(postgres.host());
+            db.setPort(postgres.port());
+            db.setUserName(postgres.userName());
+            db.setPassword(postgres.password(QUrl::FullyDecoded));
+            db.setDatabaseName(postgres.path().mid(1));
+        }
         if (db.open()) {
             QSqlQuery query(db);
             if (query.exec(u"SELECT id, name, hostname, cpus, memory_mb, gpus, slots, last_seen "

@@ -9,10 +9,14 @@
 // The one way tests start the real ddl-server binary (from DDL_BIN_DIR): a process on 127.0.0.1
 // over TLS with its own data dir, SQLite file and self-signed certificate, its output appended to
 // <dataDir>.log. Worker, CLI, load and security tests run against it; ClusterHarness builds on it.
+// Under DDL_TEST_DATABASE=postgresql (pgcluster.h) each data dir gets its own PostgreSQL database
+// instead of the SQLite file, passed as --database to the server and its admin commands.
 class ServerProcess
 {
 public:
     explicit ServerProcess(const QString &dataDir);
+    // Another server on the same data dir and database (several instances): its own log file.
+    ServerProcess(const QString &dataDir, const QString &logPath);
     ~ServerProcess();
 
     // Starts ddl-server on port (0: a free one) with extraArgs after --data-dir and --listen, and
@@ -28,6 +32,11 @@ public:
     bool running() const { return m_process && m_process->state() != QProcess::NotRunning; }
 
     QString dataDir() const { return m_dataDir; }
+    // The --database URL of the data dir, empty for SQLite.
+    QString databaseUrl() const { return databaseUrlOf(m_dataDir); }
+    static QString databaseUrlOf(const QString &dataDir);
+    // Servers (and admin commands) on dataDir use the PostgreSQL database of url.
+    static void useDatabase(const QString &dataDir, const QString &url);
     QUrl url() const { return m_url; }
     quint16 port() const { return quint16(m_url.port()); }
     // The server's process id while it runs, else 0.
