@@ -20,6 +20,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 
 namespace {
@@ -108,8 +110,10 @@ void tst_E2eTwoServers::initTestCase()
     m_worker = std::make_unique<QProcess>();
     m_worker->setProcessChannelMode(QProcess::MergedChannels);
     m_worker->setStandardOutputFile(m_dir.filePath(u"worker.log"_s));
+    // As root (CI) the worker must be told that it may run so.
+    const QStringList asRoot = ::geteuid() == 0 ? QStringList{u"--allow-root"_s} : QStringList{};
     m_worker->start(ServerProcess::binary(u"ddl-worker"_s),
-                    {u"--server"_s,
+                    asRoot + QStringList{u"--server"_s,
                      m_second->url().toString(),
                      u"--token"_s,
                      enrollToken,
