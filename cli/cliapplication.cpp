@@ -11,6 +11,7 @@
 #include "commands/logscommand.h"
 #include "commands/paddlejobcommand.h"
 #include "commands/progresscommand.h"
+#include "commands/topcommand.h"
 #include "commands/submitcommand.h"
 #include "commands/versioncommand.h"
 #include "commands/zoocommand.h"
@@ -37,6 +38,7 @@ CliApplication::CliApplication(Console &console,
     m_commands.push_back(std::make_unique<ListCommand>());
     m_commands.push_back(std::make_unique<ProgressCommand>());
     m_commands.push_back(std::make_unique<LogsCommand>());
+    m_commands.push_back(std::make_unique<TopCommand>());
     m_commands.push_back(std::make_unique<CancelCommand>());
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());

@@ -24,6 +24,8 @@ namespace ddl::worker {
 
 class BlobCache;
 class ImageLoader;
+class SampleReporter;
+class UsageSampler;
 class TaskRunner;
 class VenvManager;
 
@@ -80,6 +82,8 @@ private:
     Status prepareContainers();
     // Writes the CDI spec of the GPUs nvidia-smi saw, so that containers can be given them.
     void prepareGpuDevices();
+    // Measures tasks and the machine every --sample-interval and sends the samples to the server.
+    void startSampling();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -96,6 +100,8 @@ private:
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;
     ImageLoader *m_images = nullptr; // with podman only
+    UsageSampler *m_sampler = nullptr;   // none with --sample-interval 0
+    SampleReporter *m_samples = nullptr;
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

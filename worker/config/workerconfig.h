@@ -26,6 +26,7 @@ inline constexpr char NoSandbox[] = "no_sandbox";
 inline constexpr char NoNetwork[] = "no_network";
 inline constexpr char CacheSize[] = "cache_size";
 inline constexpr char ContainerRuntime[] = "container_runtime";
+inline constexpr char SampleInterval[] = "sample_interval";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -49,6 +50,9 @@ struct WorkerConfig
     // "podman": tasks whose job names an image run in a container of it; empty: every task runs
     // in the sandbox, whatever its image.
     QString containerRuntime;
+    // How often the worker measures its tasks and machine (CPU, memory, GPUs) for the server's
+    // utilisation graphs (--sample-interval 5, seconds, fractions allowed); 0: never.
+    int sampleIntervalMs = 5000;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
