@@ -131,14 +131,15 @@ Result<int> UtilisationService::store(const Series &series, const QList<Utilisat
         if (sample.atMs <= last)
             continue; // a resend, or two samples of the same millisecond
         last = sample.atMs;
-        const QJsonArray gpus = UtilisationSample{0, 0, 0, sample.gpus}.toJson().value(u"gpus"_s).toArray();
+        // A JSON list, "[]" for none.
+        const QJsonArray gpus =
+            UtilisationSample{0, 0, 0, sample.gpus}.toJson().value(u"gpus"_s).toArray();
         Result<QSqlQuery> insert = runSql(
             m_db,
             u"INSERT INTO %1 (%2, at, cpu_percent, memory_bytes, gpus) VALUES (?, ?, ?, ?, ?)"_s
                 .arg(table, key),
             {series.key, sample.atMs, sample.cpuPercent, sample.memoryBytes,
-             gpus.isEmpty() ? QString()
-                            : QString::fromUtf8(QJsonDocument(gpus).toJson(QJsonDocument::Compact))});
+             QString::fromUtf8(QJsonDocument(gpus).toJson(QJsonDocument::Compact))});
         if (!insert)
             return insert.error();
         ++stored;
@@ -201,9 +202,9 @@ Result<QList<UtilisationSample>> UtilisationService::read(const Series &series)
         QJsonObject object{{u"at"_s, rows->value(0).toLongLong()},
                            {u"cpu_percent"_s, rows->value(1).toDouble()},
                            {u"memory_bytes"_s, rows->value(2).toLongLong()}};
-        const QByteArray gpus = rows->value(3).toString().toUtf8();
+        const QJsonArray gpus = QJsonDocument::fromJson(rows->value(3).toString().toUtf8()).array();
         if (!gpus.isEmpty())
-            object.insert(u"gpus"_s, QJsonDocument::fromJson(gpus).array());
+            object.insert(u"gpus"_s, gpus);
         if (Result<UtilisationSample> sample = UtilisationSample::fromJson(object))
             samples.append(*sample);
     }

@@ -82,9 +82,9 @@ static QJsonArray samplesOf(const QJsonObject &answer)
 
 void TestE2eUtilisationFakeGpu::busyTaskShowsCpuMemoryAndFakeGpu()
 {
-    // Two busy loops for 8 s, so that the task gets half a core even on a loaded machine.
-    const QString burn = u"sh -c 'timeout 8 sh -c \"while :; do :; done\" & timeout 8 sh -c "
-                         u"\"while :; do :; done\" & wait'"_s;
+    // Three busy loops for 8 s, so that the task gets half a core even on a loaded machine.
+    const QString burn = u"for i in 1 2 3; do timeout 8 sh -c 'while :; do :; done' & done; "
+                         u"wait"_s;
     const QString repo = m_cluster.makeRepo(
         u"burn"_s, {{u"job.json"_s, openPaiJob(u"burn"_s, {{u"train"_s, 1, 1, burn}})}});
     QVERIFY(!repo.isEmpty());

@@ -21,6 +21,10 @@ using namespace ddl::worker;
 
 namespace {
 
+// Three busy loops under one shell, each child's pid printed on a line of its own.
+const QString BusyChildren = u"for i in 1 2 3; do sh -c 'while :; do :; done' & echo $!; done; "
+                             u"wait"_s;
+
 // A script named nvidia-smi that prints what a real one prints for the worker's query.
 QString writeFakeNvidiaSmi(const QTemporaryDir &dir, const QByteArray &body)
 {
@@ -123,22 +127,27 @@ void tst_UsageSampler::gpuCsv()
 
 void tst_UsageSampler::busyProcessTreeIsMeasured()
 {
-    // A shell whose child burns CPU: the tree is the shell and the busy child together.
+    // A shell whose three children burn CPU: the tree is the shell and its children together
+    // (three, so that the tree gets half a core even on a machine busy with builds).
     QProcess shell;
-    shell.start(u"/bin/sh"_s, {u"-c"_s, u"sh -c 'while :; do :; done' & echo $!; wait"_s});
+    shell.start(u"/bin/sh"_s, {u"-c"_s, BusyChildren});
     QVERIFY(shell.waitForStarted());
-    QVERIFY(shell.waitForReadyRead());
-    const qint64 child = shell.readLine().trimmed().toLongLong();
-    QVERIFY(child > 1);
-    const auto stop = qScopeGuard([&shell, child] {
-        ::kill(pid_t(child), SIGKILL);
+    QList<qint64> children;
+    while (children.size() < 3 && shell.waitForReadyRead(5000)) {
+        while (shell.canReadLine())
+            children.append(shell.readLine().trimmed().toLongLong());
+    }
+    QCOMPARE(children.size(), 3);
+    const auto stop = qScopeGuard([&shell, children] {
+        for (qint64 child : children)
+            ::kill(pid_t(child), SIGKILL);
         shell.kill();
         shell.waitForFinished();
     });
     procusage::TreeUsage first;
     QVERIFY(QTest::qWaitFor([&] {
         first = procusage::treeUsage(procusage::readProcesses(), shell.processId());
-        return first.processes >= 2;
+        return first.processes >= 4;
     }));
     QElapsedTimer clock;
     clock.start();
@@ -159,9 +168,17 @@ void tst_UsageSampler::samplerReportsTaskAndFakeGpuReadings()
         dir, "echo '0, 37, 1234, 16384'\necho '1, 90, 8000, 16384'\n");
     QVERIFY(!fake.isEmpty());
     QProcess busy;
-    busy.start(u"/bin/sh"_s, {u"-c"_s, u"while :; do :; done"_s});
+    busy.start(u"/bin/sh"_s, {u"-c"_s, BusyChildren});
     QVERIFY(busy.waitForStarted());
-    const auto stop = qScopeGuard([&busy] {
+    QList<qint64> children;
+    while (children.size() < 3 && busy.waitForReadyRead(5000)) {
+        while (busy.canReadLine())
+            children.append(busy.readLine().trimmed().toLongLong());
+    }
+    QCOMPARE(children.size(), 3);
+    const auto stop = qScopeGuard([&busy, children] {
+        for (qint64 child : children)
+            ::kill(pid_t(child), SIGKILL);
         busy.kill();
         busy.waitForFinished();
     });
