@@ -1476,6 +1476,18 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <source>%1 GPU %2</source>
         <translation>%1 GPU %2</translation>
     </message>
+    <message>
+        <source>seconds</source>
+        <translation>Sekunden</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>Minuten</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>Stunden</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::WorkerModel</name>

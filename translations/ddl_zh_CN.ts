@@ -1459,6 +1459,18 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <source>%1 GPU %2</source>
         <translation>%1 GPU %2</translation>
     </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::WorkerModel</name>

@@ -2,8 +2,6 @@
 
 #include <QChart>
 #include <QChartView>
-#include <QDateTime>
-#include <QDateTimeAxis>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineSeries>
@@ -17,6 +15,20 @@ using namespace Qt::Literals::StringLiterals;
 namespace ddl::desktop {
 
 static constexpr double MiB = 1024.0 * 1024.0;
+
+// The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten that is >= value: an
+// axis end whose ticks read well.
+static double niceCeiling(double value)
+{
+    if (!(value > 0))
+        return 1;
+    const double power = std::pow(10.0, std::floor(std::log10(value)));
+    for (double factor : {1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0}) {
+        if (factor * power >= value * (1 - 1e-9))
+            return factor * power;
+    }
+    return 10 * power;
+}
 
 UtilisationChartsView::UtilisationChartsView(QWidget *parent)
     : QWidget(parent)
@@ -59,9 +71,8 @@ UtilisationChartsView::ChartParts UtilisationChartsView::makeChart(const QString
     auto *chart = new QChart;
     chart->setTitle(title);
     chart->legend()->setAlignment(Qt::AlignBottom);
-    parts.x = new QDateTimeAxis(chart);
-    parts.x->setFormat(u"HH:mm:ss"_s);
-    parts.x->setTickCount(4);
+    parts.x = new QValueAxis(chart);
+    parts.x->setLabelFormat(u"%.0f"_s);
     parts.y = new QValueAxis(chart);
     parts.y->setTitleText(unit);
     parts.y->setLabelFormat(u"%.0f"_s);
@@ -83,8 +94,8 @@ void UtilisationChartsView::setStatus(const QString &text)
 void UtilisationChartsView::updateChart(ChartParts &chart,
                                         const QHash<QString, QList<QPointF>> &lines,
                                         double floorY,
-                                        qint64 firstMs,
-                                        qint64 lastMs)
+                                        double spanX,
+                                        const QString &unitX)
 {
     QChart *qchart = chart.view->chart();
     for (auto it = chart.series.begin(); it != chart.series.end();) {
@@ -115,12 +126,9 @@ void UtilisationChartsView::updateChart(ChartParts &chart,
         for (const QPointF &point : points)
             maxY = std::max(maxY, point.y());
     }
-    chart.x->setRange(QDateTime::fromMSecsSinceEpoch(firstMs),
-                      QDateTime::fromMSecsSinceEpoch(std::max(lastMs, firstMs + 1000)));
-    // Room above the highest point, rounded to a readable step.
-    const double top = maxY * 1.1;
-    const double step = std::pow(10.0, std::floor(std::log10(std::max(top, 1.0))));
-    chart.y->setRange(0, std::ceil(top / step) * step);
+    chart.x->setRange(0, niceCeiling(spanX));
+    chart.x->setTitleText(unitX);
+    chart.y->setRange(0, niceCeiling(maxY * 1.1)); // room above the highest point
     qchart->legend()->setVisible(chart.series.size() > 1);
 }
 
@@ -128,9 +136,19 @@ void UtilisationChartsView::setLines(const QList<UtilisationLine> &lines,
                                      const QString &emptyText,
                                      const QString &noGpuText)
 {
-    QHash<QString, QList<QPointF>> cpu, memory, gpuUse, gpuMemory;
     qint64 first = std::numeric_limits<qint64>::max();
     qint64 last = 0;
+    for (const UtilisationLine &line : lines) {
+        for (const UtilisationSample &sample : line.samples) {
+            first = std::min(first, sample.atMs);
+            last = std::max(last, sample.atMs);
+        }
+    }
+    // Time from the first sample, in a unit that keeps the numbers short.
+    const double spanSeconds = last > first ? double(last - first) / 1000 : 1;
+    const double divisor = spanSeconds <= 600 ? 1 : spanSeconds <= 36000 ? 60 : 3600;
+    const QString unit = divisor == 1 ? tr("seconds") : divisor == 60 ? tr("minutes") : tr("hours");
+    QHash<QString, QList<QPointF>> cpu, memory, gpuUse, gpuMemory;
     double gpuMemoryTotal = 0;
     for (const UtilisationLine &line : lines) {
         if (line.samples.isEmpty())
@@ -138,9 +156,7 @@ void UtilisationChartsView::setLines(const QList<UtilisationLine> &lines,
         QList<QPointF> &cpuPoints = cpu[line.label];
         QList<QPointF> &memoryPoints = memory[line.label];
         for (const UtilisationSample &sample : line.samples) {
-            const double x = double(sample.atMs);
-            first = std::min(first, sample.atMs);
-            last = std::max(last, sample.atMs);
+            const double x = double(sample.atMs - first) / 1000 / divisor;
             cpuPoints.append({x, sample.cpuPercent});
             memoryPoints.append({x, double(sample.memoryBytes) / MiB});
             for (const GpuReading &gpu : sample.gpus) {
@@ -159,13 +175,14 @@ void UtilisationChartsView::setLines(const QList<UtilisationLine> &lines,
         m_noGpu->hide();
         return;
     }
-    updateChart(m_parts[int(Chart::Cpu)], cpu, 100, first, last);
-    updateChart(m_parts[int(Chart::Memory)], memory, 1, first, last);
+    const double spanX = spanSeconds / divisor;
+    updateChart(m_parts[int(Chart::Cpu)], cpu, 100, spanX, unit);
+    updateChart(m_parts[int(Chart::Memory)], memory, 1, spanX, unit);
     const bool gpus = !gpuUse.isEmpty();
     // GPU memory is drawn against the card's size, so that "full" is visible.
-    updateChart(m_parts[int(Chart::GpuUtilisation)], gpuUse, 100, first, last);
+    updateChart(m_parts[int(Chart::GpuUtilisation)], gpuUse, 100, spanX, unit);
     updateChart(m_parts[int(Chart::GpuMemory)], gpuMemory, std::max(1.0, gpuMemoryTotal / 1.1),
-                first, last);
+                spanX, unit);
     m_parts[int(Chart::GpuUtilisation)].view->setVisible(gpus);
     m_parts[int(Chart::GpuMemory)].view->setVisible(gpus);
     m_noGpu->setText(gpus ? QString() : noGpuText);

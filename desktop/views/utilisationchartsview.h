@@ -6,7 +6,6 @@
 #include <QWidget>
 
 class QChartView;
-class QDateTimeAxis;
 class QGridLayout;
 class QLabel;
 class QLineSeries;
@@ -22,7 +21,8 @@ struct UtilisationLine
 };
 
 // Four line charts over time: CPU (percent of one core), resident memory, GPU utilisation and
-// GPU memory, one line per task (and per GPU of it). Lines are updated in place as new samples
+// GPU memory, one line per task (and per GPU of it). Time runs from the first sample shown, in
+// seconds, minutes or hours as the span needs. Lines are updated in place as new samples
 // come, so a refresh does not rebuild the charts. Without samples it says why (emptyText); with
 // samples but no GPU readings, the GPU charts give way to noGpuText.
 class UtilisationChartsView : public QWidget
@@ -50,7 +50,7 @@ private:
     struct ChartParts
     {
         QChartView *view = nullptr;
-        QDateTimeAxis *x = nullptr;
+        QValueAxis *x = nullptr;
         QValueAxis *y = nullptr;
         QHash<QString, QLineSeries *> series; // by line name
     };
@@ -59,8 +59,8 @@ private:
     void updateChart(ChartParts &chart,
                      const QHash<QString, QList<QPointF>> &lines,
                      double floorY,
-                     qint64 firstMs,
-                     qint64 lastMs);
+                     double spanX,
+                     const QString &unitX);
 
     QLabel *m_status;
     QLabel *m_empty;
