@@ -62,9 +62,9 @@ Status TopCommand::run(CliContext &context, const ParsedArguments &arguments)
         context.console().print(tr("The job has no tasks in its current attempt.") + u'\n');
         return Ok{};
     }
-    context.console().print(Output::table({tr("TASK"), tr("WORKER"), tr("STATE"), tr("CPU%"),
-                                           tr("MEMORY"), tr("GPUS"), tr("AT")},
-                                          rows));
+    context.console().print(Output::table(
+        {tr("TASK"), tr("WORKER"), tr("STATE"), tr("CPU%"), tr("MEMORY"), tr("GPUS"), tr("AT")},
+        rows));
     return Ok{};
 }
 

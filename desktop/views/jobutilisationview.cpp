@@ -65,40 +65,41 @@ void JobUtilisationView::refresh()
     if (!m_client || m_busy || (final && m_finalRead))
         return;
     m_busy = true;
-    whenFinished(m_client->jobUtilisation(m_uuid), this,
-                 [this, final](const Result<ApiResponse> &result) {
-        m_busy = false;
-        if (!result) {
-            m_charts->setStatus(result.error().is(ErrorCode::NotFound)
-                                    ? tr("This server keeps no utilisation samples (it is older "
-                                         "than this client).")
-                                    : ErrorText::describe(result.error()));
+    whenFinished(
+        m_client->jobUtilisation(m_uuid), this, [this, final](const Result<ApiResponse> &result) {
+            m_busy = false;
+            if (!result) {
+                m_charts->setStatus(
+                    result.error().is(ErrorCode::NotFound)
+                        ? tr("This server keeps no utilisation samples (it is older "
+                             "than this client).")
+                        : ErrorText::describe(result.error()));
+                emit refreshed();
+                return;
+            }
+            m_finalRead = final;
+            m_charts->setStatus({});
+            QList<UtilisationLine> lines;
+            bool anyGpus = false;
+            for (const QJsonValue &value : result->json().value("tasks"_L1).toArray()) {
+                const TaskUtilisation task = TaskUtilisation::fromJson(value.toObject());
+                anyGpus = anyGpus || !task.gpuIndices.isEmpty();
+                lines.append({u"%1 #%2"_s.arg(task.role).arg(task.roleIndex), task.samples});
+            }
+            QString empty;
+            if (m_state == stateName(JobState::Waiting))
+                empty = tr("No samples yet: the job waits for a worker.");
+            else if (final)
+                empty = tr("No samples: the job's workers reported none while it ran.");
+            else
+                empty = tr("No samples yet: workers report CPU, memory and GPU use every few "
+                           "seconds while tasks run.");
+            const QString noGpu = anyGpus ? tr("The worker reports no GPU readings for these tasks "
+                                               "(no nvidia-smi, or GPUs declared with --gpus).")
+                                          : tr("The tasks of this job use no GPU.");
+            m_charts->setLines(lines, empty, noGpu);
             emit refreshed();
-            return;
-        }
-        m_finalRead = final;
-        m_charts->setStatus({});
-        QList<UtilisationLine> lines;
-        bool anyGpus = false;
-        for (const QJsonValue &value : result->json().value("tasks"_L1).toArray()) {
-            const TaskUtilisation task = TaskUtilisation::fromJson(value.toObject());
-            anyGpus = anyGpus || !task.gpuIndices.isEmpty();
-            lines.append({u"%1 #%2"_s.arg(task.role).arg(task.roleIndex), task.samples});
-        }
-        QString empty;
-        if (m_state == stateName(JobState::Waiting))
-            empty = tr("No samples yet: the job waits for a worker.");
-        else if (final)
-            empty = tr("No samples: the job's workers reported none while it ran.");
-        else
-            empty = tr("No samples yet: workers report CPU, memory and GPU use every few "
-                       "seconds while tasks run.");
-        const QString noGpu = anyGpus ? tr("The worker reports no GPU readings for these tasks "
-                                           "(no nvidia-smi, or GPUs declared with --gpus).")
-                                      : tr("The tasks of this job use no GPU.");
-        m_charts->setLines(lines, empty, noGpu);
-        emit refreshed();
-    });
+        });
 }
 
 } // namespace ddl::desktop

@@ -181,8 +181,11 @@ void UtilisationChartsView::setLines(const QList<UtilisationLine> &lines,
     const bool gpus = !gpuUse.isEmpty();
     // GPU memory is drawn against the card's size, so that "full" is visible.
     updateChart(m_parts[int(Chart::GpuUtilisation)], gpuUse, 100, spanX, unit);
-    updateChart(m_parts[int(Chart::GpuMemory)], gpuMemory, std::max(1.0, gpuMemoryTotal / 1.1),
-                spanX, unit);
+    updateChart(m_parts[int(Chart::GpuMemory)],
+                gpuMemory,
+                std::max(1.0, gpuMemoryTotal / 1.1),
+                spanX,
+                unit);
     m_parts[int(Chart::GpuUtilisation)].view->setVisible(gpus);
     m_parts[int(Chart::GpuMemory)].view->setVisible(gpus);
     m_noGpu->setText(gpus ? QString() : noGpuText);

@@ -17,7 +17,8 @@ static Error badField(const QString &field, const QString &what)
 UtilisationService::UtilisationService(const QSqlDatabase &db, UtilisationLimits limits)
     : m_db(db)
     , m_limits(limits)
-{}
+{
+}
 
 // The samples of one list of a batch, each checked; errors name the field
 // ("tasks[0].samples[3].cpu_percent: ...").
@@ -37,8 +38,10 @@ static Result<QList<UtilisationSample>> readSamples(const QJsonValue &value, con
         if (sample->atMs <= latest)
             samples.append(*sample);
     }
-    std::sort(samples.begin(), samples.end(),
-              [](const UtilisationSample &a, const UtilisationSample &b) { return a.atMs < b.atMs; });
+    std::sort(
+        samples.begin(), samples.end(), [](const UtilisationSample &a, const UtilisationSample &b) {
+            return a.atMs < b.atMs;
+        });
     return samples;
 }
 
@@ -102,7 +105,8 @@ Result<QJsonObject> UtilisationService::record(const WorkerRef &worker, const QJ
     stored += *count;
     if (!machine->isEmpty()) {
         Result<QSqlQuery> purged =
-            runSql(m_db, u"DELETE FROM worker_samples WHERE worker_id = ? AND at < ?"_s,
+            runSql(m_db,
+                   u"DELETE FROM worker_samples WHERE worker_id = ? AND at < ?"_s,
                    {worker.id, nowMs() - m_limits.workerRetentionMs});
         if (!purged)
             return purged.error();
@@ -122,8 +126,8 @@ Result<int> UtilisationService::store(const Series &series, const QList<Utilisat
         m_db, u"SELECT MAX(at) AS newest FROM %1 WHERE %2 = ?"_s.arg(table, key), {series.key});
     if (!newest)
         return newest.error();
-    const qint64 after = newest->next() && !newest->value(0).isNull() ? newest->value(0).toLongLong()
-                                                                      : -1;
+    const qint64 after =
+        newest->next() && !newest->value(0).isNull() ? newest->value(0).toLongLong() : -1;
     newest->finish();
     int stored = 0;
     qint64 last = after;
@@ -138,7 +142,10 @@ Result<int> UtilisationService::store(const Series &series, const QList<Utilisat
             m_db,
             u"INSERT INTO %1 (%2, at, cpu_percent, memory_bytes, gpus) VALUES (?, ?, ?, ?, ?)"_s
                 .arg(table, key),
-            {series.key, sample.atMs, sample.cpuPercent, sample.memoryBytes,
+            {series.key,
+             sample.atMs,
+             sample.cpuPercent,
+             sample.memoryBytes,
              QString::fromUtf8(QJsonDocument(gpus).toJson(QJsonDocument::Compact))});
         if (!insert)
             return insert.error();
@@ -156,7 +163,8 @@ Status UtilisationService::thin(const Series &series)
     // A pass takes a quarter of the samples out; a batch may need more than one.
     for (;;) {
         Result<QSqlQuery> count =
-            runSql(m_db, u"SELECT COUNT(*) AS samples FROM %1 WHERE %2 = ?"_s.arg(table, key),
+            runSql(m_db,
+                   u"SELECT COUNT(*) AS samples FROM %1 WHERE %2 = ?"_s.arg(table, key),
                    {series.key});
         if (!count)
             return count.error();
@@ -166,9 +174,10 @@ Status UtilisationService::thin(const Series &series)
             return Ok{};
         // Every second sample of the older half goes (never the first): the newest stay at
         // full resolution.
-        Result<QSqlQuery> older = runSql(
-            m_db, u"SELECT at FROM %1 WHERE %2 = ? ORDER BY at LIMIT ?"_s.arg(table, key),
-            {series.key, samples / 2});
+        Result<QSqlQuery> older =
+            runSql(m_db,
+                   u"SELECT at FROM %1 WHERE %2 = ? ORDER BY at LIMIT ?"_s.arg(table, key),
+                   {series.key, samples / 2});
         if (!older)
             return older.error();
         QList<qint64> drop;
@@ -180,8 +189,10 @@ Status UtilisationService::thin(const Series &series)
         if (drop.isEmpty())
             return Ok{};
         for (qint64 at : std::as_const(drop)) {
-            Result<QSqlQuery> removed = runSql(
-                m_db, u"DELETE FROM %1 WHERE %2 = ? AND at = ?"_s.arg(table, key), {series.key, at});
+            Result<QSqlQuery> removed =
+                runSql(m_db,
+                       u"DELETE FROM %1 WHERE %2 = ? AND at = ?"_s.arg(table, key),
+                       {series.key, at});
             if (!removed)
                 return removed.error();
         }
@@ -190,11 +201,12 @@ Status UtilisationService::thin(const Series &series)
 
 Result<QList<UtilisationSample>> UtilisationService::read(const Series &series)
 {
-    Result<QSqlQuery> rows = runSql(m_db,
-                                    u"SELECT at, cpu_percent, memory_bytes, gpus FROM %1 WHERE "
-                                    u"%2 = ? ORDER BY at"_s.arg(QString::fromLatin1(series.table),
-                                                                QString::fromLatin1(series.keyColumn)),
-                                    {series.key});
+    Result<QSqlQuery> rows =
+        runSql(m_db,
+               u"SELECT at, cpu_percent, memory_bytes, gpus FROM %1 WHERE "
+               u"%2 = ? ORDER BY at"_s.arg(QString::fromLatin1(series.table),
+                                           QString::fromLatin1(series.keyColumn)),
+               {series.key});
     if (!rows)
         return rows.error();
     QList<UtilisationSample> samples;
@@ -263,9 +275,10 @@ Result<QJsonObject> UtilisationService::forWorker(const QString &workerId)
     if (!row)
         return row.error();
     if (!ok || !row->next()) {
-        return Error::make(ErrorCode::NotFound,
-                           u"no worker %1; GET /v1/workers lists them with their ids"_s.arg(workerId),
-                           u"worker_id"_s);
+        return Error::make(
+            ErrorCode::NotFound,
+            u"no worker %1; GET /v1/workers lists them with their ids"_s.arg(workerId),
+            u"worker_id"_s);
     }
     WorkerUtilisation worker;
     worker.workerId = QString::number(id);
@@ -283,8 +296,8 @@ Result<QJsonObject> UtilisationService::forWorker(const QString &workerId)
 
 void UtilisationService::purgeOldWorkerSamples()
 {
-    (void) runSql(m_db, u"DELETE FROM worker_samples WHERE at < ?"_s,
-                  {nowMs() - m_limits.workerRetentionMs});
+    (void)runSql(
+        m_db, u"DELETE FROM worker_samples WHERE at < ?"_s, {nowMs() - m_limits.workerRetentionMs});
 }
 
 } // namespace ddl::server

@@ -55,8 +55,8 @@ Result<UtilisationSample> UtilisationSample::fromJson(const QJsonObject &object)
     for (qsizetype i = 0; i < gpuArray.size(); ++i) {
         const QJsonObject gpu = gpuArray.at(i).toObject();
         const QString field = u"gpus[%1]"_s.arg(i);
-        for (const QString &key : {u"index"_s, u"utilisation_percent"_s, u"memory_used_mb"_s,
-                                   u"memory_total_mb"_s}) {
+        for (const QString &key :
+             {u"index"_s, u"utilisation_percent"_s, u"memory_used_mb"_s, u"memory_total_mb"_s}) {
             if (!isAmount(gpu.value(key)))
                 return sampleError(field + u'.' + key, u"must be a number >= 0"_s);
         }

@@ -62,12 +62,12 @@ void TestDesktopUtilisationFakeGpu::initTestCase()
     QVERIFY(script.open(QIODevice::WriteOnly));
     script.write(FakeNvidiaSmi);
     script.close();
-    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                  | QFileDevice::ExeOwner));
+    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
-    QVERIFY(m_cluster.startNamedWorker(u"fake-gpu"_s, {u"--sample-interval"_s, u"0.25"_s},
-                                       environment));
+    QVERIFY(m_cluster.startNamedWorker(
+        u"fake-gpu"_s, {u"--sample-interval"_s, u"0.25"_s}, environment));
     m_settings = std::make_unique<DesktopSettings>(m_config.filePath(u"ddl-desktop.ini"_s));
     m_settings->setUseKeychain(false);
     m_window = std::make_unique<MainWindow>(*m_settings);
@@ -81,8 +81,8 @@ void TestDesktopUtilisationFakeGpu::initTestCase()
 
 void TestDesktopUtilisationFakeGpu::jobPageDrawsTaskSeries()
 {
-    const QString uuid = submitCommandJob(*m_window, u"burn"_s,
-                                          u"timeout 12 sh -c 'while :; do :; done'; true"_s, 1, 1);
+    const QString uuid = submitCommandJob(
+        *m_window, u"burn"_s, u"timeout 12 sh -c 'while :; do :; done'; true"_s, 1, 1);
     QVERIFY(!uuid.isEmpty());
     JobDetailView *detail = m_window->openJob(uuid);
     QVERIFY(detail);
@@ -102,14 +102,14 @@ void TestDesktopUtilisationFakeGpu::jobPageDrawsTaskSeries()
     QVERIFY(charts->noGpuText().isEmpty());
 
     // A second GPU job waits for the worker's only GPU: its tab says why it shows nothing.
-    const QString waitingUuid =
-        submitCommandJob(*m_window, u"second"_s, u"true"_s, 1, 1);
+    const QString waitingUuid = submitCommandJob(*m_window, u"second"_s, u"true"_s, 1, 1);
     QVERIFY(!waitingUuid.isEmpty());
     JobDetailView *waiting = m_window->openJob(waitingUuid);
     waiting->tabs()->setCurrentWidget(waiting->utilisation());
     QTRY_COMPARE_WITH_TIMEOUT(waiting->state(), u"WAITING"_s, 10000);
     QTRY_COMPARE_WITH_TIMEOUT(waiting->utilisation()->charts()->emptyText(),
-                              u"No samples yet: the job waits for a worker."_s, 10000);
+                              u"No samples yet: the job waits for a worker."_s,
+                              10000);
     QVERIFY(!waiting->utilisation()->charts()->isChartShown(Chart::Cpu));
 
     detail->tabs()->setCurrentWidget(view);

@@ -43,8 +43,8 @@ private:
 
 void TestE2eUtilisationFakeGpu::initTestCase()
 {
-    QVERIFY2(m_cluster.startServer({u"--utilisation-samples-per-task"_s,
-                                    QString::number(SamplesPerTask)}),
+    QVERIFY2(m_cluster.startServer(
+                 {u"--utilisation-samples-per-task"_s, QString::number(SamplesPerTask)}),
              qPrintable(m_cluster.serverLog()));
     const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
     QVERIFY(QDir().mkpath(bin));
@@ -52,12 +52,12 @@ void TestE2eUtilisationFakeGpu::initTestCase()
     QVERIFY(script.open(QIODevice::WriteOnly));
     script.write(FakeNvidiaSmi);
     script.close();
-    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                  | QFileDevice::ExeOwner));
+    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                  QFileDevice::ExeOwner));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
-    QVERIFY(m_cluster.startNamedWorker(u"fake-gpu"_s, {u"--sample-interval"_s, u"0.2"_s},
-                                       environment));
+    QVERIFY(
+        m_cluster.startNamedWorker(u"fake-gpu"_s, {u"--sample-interval"_s, u"0.2"_s}, environment));
     QVERIFY2(pollUntil([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),
              qPrintable(m_cluster.workerLog(u"fake-gpu"_s)));
     QVERIFY(m_cluster.registerAndLogin(u"alice"_s, u"alice-password"_s));
@@ -76,8 +76,7 @@ QJsonObject TestE2eUtilisationFakeGpu::top(const QString &user, const QString &u
 static QJsonArray samplesOf(const QJsonObject &answer)
 {
     const QJsonArray tasks = answer.value(u"tasks"_s).toArray();
-    return tasks.isEmpty() ? QJsonArray()
-                           : tasks.first().toObject().value(u"samples"_s).toArray();
+    return tasks.isEmpty() ? QJsonArray() : tasks.first().toObject().value(u"samples"_s).toArray();
 }
 
 void TestE2eUtilisationFakeGpu::busyTaskShowsCpuMemoryAndFakeGpu()
@@ -100,15 +99,18 @@ void TestE2eUtilisationFakeGpu::busyTaskShowsCpuMemoryAndFakeGpu()
         [&] {
             answer = top(u"alice"_s, uuid);
             for (const QJsonValue &sample : samplesOf(answer)) {
-                if (sample.toObject().value(u"cpu_percent"_s).toDouble()
-                    > busiest.value(u"cpu_percent"_s).toDouble(-1))
+                if (sample.toObject().value(u"cpu_percent"_s).toDouble() >
+                    busiest.value(u"cpu_percent"_s).toDouble(-1))
                     busiest = sample.toObject();
             }
             return busiest.value(u"cpu_percent"_s).toDouble() >= 50;
         },
-        60000, u"a sample with CPU >= 50% of a core"_s, 500);
-    QVERIFY2(busy, qPrintable(busy.message + u'\n' + QString::fromUtf8(QJsonDocument(answer).toJson())
-                              + m_cluster.workerLog(u"fake-gpu"_s)));
+        60000,
+        u"a sample with CPU >= 50% of a core"_s,
+        500);
+    QVERIFY2(busy,
+             qPrintable(busy.message + u'\n' + QString::fromUtf8(QJsonDocument(answer).toJson()) +
+                        m_cluster.workerLog(u"fake-gpu"_s)));
     QVERIFY(busiest.value(u"memory_bytes"_s).toDouble() > 0);
     QCOMPARE(busiest.value(u"gpus"_s).toArray(),
              (QJsonArray{QJsonObject{{u"index"_s, 0},
@@ -118,8 +120,7 @@ void TestE2eUtilisationFakeGpu::busyTaskShowsCpuMemoryAndFakeGpu()
     const QJsonObject task = answer.value(u"tasks"_s).toArray().first().toObject();
     QCOMPARE(task.value(u"worker"_s).toString(), u"fake-gpu"_s);
     QCOMPARE(task.value(u"gpu_indices"_s).toArray(), (QJsonArray{0}));
-    const qint64 firstSeen =
-        samplesOf(answer).first().toObject().value(u"at"_s).toInteger();
+    const qint64 firstSeen = samplesOf(answer).first().toObject().value(u"at"_s).toInteger();
 
     // Another user does not learn that the job exists.
     CliRun refused;
@@ -133,13 +134,14 @@ void TestE2eUtilisationFakeGpu::busyTaskShowsCpuMemoryAndFakeGpu()
     QVERIFY2(samples.size() <= SamplesPerTask && samples.size() >= SamplesPerTask / 2,
              qPrintable(QString::number(samples.size())));
     QCOMPARE(samples.first().toObject().value(u"at"_s).toInteger(), firstSeen);
-    QVERIFY(samples.last().toObject().value(u"at"_s).toInteger()
-            - samples.first().toObject().value(u"at"_s).toInteger() >= 5000);
+    QVERIFY(samples.last().toObject().value(u"at"_s).toInteger() -
+                samples.first().toObject().value(u"at"_s).toInteger() >=
+            5000);
 
     // The table of ddlcli top names the task and its fake GPU.
     const CliRun table = m_cluster.cli(u"alice"_s, {u"top"_s, u"--job_uuid="_s + uuid});
-    QVERIFY2(table.exitCode == 0 && table.out.contains(u"train[0]"_s)
-                 && table.out.contains(u"0: 37% 1234/16384 MiB"_s),
+    QVERIFY2(table.exitCode == 0 && table.out.contains(u"train[0]"_s) &&
+                 table.out.contains(u"0: 37% 1234/16384 MiB"_s),
              qPrintable(table.out + table.err));
 }
 

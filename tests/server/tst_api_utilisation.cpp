@@ -26,9 +26,9 @@ QJsonObject sample(qint64 at, double cpu, qint64 memory, const QJsonArray &gpus 
 
 QJsonObject batch(const QJsonArray &machine, qint64 taskId, const QJsonArray &taskSamples)
 {
-    return {{u"worker"_s, machine},
-            {u"tasks"_s, QJsonArray{QJsonObject{{u"task_id"_s, taskId},
-                                                {u"samples"_s, taskSamples}}}}};
+    return {
+        {u"worker"_s, machine},
+        {u"tasks"_s, QJsonArray{QJsonObject{{u"task_id"_s, taskId}, {u"samples"_s, taskSamples}}}}};
 }
 
 } // namespace
@@ -55,10 +55,12 @@ void tst_ApiUtilisation::ownerReadsTaskSeriesOthersDoNot()
                                      {u"utilisation_percent"_s, 37},
                                      {u"memory_used_mb"_s, 1234},
                                      {u"memory_total_mb"_s, 16384}}};
-    const Answer stored = post(u"/v1/workers/samples"_s, task->worker.token,
-                               batch({}, task->taskId,
-                                     {sample(now - 2000, 95.5, 1 << 20, gpu),
-                                      sample(now - 1000, 180, 2 << 20, gpu)}));
+    const Answer stored = post(
+        u"/v1/workers/samples"_s,
+        task->worker.token,
+        batch({},
+              task->taskId,
+              {sample(now - 2000, 95.5, 1 << 20, gpu), sample(now - 1000, 180, 2 << 20, gpu)}));
     VERIFY_STATUS(stored, 200);
     QCOMPARE(stored.json().value(u"stored"_s).toInt(), 2);
 
@@ -77,11 +79,12 @@ void tst_ApiUtilisation::ownerReadsTaskSeriesOthersDoNot()
 
     // Another user, by uuid: as if there were no such job.
     VERIFY_ERROR(get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), m_bob), 404, "not_found");
-    VERIFY_ERROR(get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), QString()), 401,
-                 "unauthorized");
-    VERIFY_ERROR(get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), task->user,
+    VERIFY_ERROR(get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), QString()), 401, "unauthorized");
+    VERIFY_ERROR(get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid),
+                     task->user,
                      QUrlQuery{{u"attempt"_s, u"x"_s}}),
-                 400, "bad_request");
+                 400,
+                 "bad_request");
 }
 
 void tst_ApiUtilisation::workerSpeaksOnlyForItsOwnTasks()
@@ -89,14 +92,20 @@ void tst_ApiUtilisation::workerSpeaksOnlyForItsOwnTasks()
     const auto task = startOneTask(u"util-theirs"_s);
     QVERIFY(task);
     const Worker stranger = enrollWorker(u"util-stranger"_s);
-    const Answer answer = post(u"/v1/workers/samples"_s, stranger.token,
+    const Answer answer = post(u"/v1/workers/samples"_s,
+                               stranger.token,
                                batch({}, task->taskId, {sample(nowMs(), 50, 100)}));
     VERIFY_STATUS(answer, 200);
     QCOMPARE(answer.json().value(u"stored"_s).toInt(), 0);
     QCOMPARE(answer.json().value(u"ignored_tasks"_s).toArray(), (QJsonArray{task->taskId}));
     const Answer read = get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), task->user);
     VERIFY_STATUS(read, 200);
-    QVERIFY(read.json().value(u"tasks"_s).toArray().first().toObject().value(u"samples"_s)
+    QVERIFY(read.json()
+                .value(u"tasks"_s)
+                .toArray()
+                .first()
+                .toObject()
+                .value(u"samples"_s)
                 .toArray()
                 .isEmpty());
     // Users cannot send samples at all.
@@ -108,16 +117,22 @@ void tst_ApiUtilisation::resentSamplesAreStoredOnce()
     const auto task = startOneTask(u"util-resend"_s);
     QVERIFY(task);
     const qint64 now = nowMs();
-    const QJsonObject body = batch({}, task->taskId, {sample(now - 500, 10, 1), sample(now, 20, 2)});
-    QCOMPARE(post(u"/v1/workers/samples"_s, task->worker.token, body).json().value(u"stored"_s)
-                 .toInt(),
-             2);
+    const QJsonObject body =
+        batch({}, task->taskId, {sample(now - 500, 10, 1), sample(now, 20, 2)});
+    QCOMPARE(
+        post(u"/v1/workers/samples"_s, task->worker.token, body).json().value(u"stored"_s).toInt(),
+        2);
     // The answer to the first was lost: the worker sends the same batch again.
-    QCOMPARE(post(u"/v1/workers/samples"_s, task->worker.token, body).json().value(u"stored"_s)
-                 .toInt(),
-             0);
+    QCOMPARE(
+        post(u"/v1/workers/samples"_s, task->worker.token, body).json().value(u"stored"_s).toInt(),
+        0);
     const Answer read = get(u"/v1/jobs/%1/utilisation"_s.arg(task->uuid), task->user);
-    QCOMPARE(read.json().value(u"tasks"_s).toArray().first().toObject().value(u"samples"_s)
+    QCOMPARE(read.json()
+                 .value(u"tasks"_s)
+                 .toArray()
+                 .first()
+                 .toObject()
+                 .value(u"samples"_s)
                  .toArray()
                  .size(),
              2);
@@ -133,18 +148,18 @@ void tst_ApiUtilisation::badBatchesAreRefused_data()
     QTest::newRow("negative cpu") << batch({}, 1, {sample(now, -1, 1)}) << 400 << u"bad_request"_s
                                   << u"tasks[0].samples[0].cpu_percent"_s;
     QTest::newRow("machine sample without time")
-        << QJsonObject{{u"worker"_s, QJsonArray{QJsonObject{{u"cpu_percent"_s, 1},
-                                                            {u"memory_bytes"_s, 1}}}}}
+        << QJsonObject{{u"worker"_s,
+                        QJsonArray{QJsonObject{{u"cpu_percent"_s, 1}, {u"memory_bytes"_s, 1}}}}}
         << 400 << u"bad_request"_s << u"worker[0].at"_s;
     QTest::newRow("samples not a list")
-        << QJsonObject{{u"tasks"_s, QJsonArray{QJsonObject{{u"task_id"_s, 1},
-                                                           {u"samples"_s, u"many"_s}}}}}
+        << QJsonObject{{u"tasks"_s,
+                        QJsonArray{QJsonObject{{u"task_id"_s, 1}, {u"samples"_s, u"many"_s}}}}}
         << 400 << u"bad_request"_s << u"tasks[0].samples"_s;
     QJsonArray many;
     for (int i = 0; i <= UtilisationService::MaxSamplesPerBatch; ++i)
         many.append(sample(now - i, 1, 1));
-    QTest::newRow("too many") << QJsonObject{{u"worker"_s, many}} << 413
-                              << u"payload_too_large"_s << QString();
+    QTest::newRow("too many") << QJsonObject{{u"worker"_s, many}} << 413 << u"payload_too_large"_s
+                              << QString();
 }
 
 void tst_ApiUtilisation::badBatchesAreRefused()
@@ -165,10 +180,12 @@ void tst_ApiUtilisation::workerMachineSeries()
 {
     const Worker worker = enrollWorker(u"util-machine"_s);
     const qint64 now = nowMs();
-    VERIFY_STATUS(post(u"/v1/workers/samples"_s, worker.token,
-                       {{u"worker"_s, QJsonArray{sample(now - 1000, 150, 4LL << 30),
-                                                 sample(now, 160, 5LL << 30)}}}),
-                  200);
+    VERIFY_STATUS(
+        post(u"/v1/workers/samples"_s,
+             worker.token,
+             {{u"worker"_s,
+               QJsonArray{sample(now - 1000, 150, 4LL << 30), sample(now, 160, 5LL << 30)}}}),
+        200);
     // The list gives the id the series is read by.
     const Answer list = get(u"/v1/workers"_s, m_alice);
     QString id;

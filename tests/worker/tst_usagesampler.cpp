@@ -69,8 +69,8 @@ void tst_UsageSampler::parseStat_data()
                                          "0 555 1000 250 rest")
                            << true << qint64(42) << qint64(7) << qint64(127) << qint64(250);
     QTest::newRow("comm with spaces and parentheses")
-        << QByteArray("9 (a (b) c) S 1 9 9 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 1 1 10")
-        << true << qint64(9) << qint64(1) << qint64(10) << qint64(10);
+        << QByteArray("9 (a (b) c) S 1 9 9 0 -1 0 0 0 0 0 5 5 0 0 20 0 1 0 1 1 10") << true
+        << qint64(9) << qint64(1) << qint64(10) << qint64(10);
     QTest::newRow("cut short") << QByteArray("9 (x) S 1 9") << false << qint64(0) << qint64(0)
                                << qint64(0) << qint64(0);
     QTest::newRow("no comm") << QByteArray("garbage") << false << qint64(0) << qint64(0)
@@ -154,8 +154,8 @@ void tst_UsageSampler::busyProcessTreeIsMeasured()
     QTest::qWait(1000);
     const procusage::TreeUsage second =
         procusage::treeUsage(procusage::readProcesses(), shell.processId());
-    const double percent = double(second.cpuTicks - first.cpuTicks) / procusage::ticksPerSecond()
-                           / (double(clock.elapsed()) / 1000) * 100;
+    const double percent = double(second.cpuTicks - first.cpuTicks) / procusage::ticksPerSecond() /
+                           (double(clock.elapsed()) / 1000) * 100;
     QVERIFY2(percent > 50, qPrintable(u"%1% of a core"_s.arg(percent)));
     QVERIFY(second.residentBytes > 0);
     QCOMPARE(procusage::treeUsage(procusage::readProcesses(), 0).processes, 0);
@@ -164,8 +164,8 @@ void tst_UsageSampler::busyProcessTreeIsMeasured()
 void tst_UsageSampler::samplerReportsTaskAndFakeGpuReadings()
 {
     QTemporaryDir dir;
-    const QString fake = writeFakeNvidiaSmi(
-        dir, "echo '0, 37, 1234, 16384'\necho '1, 90, 8000, 16384'\n");
+    const QString fake =
+        writeFakeNvidiaSmi(dir, "echo '0, 37, 1234, 16384'\necho '1, 90, 8000, 16384'\n");
     QVERIFY(!fake.isEmpty());
     QProcess busy;
     busy.start(u"/bin/sh"_s, {u"-c"_s, BusyChildren});
@@ -184,9 +184,7 @@ void tst_UsageSampler::samplerReportsTaskAndFakeGpuReadings()
     });
 
     UsageSampler sampler(300, fake);
-    sampler.setTaskSource([&busy] {
-        return QList<SampledTask>{{7, busy.processId(), {}, {1}}};
-    });
+    sampler.setTaskSource([&busy] { return QList<SampledTask>{{7, busy.processId(), {}, {1}}}; });
     QSignalSpy tasks(&sampler, &UsageSampler::taskSampled);
     QSignalSpy host(&sampler, &UsageSampler::hostSampled);
     sampler.start();
@@ -219,9 +217,9 @@ void tst_UsageSampler::hangingFakeGpuNvidiaSmiIsKilledWithoutBlocking()
     QVERIFY(clock.elapsed() < 200); // poll() returns at once
     QTRY_VERIFY_WITH_TIMEOUT(ticks >= 10, 2000);
     // Killed after the timeout: a new query can start, and no reading was made up.
-    QTRY_VERIFY_WITH_TIMEOUT(poller.findChildren<QProcess *>().isEmpty()
-                                 || poller.findChildren<QProcess *>().constFirst()->state()
-                                        == QProcess::NotRunning,
+    QTRY_VERIFY_WITH_TIMEOUT(poller.findChildren<QProcess *>().isEmpty() ||
+                                 poller.findChildren<QProcess *>().constFirst()->state() ==
+                                     QProcess::NotRunning,
                              5000);
     QVERIFY(clock.elapsed() < 5000);
     QVERIFY(poller.latest(60000).isEmpty());

@@ -68,9 +68,10 @@ void GpuPoller::handleFinished(int exitCode, QProcess::ExitStatus status)
         return;
     process->disconnect(this);
     process->deleteLater();
-    const QList<GpuReading> readings = status == QProcess::NormalExit && exitCode == 0
-                                           ? parseGpuUtilisationCsv(process->readAllStandardOutput())
-                                           : QList<GpuReading>();
+    const QList<GpuReading> readings =
+        status == QProcess::NormalExit && exitCode == 0
+            ? parseGpuUtilisationCsv(process->readAllStandardOutput())
+            : QList<GpuReading>();
     if (readings.isEmpty()) {
         // Said once until it works again, not every few seconds.
         if (!std::exchange(m_failureLogged, true)) {

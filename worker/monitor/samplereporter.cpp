@@ -11,7 +11,8 @@ namespace ddl::worker {
 SampleReporter::SampleReporter(ApiClient *client, QObject *parent)
     : QObject(parent)
     , m_client(client)
-{}
+{
+}
 
 void SampleReporter::append(QList<UtilisationSample> &queue, const UtilisationSample &sample)
 {
@@ -49,7 +50,8 @@ void SampleReporter::flush()
     QJsonArray tasks;
     for (auto it = m_tasks.begin(); it != m_tasks.end() && budget > 0;) {
         QList<UtilisationSample> &queue = it.value();
-        const QList<UtilisationSample> batch = queue.first(std::min<qsizetype>(queue.size(), budget));
+        const QList<UtilisationSample> batch =
+            queue.first(std::min<qsizetype>(queue.size(), budget));
         queue.remove(0, batch.size());
         budget -= int(batch.size());
         tasks.append(QJsonObject{{u"task_id"_s, it.key()},

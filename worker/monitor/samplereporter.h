@@ -20,7 +20,8 @@ class SampleReporter : public QObject
     Q_OBJECT
 public:
     static constexpr int MaxQueued = 120;
-    // The server takes at most this many samples in one request (WorkerService::MaxSamplesPerBatch).
+    // The server takes at most this many samples in one request
+    // (WorkerService::MaxSamplesPerBatch).
     static constexpr int MaxPerBatch = 1000;
 
     explicit SampleReporter(ApiClient *client, QObject *parent = nullptr);

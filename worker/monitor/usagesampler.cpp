@@ -62,16 +62,16 @@ void UsageSampler::sample()
     const qint64 now = m_clock.elapsed();
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     // Readings from the query started last round; older ones say nothing of now.
-    const QList<GpuReading> gpus = m_gpus ? m_gpus->latest(3 * qint64(m_intervalMs) + 10000)
-                                          : QList<GpuReading>();
+    const QList<GpuReading> gpus =
+        m_gpus ? m_gpus->latest(3 * qint64(m_intervalMs) + 10000) : QList<GpuReading>();
     const QList<SampledTask> tasks = m_source ? m_source() : QList<SampledTask>();
     const QHash<qint64, procusage::ProcessUsage> processes =
         tasks.isEmpty() ? QHash<qint64, procusage::ProcessUsage>() : procusage::readProcesses();
 
     QSet<qint64> seen;
     for (const SampledTask &task : tasks) {
-        const qint64 root = task.containerName.isEmpty() ? task.rootPid
-                                                         : containerPid(task.containerName);
+        const qint64 root =
+            task.containerName.isEmpty() ? task.rootPid : containerPid(task.containerName);
         const procusage::TreeUsage tree = procusage::treeUsage(processes, root);
         if (tree.processes == 0)
             continue; // not started yet, or just ended
