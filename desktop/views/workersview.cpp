@@ -7,8 +7,8 @@
 #include "views/utilisationchartsview.h"
 
 #include <QHeaderView>
-#include <QJsonArray>
 #include <QItemSelectionModel>
+#include <QJsonArray>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
@@ -42,7 +42,9 @@ WorkersView::WorkersView(QWidget *parent)
     layout->addWidget(m_status);
     m_timer.setInterval(RefreshMs);
     connect(&m_timer, &QTimer::timeout, this, &WorkersView::refresh);
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+    connect(m_table->selectionModel(),
+            &QItemSelectionModel::currentRowChanged,
+            this,
             &WorkersView::refreshUtilisation);
 }
 
@@ -110,31 +112,34 @@ void WorkersView::refreshUtilisation()
     if (!m_client || m_utilisationBusy || id.isEmpty())
         return;
     m_utilisationBusy = true;
-    whenFinished(m_client->workerUtilisation(id), this,
-                 [this, id](const Result<ApiResponse> &result) {
-        m_utilisationBusy = false;
-        if (id != selectedWorkerId()) {
-            refreshUtilisation(); // another worker was selected meanwhile
-            return;
-        }
-        if (!result) {
-            m_charts->setStatus(result.error().is(ErrorCode::NotFound)
-                                    ? tr("The server has no utilisation of this worker (it "
-                                         "is older than this client, or the worker was removed).")
-                                    : ErrorText::describe(result.error()));
+    whenFinished(
+        m_client->workerUtilisation(id), this, [this, id](const Result<ApiResponse> &result) {
+            m_utilisationBusy = false;
+            if (id != selectedWorkerId()) {
+                refreshUtilisation(); // another worker was selected meanwhile
+                return;
+            }
+            if (!result) {
+                m_charts->setStatus(
+                    result.error().is(ErrorCode::NotFound)
+                        ? tr("The server has no utilisation of this worker (it "
+                             "is older than this client, or the worker was removed).")
+                        : ErrorText::describe(result.error()));
+                emit utilisationRefreshed();
+                return;
+            }
+            m_charts->setStatus({});
+            const WorkerUtilisation worker = WorkerUtilisation::fromJson(result->json());
+            m_charts->setLines({{worker.name, worker.samples}},
+                               tr("No samples of %1 yet: a worker reports its CPU, memory and GPU "
+                                  "use every few seconds while it is online.")
+                                   .arg(worker.name),
+                               worker.gpus > 0 ? tr("%1 reports no GPU readings (no nvidia-smi, or "
+                                                    "GPUs declared with --gpus).")
+                                                     .arg(worker.name)
+                                               : tr("%1 reports no GPU.").arg(worker.name));
             emit utilisationRefreshed();
-            return;
-        }
-        m_charts->setStatus({});
-        const WorkerUtilisation worker = WorkerUtilisation::fromJson(result->json());
-        m_charts->setLines({{worker.name, worker.samples}},
-                           tr("No samples of %1 yet: a worker reports its CPU, memory and GPU "
-                              "use every few seconds while it is online.").arg(worker.name),
-                           worker.gpus > 0 ? tr("%1 reports no GPU readings (no nvidia-smi, or "
-                                                "GPUs declared with --gpus).").arg(worker.name)
-                                           : tr("%1 reports no GPU.").arg(worker.name));
-        emit utilisationRefreshed();
-    });
+        });
 }
 
 } // namespace ddl::desktop

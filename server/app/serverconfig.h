@@ -24,7 +24,8 @@ struct ServerConfig
     int utilisationSamplesPerWorker = 20000;
 
     // Parses the YAML keys data_dir, listen, tls_cert, tls_key, worker_timeout_seconds,
-    // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker; unknown keys are errors.
+    // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker; unknown keys
+    // are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".
     Status setListen(const QString &hostPort);

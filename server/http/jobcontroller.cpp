@@ -8,9 +8,9 @@
 #include "wire/jobstate.h"
 #include "logs/logsearch.h"
 #include "logs/logstorage.h"
-#include "workers/utilisationservice.h"
 #include "requestreader.h"
 #include "wire/jobstate.h"
+#include "workers/utilisationservice.h"
 
 #include <QJsonArray>
 #include <QtConcurrent>

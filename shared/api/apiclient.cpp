@@ -236,8 +236,7 @@ ApiRequest *ApiClient::artifacts(const QString &uuid)
 
 ApiRequest *ApiClient::jobUtilisation(const QString &uuid)
 {
-    return get(QStringLiteral("/v1/jobs/") + uuid
-               + QStringLiteral("/utilisation"));
+    return get(QStringLiteral("/v1/jobs/") + uuid + QStringLiteral("/utilisation"));
 }
 
 ApiRequest *ApiClient::readRange(const RemoteFile &file, qint64 first, qint64 last)
@@ -305,8 +304,7 @@ ApiRequest *ApiClient::workers()
 
 ApiRequest *ApiClient::workerUtilisation(const QString &workerId)
 {
-    return get(QStringLiteral("/v1/workers/") + workerId
-               + QStringLiteral("/utilisation"));
+    return get(QStringLiteral("/v1/workers/") + workerId + QStringLiteral("/utilisation"));
 }
 
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)

@@ -360,7 +360,8 @@ void WorkerAgent::startSampling()
         QList<SampledTask> tasks;
         for (const TaskRunner *runner : std::as_const(m_tasks)) {
             if (const qint64 pid = runner->processId(); pid > 0)
-                tasks.append({runner->taskId(), pid, runner->containerName(), runner->gpuIndices()});
+                tasks.append(
+                    {runner->taskId(), pid, runner->containerName(), runner->gpuIndices()});
         }
         return tasks;
     });

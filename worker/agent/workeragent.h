@@ -100,7 +100,7 @@ private:
     BlobCache *m_cache = nullptr;
     VenvManager *m_venvs = nullptr;
     ImageLoader *m_images = nullptr; // with podman only
-    UsageSampler *m_sampler = nullptr;   // none with --sample-interval 0
+    UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
     SampleReporter *m_samples = nullptr;
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;

@@ -54,10 +54,10 @@ Result<int> parseSampleInterval(const QString &text, const QString &origin)
     bool ok = false;
     const double seconds = text.trimmed().toDouble(&ok);
     if (!ok || !(seconds == 0 || (seconds >= 0.1 && seconds <= 3600))) {
-        return configError(origin,
-                           configkey::SampleInterval,
-                           u"must be seconds between 0.1 and 3600 (0: no samples), got '%1'"_s.arg(
-                               text));
+        return configError(
+            origin,
+            configkey::SampleInterval,
+            u"must be seconds between 0.1 and 3600 (0: no samples), got '%1'"_s.arg(text));
     }
     return int(seconds * 1000);
 }

@@ -192,9 +192,8 @@ bool TaskRunner::runsInContainer() const
 
 qint64 TaskRunner::processId() const
 {
-    return m_phase == Phase::Running && m_process && m_process->isRunning()
-               ? m_process->processId()
-               : 0;
+    return m_phase == Phase::Running && m_process && m_process->isRunning() ? m_process->processId()
+                                                                            : 0;
 }
 
 QString TaskRunner::containerName() const
