@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 
 #include <csignal>
@@ -52,6 +53,7 @@ private slots:
     void gpuCsv();
     void busyProcessTreeIsMeasured();
     void samplerReportsTaskAndFakeGpuReadings();
+    void firstSampleIsTheAverageSinceStart();
     void hangingFakeGpuNvidiaSmiIsKilledWithoutBlocking();
 };
 
@@ -198,6 +200,38 @@ void tst_UsageSampler::samplerReportsTaskAndFakeGpuReadings()
     const UtilisationSample machine = host.constLast().at(0).value<UtilisationSample>();
     QCOMPARE(machine.gpus.size(), 2);
     QVERIFY(machine.memoryBytes > 0);
+}
+
+void tst_UsageSampler::firstSampleIsTheAverageSinceStart()
+{
+    QProcess busy;
+    busy.start(u"/bin/sh"_s, {u"-c"_s, BusyChildren});
+    QVERIFY(busy.waitForStarted());
+    QList<qint64> children;
+    while (children.size() < 3 && busy.waitForReadyRead(5000)) {
+        while (busy.canReadLine())
+            children.append(busy.readLine().trimmed().toLongLong());
+    }
+    QCOMPARE(children.size(), 3);
+    const auto stop = qScopeGuard([&busy, children] {
+        for (qint64 child : children)
+            ::kill(pid_t(child), SIGKILL);
+        busy.kill();
+        busy.waitForFinished();
+    });
+    QTest::qWait(500);
+    // An hour between rounds: whatever comes, comes from the first one.
+    UsageSampler sampler(3600 * 1000, {});
+    sampler.setTaskSource([&busy] { return QList<SampledTask>{{3, busy.processId(), {}, {}}}; });
+    QSignalSpy tasks(&sampler, &UsageSampler::taskSampled);
+    QSignalSpy host(&sampler, &UsageSampler::hostSampled);
+    sampler.start();
+    QCOMPARE(tasks.size(), 1);
+    const UtilisationSample first = tasks.constFirst().at(1).value<UtilisationSample>();
+    QVERIFY2(first.cpuPercent > 50 && first.cpuPercent < 100 * (QThread::idealThreadCount() + 1),
+             qPrintable(QString::number(first.cpuPercent)));
+    QVERIFY(first.gpus.isEmpty()); // no nvidia-smi given
+    QCOMPARE(host.size(), 0); // the machine's CPU is a difference of two rounds
 }
 
 void tst_UsageSampler::hangingFakeGpuNvidiaSmiIsKilledWithoutBlocking()

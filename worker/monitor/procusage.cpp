@@ -33,6 +33,7 @@ bool parseStat(const QByteArray &text, ProcessUsage *usage)
     usage->cpuTicks = 0;
     for (int i = 11; i <= 14; ++i)
         usage->cpuTicks += std::max<qint64>(0, fields.at(i).toLongLong());
+    usage->startTicks = std::max<qint64>(0, fields.at(19).toLongLong());
     usage->residentPages = std::max<qint64>(0, fields.at(21).toLongLong());
     return true;
 }
@@ -63,6 +64,7 @@ TreeUsage treeUsage(const QHash<qint64, ProcessUsage> &processes, qint64 rootPid
     QMultiHash<qint64, qint64> children;
     for (const ProcessUsage &process : processes)
         children.insert(process.parentPid, process.pid);
+    tree.rootStartTicks = processes.value(rootPid).startTicks;
     QList<qint64> pending{rootPid};
     // Parent links form a tree, but a pid reused mid-read could make a loop: visit each once.
     QSet<qint64> seen;
@@ -114,6 +116,16 @@ HostUsage readHostUsage()
     if (!stat.open(QIODevice::ReadOnly) || !meminfo.open(QIODevice::ReadOnly))
         return {};
     return parseHostUsage(stat.read(4096), meminfo.readAll());
+}
+
+qint64 uptimeTicks()
+{
+    QFile uptime(u"/proc/uptime"_s);
+    if (!uptime.open(QIODevice::ReadOnly))
+        return -1;
+    bool ok = false;
+    const double seconds = uptime.read(64).split(' ').value(0).toDouble(&ok);
+    return ok ? qint64(seconds * double(ticksPerSecond())) : -1;
 }
 
 qint64 ticksPerSecond()

@@ -16,6 +16,7 @@ struct ProcessUsage
     // it has reaped, so a tree's sum does not drop when a child ends.
     qint64 cpuTicks = 0;
     qint64 residentPages = 0;
+    qint64 startTicks = 0; // when it started, in clock ticks since boot
 };
 
 // One line of /proc/<pid>/stat; false when it cannot be read (comm may hold spaces and ')').
@@ -30,6 +31,7 @@ struct TreeUsage
     qint64 cpuTicks = 0;
     qint64 residentBytes = 0;
     int processes = 0; // 0: the root is gone
+    qint64 rootStartTicks = 0;
 };
 TreeUsage treeUsage(const QHash<qint64, ProcessUsage> &processes, qint64 rootPid);
 
@@ -42,6 +44,8 @@ struct HostUsage
 };
 HostUsage parseHostUsage(const QByteArray &procStat, const QByteArray &meminfo);
 HostUsage readHostUsage();
+// Clock ticks since boot (/proc/uptime), the clock of ProcessUsage::startTicks; -1 unknown.
+qint64 uptimeTicks();
 
 // sysconf(_SC_CLK_TCK) and the page size: the units of /proc.
 qint64 ticksPerSecond();

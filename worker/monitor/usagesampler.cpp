@@ -57,6 +57,16 @@ double UsageSampler::cpuPercentSince(Baseline &baseline, qint64 cpuTicks, qint64
     return cpuSeconds / seconds * 100.0;
 }
 
+double UsageSampler::cpuPercentSinceStart(const procusage::TreeUsage &tree, qint64 uptimeTicks)
+{
+    const qint64 ticks = procusage::ticksPerSecond();
+    const qint64 lived = uptimeTicks - tree.rootStartTicks;
+    // Under a tenth of a second the clock's resolution (ticks) says nothing.
+    if (uptimeTicks < 0 || tree.rootStartTicks <= 0 || lived * 10 < ticks)
+        return -1;
+    return double(tree.cpuTicks) / double(lived) * 100.0;
+}
+
 void UsageSampler::sample()
 {
     const qint64 now = m_clock.elapsed();
@@ -67,6 +77,7 @@ void UsageSampler::sample()
     const QList<SampledTask> tasks = m_source ? m_source() : QList<SampledTask>();
     const QHash<qint64, procusage::ProcessUsage> processes =
         tasks.isEmpty() ? QHash<qint64, procusage::ProcessUsage>() : procusage::readProcesses();
+    const qint64 uptime = tasks.isEmpty() ? -1 : procusage::uptimeTicks();
 
     QSet<qint64> seen;
     for (const SampledTask &task : tasks) {
@@ -76,7 +87,10 @@ void UsageSampler::sample()
         if (tree.processes == 0)
             continue; // not started yet, or just ended
         seen.insert(task.taskId);
-        const double cpu = cpuPercentSince(m_tasks[task.taskId], tree.cpuTicks, now);
+        const bool first = !m_tasks.contains(task.taskId);
+        double cpu = cpuPercentSince(m_tasks[task.taskId], tree.cpuTicks, now);
+        if (first)
+            cpu = cpuPercentSinceStart(tree, uptime);
         if (cpu < 0)
             continue;
         UtilisationSample sample{at, cpu, tree.residentBytes, {}};

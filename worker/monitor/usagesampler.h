@@ -28,7 +28,7 @@ struct SampledTask
 // Measures the worker's running tasks and the machine every interval: CPU (percent of one core,
 // from the CPU time of the task's process tree in /proc between two rounds), resident memory,
 // and nvidia-smi's readings of the task's GPUs (of every GPU for the machine). A task's first
-// sample comes one interval after it was first seen, as CPU use is a difference.
+// sample is its average since it started; the machine's first comes a round later.
 class UsageSampler : public QObject
 {
     Q_OBJECT
@@ -55,6 +55,9 @@ private:
     void sample();
     // CPU percent of one core since the baseline, which it then moves; -1 the first time.
     double cpuPercentSince(Baseline &baseline, qint64 cpuTicks, qint64 nowMs) const;
+    // The first time a task is seen: its tree's CPU time over the time since its first process
+    // started, so a task has a sample from the first round on; -1 when that is too short to say.
+    static double cpuPercentSinceStart(const procusage::TreeUsage &tree, qint64 uptimeTicks);
     // The pid of the container's first process, once podman inspect said it; 0 until then.
     qint64 containerPid(const QString &name);
 
