@@ -231,7 +231,7 @@ void tst_UsageSampler::firstSampleIsTheAverageSinceStart()
     QVERIFY2(first.cpuPercent > 50 && first.cpuPercent < 100 * (QThread::idealThreadCount() + 1),
              qPrintable(QString::number(first.cpuPercent)));
     QVERIFY(first.gpus.isEmpty()); // no nvidia-smi given
-    QCOMPARE(host.size(), 0); // the machine's CPU is a difference of two rounds
+    QCOMPARE(host.size(), 0);      // the machine's CPU is a difference of two rounds
 }
 
 void tst_UsageSampler::hangingFakeGpuNvidiaSmiIsKilledWithoutBlocking()
