@@ -12,6 +12,7 @@
 #include "commands/paddlejobcommand.h"
 #include "commands/progresscommand.h"
 #include "commands/submitcommand.h"
+#include "commands/topcommand.h"
 #include "commands/versioncommand.h"
 #include "commands/zoocommand.h"
 #include "console.h"
@@ -37,6 +38,7 @@ CliApplication::CliApplication(Console &console,
     m_commands.push_back(std::make_unique<ListCommand>());
     m_commands.push_back(std::make_unique<ProgressCommand>());
     m_commands.push_back(std::make_unique<LogsCommand>());
+    m_commands.push_back(std::make_unique<TopCommand>());
     m_commands.push_back(std::make_unique<CancelCommand>());
     m_commands.push_back(std::make_unique<DownloadCommand>());
     m_commands.push_back(std::make_unique<DatasetCommand>());

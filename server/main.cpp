@@ -58,6 +58,11 @@ int main(int argc, char *argv[])
                                            QStringLiteral("Seconds without a heartbeat before a "
                                                           "worker is lost (default 20)."),
                                            QStringLiteral("seconds"));
+    const QCommandLineOption samplesOption(
+        QStringLiteral("utilisation-samples-per-task"),
+        QStringLiteral("Utilisation samples kept per task (default 1000, at least 10); older "
+                       "ones are thinned."),
+        QStringLiteral("n"));
     const QCommandLineOption emailOption(QStringLiteral("email"),
                                          QStringLiteral("user limits: the user's email."),
                                          QStringLiteral("email"));
@@ -70,7 +75,8 @@ int main(int argc, char *argv[])
                                                           "(-1: no limit)."),
                                            QStringLiteral("n"));
     parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
-                       keyOption, timeoutOption, emailOption, maxGpusOption, maxJobsOption});
+                       keyOption, timeoutOption, samplesOption, emailOption, maxGpusOption,
+                       maxJobsOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("token create | user limits"));
     parser.process(app);
@@ -96,6 +102,8 @@ int main(int argc, char *argv[])
         config.tlsKey = parser.value(keyOption);
     if (parser.isSet(timeoutOption))
         config.workerTimeoutSeconds = std::max(1, parser.value(timeoutOption).toInt());
+    if (parser.isSet(samplesOption))
+        config.utilisationSamplesPerTask = std::max(10, parser.value(samplesOption).toInt());
     if (config.dataDir.isEmpty())
         return fail(QStringLiteral("--data-dir DIR is required (or data_dir in --config)"));
 

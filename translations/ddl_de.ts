@@ -753,6 +753,10 @@
         <source>Config</source>
         <translation>Konfiguration</translation>
     </message>
+    <message>
+        <source>Utilisation</source>
+        <translation>Auslastung</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobEditor</name>
@@ -1012,6 +1016,33 @@
 %1</source>
         <translation>Der Server hat den Job abgelehnt:
 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobUtilisationView</name>
+    <message>
+        <source>This server keeps no utilisation samples (it is older than this client).</source>
+        <translation>Dieser Server speichert keine Auslastungsmessungen (er ist älter als dieses Programm).</translation>
+    </message>
+    <message>
+        <source>No samples yet: the job waits for a worker.</source>
+        <translation>Noch keine Messungen: Der Job wartet auf einen Worker.</translation>
+    </message>
+    <message>
+        <source>No samples: the job&apos;s workers reported none while it ran.</source>
+        <translation>Keine Messungen: Die Worker des Jobs haben während des Laufs keine gemeldet.</translation>
+    </message>
+    <message>
+        <source>No samples yet: workers report CPU, memory and GPU use every few seconds while tasks run.</source>
+        <translation>Noch keine Messungen: Worker melden CPU-, Speicher- und GPU-Nutzung alle paar Sekunden, solange Tasks laufen.</translation>
+    </message>
+    <message>
+        <source>The worker reports no GPU readings for these tasks (no nvidia-smi, or GPUs declared with --gpus).</source>
+        <translation>Der Worker meldet für diese Tasks keine GPU-Werte (kein nvidia-smi, oder GPUs mit --gpus angegeben).</translation>
+    </message>
+    <message>
+        <source>The tasks of this job use no GPU.</source>
+        <translation>Die Tasks dieses Jobs nutzen keine GPU.</translation>
     </message>
 </context>
 <context>
@@ -1521,6 +1552,53 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     </message>
 </context>
 <context>
+    <name>ddl::desktop::UtilisationChartsView</name>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>% of one core</source>
+        <translation>% eines Kerns</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>GPU utilisation</source>
+        <translation>GPU-Auslastung</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU-Speicher</translation>
+    </message>
+    <message>
+        <source>%1 GPU %2</source>
+        <translation>%1 GPU %2</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>Sekunden</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>Minuten</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>Stunden</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::WorkerModel</name>
     <message>
         <source>Online</source>
@@ -1583,6 +1661,26 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
             <numerusform>%1 von %n Worker online, %2 GPUs</numerusform>
             <numerusform>%1 von %n Workern online, %2 GPUs</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Select a worker to see its CPU, memory and GPU use.</source>
+        <translation>Wählen Sie einen Worker, um seine CPU-, Speicher- und GPU-Nutzung zu sehen.</translation>
+    </message>
+    <message>
+        <source>The server has no utilisation of this worker (it is older than this client, or the worker was removed).</source>
+        <translation>Der Server hat keine Auslastung dieses Workers (er ist älter als dieses Programm, oder der Worker wurde entfernt).</translation>
+    </message>
+    <message>
+        <source>No samples of %1 yet: a worker reports its CPU, memory and GPU use every few seconds while it is online.</source>
+        <translation>Noch keine Messungen von %1: Ein Worker meldet seine CPU-, Speicher- und GPU-Nutzung alle paar Sekunden, solange er online ist.</translation>
+    </message>
+    <message>
+        <source>%1 reports no GPU readings (no nvidia-smi, or GPUs declared with --gpus).</source>
+        <translation>%1 meldet keine GPU-Werte (kein nvidia-smi, oder GPUs mit --gpus angegeben).</translation>
+    </message>
+    <message>
+        <source>%1 reports no GPU.</source>
+        <translation>%1 meldet keine GPU.</translation>
     </message>
 </context>
 </TS>

@@ -739,6 +739,10 @@
         <source>Config</source>
         <translation>配置</translation>
     </message>
+    <message>
+        <source>Utilisation</source>
+        <translation>资源利用</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobEditor</name>
@@ -996,6 +1000,33 @@
 %1</source>
         <translation>服务器拒绝了该作业：
 %1</translation>
+    </message>
+</context>
+<context>
+    <name>ddl::desktop::JobUtilisationView</name>
+    <message>
+        <source>This server keeps no utilisation samples (it is older than this client).</source>
+        <translation>此服务器不保存资源利用采样（它比此客户端旧）。</translation>
+    </message>
+    <message>
+        <source>No samples yet: the job waits for a worker.</source>
+        <translation>尚无采样：作业正在等待工作节点。</translation>
+    </message>
+    <message>
+        <source>No samples: the job&apos;s workers reported none while it ran.</source>
+        <translation>无采样：作业运行期间其工作节点未报告任何采样。</translation>
+    </message>
+    <message>
+        <source>No samples yet: workers report CPU, memory and GPU use every few seconds while tasks run.</source>
+        <translation>尚无采样：任务运行时，工作节点每隔几秒报告 CPU、内存和 GPU 使用情况。</translation>
+    </message>
+    <message>
+        <source>The worker reports no GPU readings for these tasks (no nvidia-smi, or GPUs declared with --gpus).</source>
+        <translation>工作节点未报告这些任务的 GPU 读数（没有 nvidia-smi，或 GPU 通过 --gpus 声明）。</translation>
+    </message>
+    <message>
+        <source>The tasks of this job use no GPU.</source>
+        <translation>此作业的任务不使用 GPU。</translation>
     </message>
 </context>
 <context>
@@ -1504,6 +1535,53 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
     </message>
 </context>
 <context>
+    <name>ddl::desktop::UtilisationChartsView</name>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>% of one core</source>
+        <translation>单核百分比</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>GPU utilisation</source>
+        <translation>GPU 利用率</translation>
+    </message>
+    <message>
+        <source>%</source>
+        <translation>%</translation>
+    </message>
+    <message>
+        <source>GPU memory</source>
+        <translation>GPU 显存</translation>
+    </message>
+    <message>
+        <source>%1 GPU %2</source>
+        <translation>%1 GPU %2</translation>
+    </message>
+    <message>
+        <source>seconds</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>minutes</source>
+        <translation>分钟</translation>
+    </message>
+    <message>
+        <source>hours</source>
+        <translation>小时</translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::WorkerModel</name>
     <message>
         <source>Online</source>
@@ -1565,6 +1643,26 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <translation>
             <numerusform>%n 个工作节点中 %1 个在线，共 %2 个 GPU</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Select a worker to see its CPU, memory and GPU use.</source>
+        <translation>选择一个工作节点以查看其 CPU、内存和 GPU 使用情况。</translation>
+    </message>
+    <message>
+        <source>The server has no utilisation of this worker (it is older than this client, or the worker was removed).</source>
+        <translation>服务器没有此工作节点的资源利用数据（它比此客户端旧，或该工作节点已被移除）。</translation>
+    </message>
+    <message>
+        <source>No samples of %1 yet: a worker reports its CPU, memory and GPU use every few seconds while it is online.</source>
+        <translation>尚无 %1 的采样：工作节点在线时每隔几秒报告其 CPU、内存和 GPU 使用情况。</translation>
+    </message>
+    <message>
+        <source>%1 reports no GPU readings (no nvidia-smi, or GPUs declared with --gpus).</source>
+        <translation>%1 未报告 GPU 读数（没有 nvidia-smi，或 GPU 通过 --gpus 声明）。</translation>
+    </message>
+    <message>
+        <source>%1 reports no GPU.</source>
+        <translation>%1 未报告 GPU。</translation>
     </message>
 </context>
 </TS>

@@ -67,6 +67,8 @@ QVariant WorkerModel::data(const QModelIndex &index, int role) const
     const QString state = worker.value("state"_L1).toString();
     if (role == StateRole)
         return state;
+    if (role == IdRole)
+        return worker.value("id"_L1).toVariant().toString();
     if (role == Qt::ForegroundRole && index.column() == StateColumn)
         return state == u"ONLINE"_s ? QColor(0x1a, 0x7f, 0x37) : QColor(0xcf, 0x22, 0x2e);
     if (role != Qt::DisplayRole)

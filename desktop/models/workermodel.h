@@ -15,7 +15,8 @@ class WorkerModel : public QAbstractTableModel
 public:
     enum Column { NameColumn, HostColumn, StateColumn, GpusColumn, CpusColumn, MemoryColumn,
                   SlotsColumn, RunningColumn, LastSeenColumn, ColumnCount };
-    enum Role { StateRole = Qt::UserRole };
+    // IdRole: the server's id of the worker (its utilisation is read by it).
+    enum Role { StateRole = Qt::UserRole, IdRole };
 
     explicit WorkerModel(QObject *parent = nullptr);
     void setWorkers(const QJsonArray &workers);

@@ -9,6 +9,7 @@
 #include "models/taskmodel.h"
 #include "views/artifactbrowser.h"
 #include "views/failuresummary.h"
+#include "views/jobutilisationview.h"
 #include "views/logview.h"
 #include "views/metricchartsview.h"
 #include "views/statetimeline.h"
@@ -71,6 +72,8 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_tabs->setObjectName(u"detailTabs"_s);
     m_tabs->addTab(m_logView, tr("Logs"));
     m_tabs->addTab(m_charts, tr("Metrics"));
+    m_utilisation = new JobUtilisationView(client, uuid, this);
+    m_tabs->addTab(m_utilisation, tr("Utilisation"));
     m_artifacts = new ArtifactBrowser(client, uuid, this);
     m_tabs->addTab(m_artifacts, tr("Artifacts"));
     // The job as submitted (the spec the server keeps), to read or copy.
@@ -178,6 +181,7 @@ void JobDetailView::handleJob(const QJsonObject &answer)
                                                                         : QString());
     m_cancelButton->setEnabled(!record.isFinal());
     m_failure->setJob(job);
+    m_utilisation->setJobState(record.state);
     if (m_config->toPlainText().isEmpty() && !job.spec.isEmpty())
         m_config->setPlainText(QString::fromUtf8(QJsonDocument(job.spec).toJson()));
     m_tasks->setTasks(job.tasks);

@@ -21,6 +21,7 @@ namespace ddl::desktop {
 
 class ArtifactBrowser;
 class FailureSummary;
+class JobUtilisationView;
 class LogView;
 class MetricChartsView;
 class MetricCollector;
@@ -28,7 +29,8 @@ class MetricStore;
 class StateTimeline;
 class TaskModel;
 
-// One job: its state and timeline, its tasks, live logs, metric charts and artifacts, with the
+// One job: its state and timeline, its tasks, live logs, metric charts, utilisation graphs and
+// artifacts, with the
 // actions cancel, clone and download. Polls the job while it is not finished.
 class JobDetailView : public QWidget
 {
@@ -45,6 +47,7 @@ public:
     LogView *logView() const { return m_logView; }
     MetricStore *metrics() const { return m_metrics; }
     MetricChartsView *charts() const { return m_charts; }
+    JobUtilisationView *utilisation() const { return m_utilisation; }
     QTabWidget *tabs() const { return m_tabs; }
     ArtifactBrowser *artifacts() const { return m_artifacts; }
     StateTimeline *timeline() const { return m_timeline; }
@@ -86,6 +89,7 @@ private:
     LogView *m_logView;
     MetricStore *m_metrics;
     MetricChartsView *m_charts;
+    JobUtilisationView *m_utilisation;
     ArtifactBrowser *m_artifacts;
     QPlainTextEdit *m_config;
     FailureSummary *m_failure;

@@ -4,10 +4,13 @@
 #include "core/errortext.h"
 #include "core/requestcallback.h"
 #include "models/workermodel.h"
+#include "views/utilisationchartsview.h"
 
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QJsonArray>
 #include <QLabel>
+#include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
@@ -20,17 +23,29 @@ WorkersView::WorkersView(QWidget *parent)
     , m_model(new WorkerModel(this))
     , m_table(new QTableView(this))
     , m_status(new QLabel(this))
+    , m_charts(new UtilisationChartsView(this))
 {
     m_table->setObjectName(u"workerTable"_s);
     m_table->setModel(m_model);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_charts->setObjectName(u"workerUtilisation"_s);
+    m_charts->setLines({}, tr("Select a worker to see its CPU, memory and GPU use."), {});
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(m_table);
+    splitter->addWidget(m_charts);
+    splitter->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
-    layout->addWidget(m_table, 1);
+    layout->addWidget(splitter, 1);
     layout->addWidget(m_status);
     m_timer.setInterval(RefreshMs);
     connect(&m_timer, &QTimer::timeout, this, &WorkersView::refresh);
+    connect(m_table->selectionModel(),
+            &QItemSelectionModel::currentRowChanged,
+            this,
+            &WorkersView::refreshUtilisation);
 }
 
 void WorkersView::setClient(ApiClient *client)
@@ -80,7 +95,51 @@ void WorkersView::refresh()
         m_status->setText(tr("%1 of %n worker(s) online, %2 GPUs", nullptr, int(workers.size()))
                               .arg(online).arg(gpus));
         emit refreshed();
+        refreshUtilisation();
     });
+}
+
+QString WorkersView::selectedWorkerId() const
+{
+    const QModelIndex current = m_table->selectionModel()->currentIndex();
+    return current.isValid() ? current.siblingAtColumn(0).data(WorkerModel::IdRole).toString()
+                             : QString();
+}
+
+void WorkersView::refreshUtilisation()
+{
+    const QString id = selectedWorkerId();
+    if (!m_client || m_utilisationBusy || id.isEmpty())
+        return;
+    m_utilisationBusy = true;
+    whenFinished(
+        m_client->workerUtilisation(id), this, [this, id](const Result<ApiResponse> &result) {
+            m_utilisationBusy = false;
+            if (id != selectedWorkerId()) {
+                refreshUtilisation(); // another worker was selected meanwhile
+                return;
+            }
+            if (!result) {
+                m_charts->setStatus(
+                    result.error().is(ErrorCode::NotFound)
+                        ? tr("The server has no utilisation of this worker (it "
+                             "is older than this client, or the worker was removed).")
+                        : ErrorText::describe(result.error()));
+                emit utilisationRefreshed();
+                return;
+            }
+            m_charts->setStatus({});
+            const WorkerUtilisation worker = WorkerUtilisation::fromJson(result->json());
+            m_charts->setLines({{worker.name, worker.samples}},
+                               tr("No samples of %1 yet: a worker reports its CPU, memory and GPU "
+                                  "use every few seconds while it is online.")
+                                   .arg(worker.name),
+                               worker.gpus > 0 ? tr("%1 reports no GPU readings (no nvidia-smi, or "
+                                                    "GPUs declared with --gpus).")
+                                                     .arg(worker.name)
+                                               : tr("%1 reports no GPU.").arg(worker.name));
+            emit utilisationRefreshed();
+        });
 }
 
 } // namespace ddl::desktop

@@ -40,7 +40,11 @@ Status ServerApp::start()
         Database::open(m_config.dataDir, QStringLiteral("ddl-server"), m_config.database);
     if (!db)
         return db.error();
-    m_services = std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes);
+    UtilisationLimits limits;
+    limits.samplesPerTask = m_config.utilisationSamplesPerTask;
+    limits.samplesPerWorker = m_config.utilisationSamplesPerWorker;
+    m_services =
+        std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes, limits);
     for (Status prepared : {m_services->blobs.prepare(), m_services->logs.prepare()}) {
         if (!prepared)
             return prepared;
@@ -104,10 +108,12 @@ void ServerApp::registerRoutes()
                                 {QStringLiteral("api"), 1}});
     });
     m_authController = std::make_unique<AuthController>(s.auth, s.throttle);
-    m_jobController = std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs);
+    m_jobController =
+        std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs, s.utilisation);
     m_uploadController = std::make_unique<UploadController>(s.uploads);
     m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers);
-    m_workerController = std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs);
+    m_workerController =
+        std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs, s.utilisation);
     m_datasetController = std::make_unique<DatasetController>(s.datasets);
     m_imageController = std::make_unique<ImageController>(s.images);
     m_authController->registerRoutes(*m_router);
@@ -125,8 +131,10 @@ void ServerApp::handleHousekeeping()
     // Limits change from `ddl-server user limits` in another process; reasons age.
     m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
-    if (m_housekeepingRounds++ % 300 == 0)
+    if (m_housekeepingRounds++ % 300 == 0) {
         m_services->uploads.expireAbandoned();
+        m_services->utilisation.purgeOldWorkerSamples();
+    }
 }
 
 } // namespace ddl::server

@@ -22,9 +22,13 @@ struct ServerConfig
     QString tlsKey;
     int workerTimeoutSeconds = 20;
     qint64 maxBlobBytes = 64LL * 1024 * 1024 * 1024;
+    // Utilisation samples kept per task and per worker's machine (then thinned).
+    int utilisationSamplesPerTask = 1000;
+    int utilisationSamplesPerWorker = 20000;
 
     // Parses the YAML keys data_dir, database, listen, tls_cert, tls_key, worker_timeout_seconds,
-    // max_blob_bytes; unknown keys are errors.
+    // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker; unknown keys
+    // are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".
     Status setListen(const QString &hostPort);

@@ -11,6 +11,7 @@
 #include "jobs/jobservice.h"
 #include "logs/logstorage.h"
 #include "scheduler/scheduler.h"
+#include "workers/utilisationservice.h"
 #include "workers/workerservice.h"
 
 namespace ddl::server {
@@ -19,7 +20,10 @@ namespace ddl::server {
 // depend on each other. ServerApp owns them and hands each controller only the ones it uses.
 struct ServerServices
 {
-    ServerServices(const QSqlDatabase &db, const QString &dataDir, qint64 maxBlobBytes)
+    ServerServices(const QSqlDatabase &db,
+                   const QString &dataDir,
+                   qint64 maxBlobBytes,
+                   const UtilisationLimits &utilisationLimits = {})
         : db(db)
         , blobs(dataDir)
         , logs(dataDir)
@@ -32,6 +36,7 @@ struct ServerServices
         , jobs(db, uploads, datasets, images, scheduler)
         , outputs(db)
         , workers(db, uploads, progress, scheduler)
+        , utilisation(db, utilisationLimits)
     {}
 
     QSqlDatabase db;
@@ -47,6 +52,7 @@ struct ServerServices
     JobService jobs;
     JobOutputs outputs;
     WorkerService workers;
+    UtilisationService utilisation;
 };
 
 } // namespace ddl::server

@@ -10,6 +10,7 @@
 #include "logs/logstorage.h"
 #include "requestreader.h"
 #include "wire/jobstate.h"
+#include "workers/utilisationservice.h"
 
 #include <QJsonArray>
 #include <QtConcurrent>
@@ -56,6 +57,8 @@ void JobController::registerRoutes(Router &router)
                  });
     router.route("GET", "/v1/jobs/<arg>/logs/search", Access::User,
                  [this](const HttpRequest &request) { return searchLogs(request); });
+    router.route("GET", "/v1/jobs/<arg>/utilisation", Access::User,
+                 [this](const HttpRequest &request) { return utilisation(request); });
     router.route("GET", "/v1/jobs/<arg>/artifacts", Access::User,
                  [this](const HttpRequest &request) { return artifacts(request); });
     for (const QByteArray method : {"GET", "HEAD"}) {
@@ -207,6 +210,21 @@ HttpReply JobController::artifacts(const HttpRequest &request)
                                  {QStringLiteral("sha256"), entry.sha256}});
     }
     return HttpReply::json({{QStringLiteral("files"), files}});
+}
+
+HttpReply JobController::utilisation(const HttpRequest &request)
+{
+    Result<JobRef> job = m_jobs.find(request.user(), request.arg(0));
+    if (!job)
+        return HttpReply::error(job.error());
+    Result<qint64> attempt = RequestReader::queryInteger(request, QStringLiteral("attempt"), 0);
+    if (!attempt || *attempt < 0) {
+        return HttpReply::error(Error::make(ErrorCode::BadRequest,
+                                            QStringLiteral("attempt must be a number >= 1"),
+                                            QStringLiteral("attempt")));
+    }
+    return HttpReply::from(m_utilisation.forJob(
+        job->id, *attempt > 0 ? std::optional<int>(int(*attempt)) : std::nullopt));
 }
 
 Exchange JobController::artifactFile(const HttpRequest &request, QSslSocket *socket)

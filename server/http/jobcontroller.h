@@ -11,6 +11,7 @@ class BlobStorage;
 class JobOutputs;
 class JobService;
 class LogStorage;
+class UtilisationService;
 
 // /v1/jobs: submit, list, read, cancel, and a job's logs (windows, follow, search) and
 // artifacts. Scoped to the caller.
@@ -21,11 +22,16 @@ public:
     // queues there instead of holding up the shared pool (which hashes passwords for logins).
     static constexpr int SearchThreads = 2;
 
-    JobController(JobService &jobs, JobOutputs &outputs, LogStorage &logs, BlobStorage &blobs)
+    JobController(JobService &jobs,
+                  JobOutputs &outputs,
+                  LogStorage &logs,
+                  BlobStorage &blobs,
+                  UtilisationService &utilisation)
         : m_jobs(jobs)
         , m_outputs(outputs)
         , m_logs(logs)
         , m_blobs(blobs)
+        , m_utilisation(utilisation)
     {
         m_searchPool.setMaxThreadCount(SearchThreads);
     }
@@ -38,11 +44,13 @@ private:
     HttpReply searchLogs(const HttpRequest &request);
     HttpReply artifacts(const HttpRequest &request);
     Exchange artifactFile(const HttpRequest &request, QSslSocket *socket);
+    HttpReply utilisation(const HttpRequest &request);
 
     JobService &m_jobs;
     JobOutputs &m_outputs;
     LogStorage &m_logs;
     BlobStorage &m_blobs;
+    UtilisationService &m_utilisation;
     // Before the pool: the pool's destructor waits for scans, which release their admission.
     SearchAdmission m_searchAdmission;
     QThreadPool m_searchPool;

@@ -3,6 +3,7 @@
 #include "logs/logstorage.h"
 #include "requestreader.h"
 #include "scheduler/scheduler.h"
+#include "workers/utilisationservice.h"
 #include "workers/workerservice.h"
 
 #include <QJsonArray>
@@ -27,6 +28,18 @@ void WorkerController::registerRoutes(Router &router)
     // For users: the machines of the pool (the desktop's workers screen).
     router.route("GET", "/v1/workers", Access::User,
                  [this](const HttpRequest &) { return HttpReply::from(m_workers.list()); });
+    // A worker's machine over time, for every user as the list is.
+    router.route("GET", "/v1/workers/<arg>/utilisation", Access::User,
+                 [this](const HttpRequest &request) {
+                     return HttpReply::from(m_utilisation.forWorker(request.arg(0)));
+                 });
+    router.route("POST", "/v1/workers/samples", Access::Worker,
+                 [this](const HttpRequest &request) {
+                     Result<QJsonObject> body = RequestReader::jsonBody(request);
+                     if (!body)
+                         return HttpReply::error(body.error());
+                     return HttpReply::from(m_utilisation.record(request.worker(), *body));
+                 });
     router.route("POST", "/v1/workers/enroll", Access::Anyone,
                  [this](const HttpRequest &request) {
                      Result<QJsonObject> body = RequestReader::jsonBody(request);

@@ -6,16 +6,21 @@ namespace ddl::server {
 
 class LogStorage;
 class Scheduler;
+class UtilisationService;
 class WorkerService;
 
 // /v1/workers: enrollment, heartbeats, leases, and what a worker sends back about its tasks.
 class WorkerController
 {
 public:
-    WorkerController(WorkerService &workers, Scheduler &scheduler, LogStorage &logs)
+    WorkerController(WorkerService &workers,
+                     Scheduler &scheduler,
+                     LogStorage &logs,
+                     UtilisationService &utilisation)
         : m_workers(workers)
         , m_scheduler(scheduler)
         , m_logs(logs)
+        , m_utilisation(utilisation)
     {}
     void registerRoutes(Router &router);
 
@@ -28,6 +33,7 @@ private:
     WorkerService &m_workers;
     Scheduler &m_scheduler;
     LogStorage &m_logs;
+    UtilisationService &m_utilisation;
 };
 
 } // namespace ddl::server

@@ -98,6 +98,17 @@ const std::vector<QStringList> &schemaMigrations()
                            "NULL, message TEXT NOT NULL)"),
             QStringLiteral("CREATE INDEX job_events_job ON job_events (job_id, id)"),
         },
+        // 8: utilisation samples (CPU, memory, GPUs) of tasks and of workers' machines, for the
+        // graphs; bounded per series by UtilisationService. gpus is a JSON list, [] for none.
+        {
+            QStringLiteral("CREATE TABLE task_samples (task_id INTEGER NOT NULL, at INTEGER NOT "
+                           "NULL, cpu_percent REAL NOT NULL, memory_bytes INTEGER NOT NULL, gpus "
+                           "TEXT NOT NULL, PRIMARY KEY (task_id, at))"),
+            QStringLiteral("CREATE TABLE worker_samples (worker_id INTEGER NOT NULL, at INTEGER "
+                           "NOT NULL, cpu_percent REAL NOT NULL, memory_bytes INTEGER NOT NULL, "
+                           "gpus TEXT NOT NULL, PRIMARY KEY (worker_id, at))"),
+            QStringLiteral("CREATE INDEX worker_samples_at ON worker_samples (at)"),
+        },
     };
     return migrations;
 }

@@ -477,7 +477,7 @@ Result<QJsonObject> WorkerService::list()
 {
     Result<QSqlQuery> query = runSql(
         m_db,
-        QStringLiteral("SELECT w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
+        QStringLiteral("SELECT w.id, w.name, w.hostname, w.state, w.cpus, w.memory_mb, w.gpus, w.slots, "
                        "w.last_seen, (SELECT COUNT(*) FROM tasks t WHERE t.worker_id = w.id AND "
                        "t.state = ?) AS running_tasks, (SELECT COALESCE(SUM(CASE WHEN "
                        "t.gpu_indices = '' THEN 0 ELSE LENGTH(t.gpu_indices) - "
@@ -491,6 +491,7 @@ Result<QJsonObject> WorkerService::list()
     while (query->next()) {
         const QSqlQuery &row = *query;
         workers.append(QJsonObject{
+            {u"id"_s, QString::number(row.value(u"id"_s).toLongLong())},
             {u"name"_s, row.value(u"name"_s).toString()},
             {u"hostname"_s, row.value(u"hostname"_s).toString()},
             {u"state"_s, row.value(u"state"_s).toString()},

@@ -234,6 +234,11 @@ ApiRequest *ApiClient::artifacts(const QString &uuid)
     return get(QStringLiteral("/v1/jobs/") + uuid + QStringLiteral("/artifacts"));
 }
 
+ApiRequest *ApiClient::jobUtilisation(const QString &uuid)
+{
+    return get(QStringLiteral("/v1/jobs/") + uuid + QStringLiteral("/utilisation"));
+}
+
 ApiRequest *ApiClient::readRange(const RemoteFile &file, qint64 first, qint64 last)
 {
     return get(file.path,
@@ -300,6 +305,11 @@ ApiRequest *ApiClient::createUpload(qint64 size, const QString &sha256)
 ApiRequest *ApiClient::workers()
 {
     return get(QStringLiteral("/v1/workers"));
+}
+
+ApiRequest *ApiClient::workerUtilisation(const QString &workerId)
+{
+    return get(QStringLiteral("/v1/workers/") + workerId + QStringLiteral("/utilisation"));
 }
 
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)

@@ -113,6 +113,9 @@ public:
     ApiRequest *readLog(const QString &uuid, const LogRead &read);
     ApiRequest *searchLog(const QString &uuid, const LogSearchRequest &search);
     ApiRequest *artifacts(const QString &uuid);
+    // The CPU, memory and GPU series of each task of the job's current attempt; the answer's
+    // "tasks" read with TaskUtilisation::fromJson.
+    ApiRequest *jobUtilisation(const QString &uuid);
     // Bytes first..last of a file (HTTP Range); for whole files use RangeDownload.
     ApiRequest *readRange(const RemoteFile &file, qint64 first, qint64 last);
 
@@ -130,6 +133,8 @@ public:
     // Many small blobs in one body (BlobBatchUpload's format).
     ApiRequest *storeBlobs(const QByteArray &batch);
     ApiRequest *workers();
+    // One worker's machine over time (its "id" in workers()); reads with WorkerUtilisation.
+    ApiRequest *workerUtilisation(const QString &workerId);
 
 signals:
     // A request that carried the access token was answered 401: the token must be refreshed.

@@ -82,7 +82,7 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
 }
 
 QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
-                         const QString &command, int tasks)
+                         const QString &command, int tasks, int gpus)
 {
     ddl::JobSpec spec;
     spec.kind = ddl::JobSpec::Kind::OpenPai;
@@ -91,6 +91,7 @@ QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
     ddl::TaskRole role;
     role.name = QStringLiteral("main");
     role.taskNumber = tasks;
+    role.gpuNumber = gpus;
     role.memoryMB = 256;
     role.command = command;
     spec.taskRoles = {role};

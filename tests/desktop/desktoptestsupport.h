@@ -20,10 +20,10 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
 // returns the new job's uuid, or an empty string with *problem set.
 QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &repo,
                             QString *problem);
-// Submits an OpenPAI job of one python3 role (tasks instances) running command, as the editor
-// would, and returns its uuid, or an empty string.
+// Submits an OpenPAI job of one python3 role (tasks instances, gpus GPUs each) running command,
+// as the editor would, and returns its uuid, or an empty string.
 QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
-                         const QString &command, int tasks = 1);
+                         const QString &command, int tasks = 1, int gpus = 0);
 // The SHA-256 fingerprint of a certificate file as ddl shows it ("SHA256:AB:CD:...").
 QString fingerprintOf(const QString &certificateFile);
 

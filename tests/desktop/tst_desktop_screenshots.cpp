@@ -22,6 +22,8 @@
 #include "views/logview.h"
 #include "views/mainwindow.h"
 #include "views/metricchartsview.h"
+#include "views/jobutilisationview.h"
+#include "views/utilisationchartsview.h"
 #include "views/workersview.h"
 #include "models/datasetmodel.h"
 #include "models/workermodel.h"
@@ -37,6 +39,7 @@
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTableView>
 #include <QTest>
 #include <QTreeView>
 
@@ -67,7 +70,8 @@ void TestDesktopScreenshots::initTestCase()
     m_outDir = qEnvironmentVariable("DDL_SCREENSHOT_DIR", m_scratch.filePath(u"shots"_s));
     QVERIFY(QDir().mkpath(m_outDir));
     QVERIFY(m_cluster.startServer());
-    QVERIFY(m_cluster.startWorker());
+    // Samples four times a second, so that a job of a few seconds draws utilisation lines.
+    QVERIFY(m_cluster.startWorker({u"--sample-interval"_s, u"0.25"_s}));
 }
 
 void TestDesktopScreenshots::shoot(QWidget *widget, const QString &name)
@@ -122,7 +126,9 @@ void TestDesktopScreenshots::screens()
     ddl::TaskRole role;
     role.name = u"main"_s;
     role.memoryMB = 256;
-    role.command = u"echo 'loading shards'; echo 'shard 3 is corrupt' >&2; exit 3"_s;
+    // A few seconds of work first, for the utilisation graphs.
+    role.command = u"echo 'loading shards'; python3 -c 'sum(i * i for i in range(40000000))'; "
+                   u"echo 'shard 3 is corrupt' >&2; exit 3"_s;
     failing.taskRoles = {role};
     SubmissionRequest request;
     request.spec = failing;
@@ -146,12 +152,20 @@ void TestDesktopScreenshots::screens()
     shoot(&window, u"job-logs"_s);
     detail->tabs()->setCurrentIndex(1);
     shoot(&window, u"job-metrics"_s);
-    detail->tabs()->setCurrentIndex(2);
+    detail->tabs()->setCurrentWidget(detail->artifacts());
     QTRY_COMPARE_WITH_TIMEOUT(detail->artifacts()->model()->fileCount(), 2, 10000);
     detail->artifacts()->tree()->setCurrentIndex(detail->artifacts()->model()->index(0, 0));
     detail->artifacts()->preview(u"metrics.json"_s);
     QTRY_COMPARE_WITH_TIMEOUT(detail->artifacts()->previewKind(), ArtifactBrowser::PreviewKind::Text, 10000);
     shoot(&window, u"job-artifacts"_s);
+
+    // The CPU and memory of the job that worked a few seconds before it failed.
+    JobDetailView *busy = window.openJob(failSubmission.jobUuid());
+    busy->tabs()->setCurrentWidget(busy->utilisation());
+    QTRY_COMPARE_WITH_TIMEOUT(busy->state(), u"FAILED"_s, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        busy->utilisation()->charts()->pointCount(UtilisationChartsView::Chart::Cpu) >= 4, 15000);
+    shoot(&window, u"job-utilisation"_s);
 
     // The list once every job has ended.
     window.workspace()->setCurrentWidget(window.jobListView());
@@ -198,6 +212,9 @@ void TestDesktopScreenshots::screens()
     auto *workers = window.findChild<WorkersView *>(u"workersView"_s);
     window.workspace()->setCurrentWidget(workers);
     QTRY_COMPARE_WITH_TIMEOUT(workers->model()->rowCount(), 1, 10000);
+    workers->table()->selectRow(0);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        workers->charts()->pointCount(UtilisationChartsView::Chart::Cpu) >= 2, 15000);
     shoot(&window, u"workers"_s);
     auto *datasets = window.findChild<DatasetsView *>(u"datasetsView"_s);
     window.workspace()->setCurrentWidget(datasets);
@@ -207,7 +224,7 @@ void TestDesktopScreenshots::screens()
     QTRY_COMPARE_WITH_TIMEOUT(datasets->model()->rowCount(), 1, 10000);
     shoot(&window, u"datasets"_s);
 
-    QCOMPARE(m_shots.size(), 10);
+    QCOMPARE(m_shots.size(), 11);
     qInfo("screenshots in %s", qPrintable(m_outDir));
 }
 

@@ -92,6 +92,7 @@ private slots:
     void ddlJobRunsInTheImage();
     void openPaiJobRunsInTheImage();
     void cancelLeavesNoContainer();
+    void containerTaskIsSampled();
     void jobWithoutImageKeepsTheSandbox();
     void gpuTaskKeepsTheSandbox();
     void pushedImageWaitsForAWorkerWithPodman();
@@ -127,7 +128,8 @@ void TestE2eImages::initTestCase()
         QSKIP(qPrintable(problem));
 
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
-    QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s}));
+    QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s,
+                                   u"--sample-interval"_s, u"0.5"_s}));
     QVERIFY(m_cluster.registerAndLogin(User, u"ida-password"_s));
     // The dataset of the DDL jobs, beside their repositories.
     QVERIFY(QDir().mkpath(m_cluster.path(u"repos/data"_s)));
@@ -272,6 +274,43 @@ void TestE2eImages::cancelLeavesNoContainer()
     QString processes;
     run(u"ps"_s, {u"-eo"_s, u"args"_s}, &processes);
     QVERIFY2(!processes.contains(u"sleep 600"_s), qPrintable(processes));
+}
+
+// A task in a container is measured by the container's processes (conmon's children, not the
+// worker's): its busy Python shows in the job's utilisation.
+void TestE2eImages::containerTaskIsSampled()
+{
+    // Busy for 5 s without allocating (the task has 256 MB).
+    const QString command = u"python3 -c 'import time; end = time.time() + 5; "
+                            u"any(time.time() >= end for _ in iter(int, 1))'"_s;
+    const QString repo = m_cluster.makeRepo(
+        u"pai-busy"_s, {{u"job.json"_s, openPaiJob(u"pai-busy"_s, Image, command)}});
+    QVERIFY(!repo.isEmpty());
+    CliRun submitted;
+    const QString uuid = submit(repo, &submitted);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
+    double busiest = 0;
+    qint64 memory = 0;
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        [&] {
+            const CliRun top = m_cluster.cli(
+                User, {u"top"_s, u"--job_uuid="_s + uuid, u"--output=json"_s});
+            const QJsonArray tasks =
+                QJsonDocument::fromJson(top.out.toUtf8()).object().value(u"tasks"_s).toArray();
+            for (const QJsonValue &sample :
+                 tasks.isEmpty() ? QJsonArray()
+                                 : tasks.first().toObject().value(u"samples"_s).toArray()) {
+                if (sample.toObject().value(u"cpu_percent"_s).toDouble() > busiest) {
+                    busiest = sample.toObject().value(u"cpu_percent"_s).toDouble();
+                    memory = sample.toObject().value(u"memory_bytes"_s).toInteger();
+                }
+            }
+            return busiest >= 50;
+        }(),
+        qPrintable(u"busiest sample: %1% of a core\n"_s.arg(busiest) + diagnostics(uuid)), 60000);
+    QVERIFY(memory > 1024 * 1024); // a Python interpreter, not just bash
+    const QString state = m_cluster.waitForJobEnd(User, uuid, 60000);
+    QVERIFY2(state == u"SUCCEEDED"_s, qPrintable(state + u'\n' + diagnostics(uuid)));
 }
 
 void TestE2eImages::jobWithoutImageKeepsTheSandbox()

@@ -213,6 +213,14 @@ void tst_ObjectScoping::tasksAndBlobsOfAnotherWorker()
                             + u" "_s + QString::fromUtf8(answer.body)));
     }
 
+    // Nor can it put utilisation samples on the task: they are left out, and said so.
+    answer = call("POST", "/v1/workers/samples", m_otherWorker,
+                  R"({"tasks":[{"task_id":)" + QByteArray::number(m_taskId)
+                      + R"(,"samples":[{"at":1,"cpu_percent":999,"memory_bytes":1}]}]})");
+    QVERIFY2(answer.status == 200, answer.body.constData());
+    QCOMPARE(parse(answer.body).value(u"ignored_tasks"_s).toArray(), (QJsonArray{m_taskId}));
+    QVERIFY(!call("GET", "/v1/jobs/" + m_uuid + "/utilisation", m_alice).body.contains("999"));
+
     // Now the task ends well, with an artifact, reported by its own worker.
     m_artifact = QByteArray("alice's private model weights ").repeated(50);
     const QByteArray id = startUpload(m_worker, m_artifact, m_artifact.size());
@@ -254,6 +262,8 @@ void tst_ObjectScoping::jobsOfAnotherUser_data()
     QTest::newRow("artifact file") << QByteArray("GET")
                                    << QByteArray("/artifacts/file?path=model/weights.bin")
                                    << QByteArray("private model weights");
+    QTest::newRow("utilisation") << QByteArray("GET") << QByteArray("/utilisation")
+                                 << QByteArray("\"gpu_indices\"");
     QTest::newRow("cancel") << QByteArray("POST") << QByteArray("/cancel") << QByteArray();
     // The Paddle client's DELETE /v1/jobs/<name>, a cancel.
     QTest::newRow("delete") << QByteArray("DELETE") << QByteArray() << QByteArray();

@@ -113,6 +113,10 @@ void tst_WorkerConfig::yamlErrors_data()
     QTest::newRow("not a mapping") << QByteArray("- a\n- b\n") << QString() << u"mapping"_s;
     QTest::newRow("bad cache size")
         << QByteArray("cache_size: 20X\n") << u"cache_size"_s << u"'20X' is not a size"_s;
+    QTest::newRow("sample interval not seconds")
+        << QByteArray("sample_interval: often\n") << u"sample_interval"_s << u"'often'"_s;
+    QTest::newRow("sample interval too short")
+        << QByteArray("sample_interval: 0.01\n") << u"sample_interval"_s << u"between 0.1"_s;
     QTest::newRow("bad yaml") << QByteArray("server: [unclosed\n") << QString()
                               << u"not valid YAML"_s;
 }
@@ -137,7 +141,7 @@ void tst_WorkerConfig::flagsOverrideFile()
     QFile yaml(file);
     QVERIFY(yaml.open(QIODevice::WriteOnly));
     yaml.write("server: https://from-file:1\nwork_dir: " + dir.path().toUtf8() +
-               "\ngpus: 3\nslots: 2\nname: file-name\ncache_size: 20G\n");
+               "\ngpus: 3\nslots: 2\nname: file-name\ncache_size: 20G\nsample_interval: 10\n");
     yaml.close();
 
     const ddl::Result<WorkerConfig> config = parse({u"--config"_s,
@@ -157,6 +161,15 @@ void tst_WorkerConfig::flagsOverrideFile()
         parse({u"--config"_s, file, u"--cache-size"_s, u"512M"_s});
     QVERIFY2(smaller.ok(), smaller.ok() ? "" : qPrintable(smaller.error().message));
     QCOMPARE(smaller->cacheSizeBytes, 512LL << 20);
+    QCOMPARE(config->sampleIntervalMs, 10000); // from the file
+    const ddl::Result<WorkerConfig> sampled =
+        parse({u"--config"_s, file, u"--sample-interval"_s, u"0.25"_s});
+    QVERIFY(sampled.ok());
+    QCOMPARE(sampled->sampleIntervalMs, 250);
+    const ddl::Result<WorkerConfig> unsampled =
+        parse({u"--config"_s, file, u"--sample-interval"_s, u"0"_s});
+    QVERIFY(unsampled.ok());
+    QCOMPARE(unsampled->sampleIntervalMs, 0);
     QCOMPARE(config->name, u"file-name"_s);
     QCOMPARE(config->enrollToken, u"enroll-me"_s);
     QCOMPARE(config->workDir, QDir(dir.path()).absolutePath());
@@ -173,6 +186,7 @@ void tst_WorkerConfig::defaultsAndValidation()
     QVERIFY(!relative->python.isEmpty());
     QCOMPARE(relative->gpus, -1);
     QCOMPARE(relative->cacheSizeBytes, qint64(0)); // no limit unless one is given
+    QCOMPARE(relative->sampleIntervalMs, 5000);
 
     const ddl::Result<WorkerConfig> noServer = parse({u"--work-dir"_s, dir.path()});
     QVERIFY(!noServer.ok());

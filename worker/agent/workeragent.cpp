@@ -5,6 +5,8 @@
 #include "container/cdispec.h"
 #include "container/imageloader.h"
 #include "config/bytesize.h"
+#include "monitor/samplereporter.h"
+#include "monitor/usagesampler.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -363,11 +365,46 @@ void WorkerAgent::handleEnrollAnswer()
     beginOperating();
 }
 
+void WorkerAgent::startSampling()
+{
+    if (m_sampler || m_config.sampleIntervalMs <= 0)
+        return;
+    // GPUs declared with --gpus have no nvidia-smi to read them.
+    const QString nvidiaSmi = m_config.gpus < 0 && !m_resources.gpus.isEmpty()
+                                  ? QStandardPaths::findExecutable(u"nvidia-smi"_s)
+                                  : QString();
+    m_sampler = new UsageSampler(m_config.sampleIntervalMs, nvidiaSmi, this);
+    m_samples = new SampleReporter(m_client, this);
+    if (m_podman.isAvailable())
+        m_sampler->setPodmanProgram(m_podman.program());
+    m_sampler->setTaskSource([this] {
+        QList<SampledTask> tasks;
+        for (const TaskRunner *runner : std::as_const(m_tasks)) {
+            if (const qint64 pid = runner->processId(); pid > 0)
+                tasks.append(
+                    {runner->taskId(), pid, runner->containerName(), runner->gpuIndices()});
+        }
+        return tasks;
+    });
+    connect(m_sampler, &UsageSampler::taskSampled, m_samples, &SampleReporter::addTaskSample);
+    connect(m_sampler, &UsageSampler::hostSampled, m_samples, [this](const UtilisationSample &s) {
+        m_samples->addHostSample(s);
+        // The machine's sample ends each round: one batch a round.
+        if (m_operating)
+            m_samples->flush();
+    });
+    m_sampler->start();
+    qCInfo(lcWorkerAgent).noquote()
+        << u"utilisation sampled every %1 ms%2"_s.arg(m_config.sampleIntervalMs)
+               .arg(nvidiaSmi.isEmpty() ? QString() : u", GPUs through "_s + nvidiaSmi);
+}
+
 void WorkerAgent::beginOperating()
 {
     if (m_operating)
         return;
     m_operating = true;
+    startSampling();
     m_heartbeatTimer.start();
     m_leaseTimer.start();
     sendHeartbeat();

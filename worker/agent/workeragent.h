@@ -25,6 +25,8 @@ namespace ddl::worker {
 class BlobCache;
 class ImageLoader;
 class SlurmBackend;
+class SampleReporter;
+class UsageSampler;
 class TaskRunner;
 class VenvManager;
 
@@ -83,6 +85,8 @@ private:
     void prepareGpuDevices();
     // --backend slurm: the partition's capacity becomes the worker's resources.
     Status prepareSlurm();
+    // Measures tasks and the machine every --sample-interval and sends the samples to the server.
+    void startSampling();
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -100,6 +104,8 @@ private:
     VenvManager *m_venvs = nullptr;
     ImageLoader *m_images = nullptr; // with podman only
     SlurmBackend *m_slurm = nullptr; // with --backend slurm only
+    UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
+    SampleReporter *m_samples = nullptr;
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

@@ -49,6 +49,19 @@ Result<qint64> parseCacheSize(const QString &text, const QString &origin)
     return bytes;
 }
 
+Result<int> parseSampleInterval(const QString &text, const QString &origin)
+{
+    bool ok = false;
+    const double seconds = text.trimmed().toDouble(&ok);
+    if (!ok || !(seconds == 0 || (seconds >= 0.1 && seconds <= 3600))) {
+        return configError(
+            origin,
+            configkey::SampleInterval,
+            u"must be seconds between 0.1 and 3600 (0: no samples), got '%1'"_s.arg(text));
+    }
+    return int(seconds * 1000);
+}
+
 Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
 {
     bool value = false;
@@ -98,7 +111,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::ContainerRuntime,
                                         configkey::AllowRoot,
                                         configkey::Backend,
-                                        configkey::Partition};
+                                        configkey::Partition,
+                                        configkey::SampleInterval};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -161,6 +175,12 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         if (!size)
             return size.error();
         config.cacheSizeBytes = *size;
+    }
+    if (root[configkey::SampleInterval]) {
+        const Result<int> interval = parseSampleInterval(text(configkey::SampleInterval), origin);
+        if (!interval)
+            return interval.error();
+        config.sampleIntervalMs = *interval;
     }
     if (root[configkey::NoSandbox]) {
         const Result<bool> off =
@@ -235,6 +255,10 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"1024), evicting what no running task uses, least recently used first. Default: 0, "
          u"no limit."_s,
          u"size"_s},
+        {flagName(configkey::SampleInterval),
+         u"Measure running tasks and the machine (CPU, memory, GPUs through nvidia-smi) every "
+         u"this many seconds for the utilisation graphs; 0: never. Default: 5."_s,
+         u"seconds"_s},
         {flagName(configkey::NoSandbox),
          u"Run tasks without the bubblewrap sandbox: they can then read and write everything "
          u"the worker's user can. Only for machines without bubblewrap."_s},
@@ -317,6 +341,12 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
         if (!size)
             return size.error();
         config.cacheSizeBytes = *size;
+    }
+    if (auto value = flag(configkey::SampleInterval)) {
+        const Result<int> interval = parseSampleInterval(*value, origin);
+        if (!interval)
+            return interval.error();
+        config.sampleIntervalMs = *interval;
     }
     if (parser.isSet(flagName(configkey::NoSandbox)))
         config.sandbox = false;

@@ -29,6 +29,7 @@ inline constexpr char ContainerRuntime[] = "container_runtime";
 inline constexpr char AllowRoot[] = "allow_root";
 inline constexpr char Backend[] = "backend";
 inline constexpr char Partition[] = "partition";
+inline constexpr char SampleInterval[] = "sample_interval";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -58,6 +59,9 @@ struct WorkerConfig
     // worker announces the partition's capacity; "local" (the default): tasks run here.
     QString backend = QStringLiteral("local");
     QString partition; // Slurm's partition; empty: the cluster's default
+    // How often the worker measures its tasks and machine (CPU, memory, GPUs) for the server's
+    // utilisation graphs (--sample-interval 5, seconds, fractions allowed); 0: never.
+    int sampleIntervalMs = 5000;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task

@@ -190,6 +190,17 @@ bool TaskRunner::runsInContainer() const
            (m_lease.gpus == 0 || m_services.podman.hasGpuDevices());
 }
 
+qint64 TaskRunner::processId() const
+{
+    return m_phase == Phase::Running && m_process && m_process->isRunning() ? m_process->processId()
+                                                                            : 0;
+}
+
+QString TaskRunner::containerName() const
+{
+    return runsInContainer() ? PodmanRuntime::containerName(m_lease.taskId) : QString();
+}
+
 void TaskRunner::prepareEnvironment()
 {
     // A ddl:// image exists only as the layers the server keeps: no sandbox can stand in for it.

@@ -71,6 +71,11 @@ public:
     const QList<int> &cpuCores() const { return m_cpuCores; }
     Phase phase() const { return m_phase; }
     const TaskPaths &paths() const { return m_paths; }
+    // The task's first process while it runs, else 0 (utilisation samples measure its tree).
+    qint64 processId() const;
+    // The podman container the task runs in (PodmanRuntime::containerName); empty: none. Its
+    // processes are conmon's, not the first process's children.
+    QString containerName() const;
 
 signals:
     // After the final state was reported (or could not be); state is SUCCEEDED, FAILED or STOPPED.
