@@ -27,6 +27,9 @@ public:
     virtual bool isRunning() const = 0;
     // Says where it runs, for the worker's log ("pid 4711", "Slurm job 12").
     virtual QString describe() const = 0;
+    // The process on this machine, for utilisation samples (UsageSampler); 0 where the task
+    // runs elsewhere (a Slurm step's node).
+    virtual qint64 processId() const { return 0; }
 
 signals:
     void started();

@@ -126,7 +126,7 @@ public:
     void terminate(int graceMs) override;
     bool isRunning() const override { return m_process.state() != QProcess::NotRunning; }
     QString describe() const override;
-    qint64 processId() const { return m_pid; }
+    qint64 processId() const override { return m_pid; }
 
 private:
     void handleStarted();
