@@ -3,8 +3,8 @@
 // (scripts/make-test-image.sh: ID=ddl-test in its /etc/os-release, python3 at /usr/local/bin),
 // with their code read-only (DDL) and their output uploaded; a cancelled task leaves no container;
 // a job without an image keeps the bubblewrap sandbox on the same worker.
-#include "prerequisite.h"
 #include "clusterharness.h"
+#include "prerequisite.h"
 #include "testimage.h"
 
 #include <QDir>
@@ -69,18 +69,6 @@ openPaiJob(const QString &name, const QString &image, const QString &command, in
     return QJsonDocument(job).toJson();
 }
 
-// A DDL task.yaml of one worker, with the dataset folder ../data (made by initTestCase) and the
-// image, when one is given.
-QByteArray taskYaml(const QString &name, const QString &image)
-{
-    QByteArray yaml = "job_data:\n  job_name: " + name.toUtf8() +
-                      "\n  dataset:\n    dataset_location: ../data\n  worker_required: 1\n"
-                      "  cpu_per_worker: 1\n  memory_mb_per_worker: 256\n";
-    if (!image.isEmpty())
-        yaml += "  image: " + image.toUtf8() + '\n';
-    return yaml;
-}
-
 } // namespace
 
 class TestE2eImages : public QObject
@@ -128,8 +116,12 @@ void TestE2eImages::initTestCase()
         QSKIP(qPrintable(problem));
 
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
-    QVERIFY(m_cluster.startWorker({u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s,
-                                   u"--sample-interval"_s, u"0.5"_s}));
+    QVERIFY(m_cluster.startWorker({u"--slots"_s,
+                                   u"2"_s,
+                                   u"--container-runtime"_s,
+                                   u"podman"_s,
+                                   u"--sample-interval"_s,
+                                   u"0.5"_s}));
     QVERIFY(m_cluster.registerAndLogin(User, u"ida-password"_s));
     // The dataset of the DDL jobs, beside their repositories.
     QVERIFY(QDir().mkpath(m_cluster.path(u"repos/data"_s)));
@@ -204,7 +196,7 @@ def main(dataset_dir, model_output_dir):
 )";
     const QString repo = m_cluster.makeRepo(
         u"ddl-image"_s,
-        {{u"main.py"_s, mainPy}, {u"task.yaml"_s, taskYaml(u"ddl-in-image"_s, Image)}});
+        {{u"main.py"_s, mainPy}, {u"task.yaml"_s, ddlTaskYaml(u"ddl-in-image"_s, Image)}});
     QVERIFY(!repo.isEmpty());
     CliRun submitted;
     const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
@@ -293,8 +285,8 @@ void TestE2eImages::containerTaskIsSampled()
     qint64 memory = 0;
     QTRY_VERIFY2_WITH_TIMEOUT(
         [&] {
-            const CliRun top = m_cluster.cli(
-                User, {u"top"_s, u"--job_uuid="_s + uuid, u"--output=json"_s});
+            const CliRun top =
+                m_cluster.cli(User, {u"top"_s, u"--job_uuid="_s + uuid, u"--output=json"_s});
             const QJsonArray tasks =
                 QJsonDocument::fromJson(top.out.toUtf8()).object().value(u"tasks"_s).toArray();
             for (const QJsonValue &sample :
@@ -307,7 +299,8 @@ void TestE2eImages::containerTaskIsSampled()
             }
             return busiest >= 50;
         }(),
-        qPrintable(u"busiest sample: %1% of a core\n"_s.arg(busiest) + diagnostics(uuid)), 60000);
+        qPrintable(u"busiest sample: %1% of a core\n"_s.arg(busiest) + diagnostics(uuid)),
+        60000);
     QVERIFY(memory > 1024 * 1024); // a Python interpreter, not just bash
     const QString state = m_cluster.waitForJobEnd(User, uuid, 60000);
     QVERIFY2(state == u"SUCCEEDED"_s, qPrintable(state + u'\n' + diagnostics(uuid)));
@@ -318,7 +311,7 @@ void TestE2eImages::jobWithoutImageKeepsTheSandbox()
     const QString repo = m_cluster.makeRepo(
         u"no-image"_s,
         {{u"main.py"_s, "import sys\ndef main(d, o):\n    print('python', sys.executable)\n"},
-         {u"task.yaml"_s, taskYaml(u"ddl-no-image"_s, {})}});
+         {u"task.yaml"_s, ddlTaskYaml(u"ddl-no-image"_s, {})}});
     QVERIFY(!repo.isEmpty());
     CliRun submitted;
     const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
@@ -367,14 +360,14 @@ void TestE2eImages::zooInitBuildPushAndRun()
     marker.write("built by zoo build\n");
     marker.close();
 
-    const CliRun init = m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image},
-                                      zoo.path());
+    const CliRun init =
+        m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image}, zoo.path());
     QVERIFY2(init.exitCode == 0, qPrintable(init.out + init.err));
     const QByteArray dockerfile = readFile(zoo.filePath(u"Dockerfile"_s));
     QVERIFY2(dockerfile.contains(QByteArray("FROM " + Image.toUtf8() + "\n")),
              dockerfile.constData());
-    const CliRun again = m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image},
-                                       zoo.path());
+    const CliRun again =
+        m_cluster.cli(User, {u"zoo"_s, u"init"_s, u"--base_image="_s + Image}, zoo.path());
     QVERIFY2(again.exitCode != 0 && again.err.contains(u"--force"_s), qPrintable(again.err));
 
     const QString built = u"localhost/ddl-zoo-e2e:1"_s;
@@ -389,9 +382,10 @@ void TestE2eImages::zooInitBuildPushAndRun()
     const QByteArray mainPy = R"(def main(dataset_dir, model_output_dir):
     print("zoo says:", open("/model_zoo/zoo_marker.txt").read().strip())
 )";
-    const QString repo = m_cluster.makeRepo(
-        u"zoo-job"_s,
-        {{u"main.py"_s, mainPy}, {u"task.yaml"_s, taskYaml(u"zoo-job"_s, u"ddl://ddl-zoo-e2e"_s)}});
+    const QString repo =
+        m_cluster.makeRepo(u"zoo-job"_s,
+                           {{u"main.py"_s, mainPy},
+                            {u"task.yaml"_s, ddlTaskYaml(u"zoo-job"_s, u"ddl://ddl-zoo-e2e"_s)}});
     QVERIFY(!repo.isEmpty());
     CliRun submitted;
     const QString uuid = submit(repo, &submitted, u"task.yaml"_s);
@@ -478,8 +472,8 @@ void TestE2eImages::pushedImageWaitsForAWorkerWithPodman()
     };
     QString state = cluster.waitForJobEnd(User, uuid, 120000);
     QString log = logOf(uuid);
-    QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + log +
-                                                 cluster.workerLog(u"podman"_s).right(3000)));
+    QVERIFY2(state == "SUCCEEDED"_L1,
+             qPrintable(state + u'\n' + log + cluster.workerLog(u"podman"_s).right(3000)));
     QVERIFY2(log.contains(u"loading image ddl://ddl-test ("_s), qPrintable(log));
     QVERIFY2(log.contains(u"image loaded in "_s), qPrintable(log));
     QVERIFY2(log.contains(u"ID=ddl-test"_s), qPrintable(log));
@@ -489,8 +483,8 @@ void TestE2eImages::pushedImageWaitsForAWorkerWithPodman()
         events << event.toObject().value(u"message"_s).toString();
     static const QRegularExpression loading(u"^loading image ddl://ddl-test \\([0-9.]+ MiB\\)$"_s);
     static const QRegularExpression loaded(u"^image loaded in [0-9.]+ s$"_s);
-    QVERIFY2(events.size() == 2 && loading.match(events.value(0)).hasMatch()
-                 && loaded.match(events.value(1)).hasMatch(),
+    QVERIFY2(events.size() == 2 && loading.match(events.value(0)).hasMatch() &&
+                 loaded.match(events.value(1)).hasMatch(),
              qPrintable(events.join(u'\n')));
 
     // The next job finds it loaded.

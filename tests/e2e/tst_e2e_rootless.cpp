@@ -23,17 +23,7 @@ namespace {
 
 const QString User = u"olga"_s;
 
-QByteArray taskYaml(const QString &name, const QString &image)
-{
-    QByteArray yaml = "job_data:\n  job_name: " + name.toUtf8() +
-                      "\n  dataset:\n    dataset_location: ../data\n  worker_required: 1\n"
-                      "  cpu_per_worker: 1\n  memory_mb_per_worker: 256\n";
-    if (!image.isEmpty())
-        yaml += "  image: " + image.toUtf8() + '\n';
-    return yaml;
-}
-
-// Writes what the task saw: its uid, its system, whether it can read root's home.
+// Writes what the task saw: its uid and its system.
 const QByteArray MainPy = R"(import json, os
 def main(dataset_dir, model_output_dir):
     seen = {"uid": os.getuid(), "os_release": open("/etc/os-release").read()}
@@ -84,30 +74,33 @@ void TestE2eRootless::initTestCase()
     QVERIFY(sample.open(QIODevice::WriteOnly));
     sample.write("x\n1\n");
     sample.close();
-    QVERIFY(m_cluster.startNamedWorkerAs(u"owner"_s, m_owner,
-                                         {u"--slots"_s, u"2"_s, u"--container-runtime"_s,
-                                          u"podman"_s}));
+    QVERIFY(m_cluster.startNamedWorkerAs(
+        u"owner"_s, m_owner, {u"--slots"_s, u"2"_s, u"--container-runtime"_s, u"podman"_s}));
 }
 
 void TestE2eRootless::refusesRootUnlessTold()
 {
     QProcess worker;
     worker.start(ClusterHarness::binary(u"ddl-worker"_s),
-                 {u"--server"_s, m_cluster.serverUrl(), u"--ca-cert"_s, m_cluster.caCert(),
-                  u"--work-dir"_s, m_cluster.path(u"root-worker"_s)});
+                 {u"--server"_s,
+                  m_cluster.serverUrl(),
+                  u"--ca-cert"_s,
+                  m_cluster.caCert(),
+                  u"--work-dir"_s,
+                  m_cluster.path(u"root-worker"_s)});
     QVERIFY(worker.waitForFinished(10000));
     QCOMPARE(worker.exitCode(), 2);
     const QString said = QString::fromUtf8(worker.readAllStandardError());
-    QVERIFY2(said.contains(u"refusing to run as root"_s) && said.contains(u"--allow-root"_s)
-                 && said.contains(u"unprivileged user"_s),
+    QVERIFY2(said.contains(u"refusing to run as root"_s) && said.contains(u"--allow-root"_s) &&
+                 said.contains(u"unprivileged user"_s),
              qPrintable(said));
     QVERIFY(!QDir(m_cluster.path(u"root-worker"_s)).exists()); // nothing was started
 }
 
 QJsonObject TestE2eRootless::runJob(const QString &name, const QString &image, QString *log)
 {
-    const QString repo =
-        m_cluster.makeRepo(name, {{u"main.py"_s, MainPy}, {u"task.yaml"_s, taskYaml(name, image)}});
+    const QString repo = m_cluster.makeRepo(
+        name, {{u"main.py"_s, MainPy}, {u"task.yaml"_s, ddlTaskYaml(name, image)}});
     const CliRun submitted = m_cluster.cli(User, {u"submit"_s, u"--task_config=task.yaml"_s}, repo);
     const QString uuid = jobUuidOf(submitted.out);
     if (uuid.isEmpty()) {
@@ -151,9 +144,16 @@ void TestE2eRootless::imageTaskRunsInRootlessPodman()
     QCOMPARE(seen.value(u"uid"_s).toInteger(), qint64(m_owner.uid));
     // The image went into the owner's podman store, not root's.
     QProcess images;
-    images.start(u"runuser"_s, {u"-u"_s, m_owner.name, u"--"_s, u"env"_s,
-                                u"XDG_RUNTIME_DIR="_s + m_cluster.path(u"workers/owner-run"_s),
-                                u"podman"_s, u"images"_s, u"--format"_s, u"{{.Id}}"_s});
+    images.start(u"runuser"_s,
+                 {u"-u"_s,
+                  m_owner.name,
+                  u"--"_s,
+                  u"env"_s,
+                  u"XDG_RUNTIME_DIR="_s + m_cluster.path(u"workers/owner-run"_s),
+                  u"podman"_s,
+                  u"images"_s,
+                  u"--format"_s,
+                  u"{{.Id}}"_s});
     QVERIFY(images.waitForFinished(60000));
     QVERIFY2(!images.readAllStandardOutput().trimmed().isEmpty(),
              qPrintable(QString::fromLocal8Bit(images.readAllStandardError())));

@@ -20,6 +20,16 @@ QString jobUuidOf(const QString &submitOutput)
     return uuidLine.match(submitOutput).captured(1);
 }
 
+QByteArray ddlTaskYaml(const QString &name, const QString &image)
+{
+    QByteArray yaml = "job_data:\n  job_name: " + name.toUtf8() +
+                      "\n  dataset:\n    dataset_location: ../data\n  worker_required: 1\n"
+                      "  cpu_per_worker: 1\n  memory_mb_per_worker: 256\n";
+    if (!image.isEmpty())
+        yaml += "  image: " + image.toUtf8() + '\n';
+    return yaml;
+}
+
 QByteArray openPaiJob(const QString &name, const QList<PaiRole> &roles, const QJsonObject &extra)
 {
     QJsonArray taskRoles;

@@ -39,6 +39,10 @@ struct PaiRole
 QByteArray
 openPaiJob(const QString &name, const QList<PaiRole> &roles, const QJsonObject &extra = {});
 
+// A DDL task.yaml of one worker with 1 CPU and 256 MB, the dataset folder ../data (beside the
+// repositories the harness makes) and the image, when one is given.
+QByteArray ddlTaskYaml(const QString &name, const QString &image = {});
+
 // A real DDL installation on loopback for end-to-end tests: ddl-server (a ServerProcess) and
 // ddl-worker started as processes over TLS with a real SQLite file, and ddlcli run as a process
 // per command, each user with a config folder of their own.
