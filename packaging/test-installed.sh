@@ -16,7 +16,12 @@ chmod 0755 "$work"
 say() { echo "test-installed: $*"; }
 fail() { echo "test-installed: FAILED: $*" >&2; exit 1; }
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+# Stopped and waited for: nothing may still write under /var/lib when the purge removes it.
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    pids=()
+}
 trap cleanup EXIT
 
 say "installing $(cd "$debs" && echo *.deb)"

@@ -99,6 +99,10 @@ void JobUtilisationView::refresh()
                                           : tr("The tasks of this job use no GPU.");
             m_charts->setLines(lines, empty, noGpu);
             emit refreshed();
+            // The job ended while this was asked: its last samples are read once more.
+            if (const Result<JobState> now = parseJobState(m_state);
+                !final && now && isFinal(*now))
+                refresh();
         });
 }
 

@@ -1,5 +1,6 @@
 #include "serverapp.h"
 
+#include "blobs/blobbatch.h"
 #include "front/frontserver.h"
 #include "front/router.h"
 #include "http/authcontroller.h"
@@ -49,6 +50,7 @@ Status ServerApp::start()
         if (!prepared)
             return prepared;
     }
+    BlobBatch::sweepParts(m_services->blobs);
     // On PostgreSQL other servers may share the store: the scheduler runs where the lock is.
     if (m_config.database.isEmpty()) {
         if (Status loaded = m_services->scheduler.load(); !loaded)
@@ -127,13 +129,15 @@ void ServerApp::registerRoutes()
 
 void ServerApp::handleHousekeeping()
 {
-    m_services->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
+    // One server judges workers lost (the scheduler's leader, by its clock), not every one.
+    if (m_services->scheduler.leading())
+        m_services->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
     // Limits change from `ddl-server user limits` in another process; reasons age.
     m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
     if (m_housekeepingRounds++ % 300 == 0) {
         m_services->uploads.expireAbandoned();
-        m_services->utilisation.purgeOldWorkerSamples();
+        m_services->utilisation.purgeOldSamples();
     }
 }
 

@@ -3,12 +3,15 @@
 #include "core/sha256.h"
 #include "core/sha256stream.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QSet>
 #include <QUuid>
 
+#include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -59,14 +62,18 @@ Result<QList<BlobBatch::Entry>> BlobBatch::parse(const QByteArray &body)
     return entries;
 }
 
-// Makes what was written before durable, for the whole filesystem of fd at once.
-static void syncFilesystemOf(const QString &folder)
+// Makes what was written before durable, for the whole filesystem of folder at once.
+static Status syncFilesystemOf(const QString &folder)
 {
     const int fd = ::open(QFile::encodeName(folder).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::syncfs(fd);
+    const bool synced = fd >= 0 && ::syncfs(fd) == 0;
+    const int error = errno;
+    if (fd >= 0)
         ::close(fd);
-    }
+    if (synced)
+        return Ok{};
+    return Error::make(ErrorCode::IoError, QStringLiteral("cannot sync %1 to disk: %2")
+                                               .arg(folder, QString::fromLocal8Bit(strerror(error))));
 }
 
 Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
@@ -95,7 +102,7 @@ Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
         if (storage.hasBlob(entry.sha256) || seen.contains(entry.sha256))
             continue;
         seen.insert(entry.sha256);
-        const QString id = QUuid::createUuid().toString(QUuid::Id128) + QStringLiteral("-batch");
+        const QString id = QUuid::createUuid().toString(QUuid::Id128) + QLatin1String(PartSuffix);
         QFile part(storage.partPath(id));
         if (!part.open(QIODevice::WriteOnly)
             || part.write(body.constData() + entry.offset, entry.size) != entry.size) {
@@ -107,7 +114,12 @@ Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
     }
     if (parts.isEmpty())
         return Ok{};
-    syncFilesystemOf(QFileInfo(storage.partPath(parts.first().first)).absolutePath());
+    if (Status synced =
+            syncFilesystemOf(QFileInfo(storage.partPath(parts.first().first)).absolutePath());
+        !synced) {
+        discardParts();
+        return synced;
+    }
     for (const auto &[id, digest] : std::as_const(parts)) {
         if (Status moved = storage.moveIntoPlace(id, digest, BlobStorage::Sync::Later); !moved) {
             discardParts();
@@ -115,8 +127,19 @@ Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
         }
     }
     // The renames, durable at once.
-    syncFilesystemOf(QFileInfo(storage.blobPath(parts.first().second)).absolutePath());
-    return Ok{};
+    return syncFilesystemOf(QFileInfo(storage.blobPath(parts.first().second)).absolutePath());
+}
+
+void BlobBatch::sweepParts(const BlobStorage &storage)
+{
+    // Only old ones: another server sharing the data folder may be writing a batch now.
+    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    const QDir uploads(QFileInfo(storage.partPath(QStringLiteral("x"))).absolutePath());
+    const QString pattern = QStringLiteral("*") + QLatin1String(PartSuffix) + QStringLiteral(".part");
+    for (const QFileInfo &part : uploads.entryInfoList({pattern}, QDir::Files)) {
+        if (part.lastModified() < before)
+            QFile::remove(part.absoluteFilePath());
+    }
 }
 
 } // namespace ddl::server

@@ -15,7 +15,7 @@ class BlobBatch
 {
 public:
     static constexpr qint64 MaxBlobBytes = 1024 * 1024; // larger files use the resumable upload
-    static constexpr int MaxBlobs = 10000;
+    static constexpr int MaxBlobs = 2000; // what a client sends at most (BlobBatchUpload)
 
     struct Entry
     {
@@ -27,8 +27,13 @@ public:
     // Splits and checks a body: well formed, each blob within MaxBlobBytes, at most MaxBlobs.
     static Result<QList<Entry>> parse(const QByteArray &body);
     // Off the event loop: checks every blob's digest, then writes those storage lacks, with one
-    // filesystem sync for the whole batch before any appears under its digest. All or nothing:
-    // a wrong digest stores none of them.
+    // filesystem sync for the whole batch before any appears under its digest. A wrong digest
+    // stores none of them; after a failure on the disk some may be in place, unrecorded (no
+    // caller owns them yet), and sending the batch again is always safe.
+    // The part files of a batch end in this; a crash between writing and renaming leaves them,
+    // and the server removes them at start (sweepParts).
+    static constexpr auto PartSuffix = "-batch";
+    static void sweepParts(const BlobStorage &storage);
     static Status store(const BlobStorage &storage, const QByteArray &body,
                         const QList<Entry> &entries);
 };

@@ -220,7 +220,8 @@ HttpReply JobController::utilisation(const HttpRequest &request)
     Result<qint64> attempt = RequestReader::queryInteger(request, QStringLiteral("attempt"), 0);
     if (!attempt || *attempt < 0) {
         return HttpReply::error(Error::make(ErrorCode::BadRequest,
-                                            QStringLiteral("attempt must be a number >= 1"),
+                                            QStringLiteral("attempt must be a number >= 1, or left out "
+                                                           "for the current attempt"),
                                             QStringLiteral("attempt")));
     }
     return HttpReply::from(m_utilisation.forJob(

@@ -27,13 +27,15 @@ void UploadController::registerRoutes(Router &router)
                            201);
     });
     // Many small blobs in one request (BlobBatch): digests checked and files written off the
-    // event loop, with one sync for all, then recorded in one transaction.
+    // event loop, on a pool of their own (a slow disk sync must not hold the pool that hashes
+    // passwords), with one sync for all, then recorded in one transaction.
     router.route("POST", "/v1/blobs/batch", Access::UserOrWorker,
                  [this](const HttpRequest &request) {
                      Result<QList<BlobBatch::Entry>> entries = BlobBatch::parse(request.body());
                      if (!entries)
                          return HttpReply::error(entries.error());
                      return HttpReply::later(QtConcurrent::run(
+                         &m_batchPool,
                          [this, storage = m_uploads.storage(), owner = request.uploadOwner(),
                           body = request.body(), entries = *entries]() -> HttpReply::Finish {
                              const Status stored = BlobBatch::store(storage, body, entries);

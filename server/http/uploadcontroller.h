@@ -2,6 +2,8 @@
 
 #include "front/router.h"
 
+#include <QThreadPool>
+
 namespace ddl::server {
 
 class UploadService;
@@ -11,13 +13,18 @@ class UploadService;
 class UploadController
 {
 public:
+    static constexpr int BatchThreads = 2;
+
     explicit UploadController(UploadService &uploads)
         : m_uploads(uploads)
-    {}
+    {
+        m_batchPool.setMaxThreadCount(BatchThreads);
+    }
     void registerRoutes(Router &router);
 
 private:
     UploadService &m_uploads;
+    QThreadPool m_batchPool;
 };
 
 } // namespace ddl::server

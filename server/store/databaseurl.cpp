@@ -1,5 +1,6 @@
 #include "databaseurl.h"
 
+#include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
 
@@ -17,7 +18,8 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
 {
     const QUrl url(text);
     if (!url.isValid())
-        return badUrl(text, QStringLiteral("not a URL (%1)").arg(url.errorString()));
+        // Not QUrl::errorString(): it quotes the whole text, password and all.
+        return badUrl(text, QStringLiteral("not a URL"));
     if (url.scheme() != QLatin1String("postgresql") && url.scheme() != QLatin1String("postgres"))
         return badUrl(text, QStringLiteral("only postgresql:// is supported"));
     DatabaseUrl parsed;
@@ -60,10 +62,10 @@ Result<DatabaseUrl> DatabaseUrl::parse(const QString &text)
 
 QString DatabaseUrl::redacted(const QString &text)
 {
-    QUrl url(text);
-    if (!url.password().isEmpty())
-        url.setPassword(QStringLiteral("***"));
-    return url.toString();
+    // On the text itself: an invalid URL must not show its password either.
+    static const QRegularExpression password(QStringLiteral("(://[^@/:]*):[^@/]*@"));
+    QString shown = text;
+    return shown.replace(password, QStringLiteral("\\1:***@"));
 }
 
 } // namespace ddl::server

@@ -294,10 +294,14 @@ Result<QJsonObject> UtilisationService::forWorker(const QString &workerId)
     return worker.toJson();
 }
 
-void UtilisationService::purgeOldWorkerSamples()
+void UtilisationService::purgeOldSamples()
 {
     (void)runSql(
         m_db, u"DELETE FROM worker_samples WHERE at < ?"_s, {nowMs() - m_limits.workerRetentionMs});
+    (void)runSql(m_db,
+                 u"DELETE FROM task_samples WHERE task_id IN (SELECT id FROM tasks WHERE "
+                 u"finished_at > 0 AND finished_at < ?)"_s,
+                 {nowMs() - m_limits.endedTaskRetentionMs});
 }
 
 } // namespace ddl::server

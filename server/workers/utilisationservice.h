@@ -16,6 +16,8 @@ struct UtilisationLimits
     int samplesPerTask = 1000;    // about 80 minutes at 5 s, then ever coarser
     int samplesPerWorker = 20000; // a day at 5 s
     qint64 workerRetentionMs = 24LL * 3600 * 1000;
+    // A task's samples are kept this long after it ended (its job's page shows them), then go.
+    qint64 endedTaskRetentionMs = 30LL * 24 * 3600 * 1000;
 };
 
 // Utilisation samples of tasks and workers (docs/api.md, "Utilisation"): what workers send, kept
@@ -24,8 +26,8 @@ struct UtilisationLimits
 class UtilisationService
 {
 public:
-    static constexpr int MaxSamplesPerBatch = 1000;
-    static constexpr int MaxTasksPerBatch = 256;
+    static constexpr int MaxSamplesPerBatch = ddl::MaxSamplesPerBatch;
+    static constexpr int MaxTasksPerBatch = ddl::MaxTasksPerBatch;
     // Samples more than this far ahead of the server's clock are left out (a wrong clock).
     static constexpr qint64 MaxClockAheadMs = 5 * 60 * 1000;
 
@@ -41,8 +43,9 @@ public:
     Result<QJsonObject> forJob(qint64 jobId, std::optional<int> attempt);
     // GET /v1/workers/<id>/utilisation: the worker's machine; not_found for an unknown id.
     Result<QJsonObject> forWorker(const QString &workerId);
-    // Drops machine samples older than the retention (housekeeping).
-    void purgeOldWorkerSamples();
+    // Drops machine samples older than the retention, and the samples of tasks that ended
+    // longer ago than theirs (housekeeping), so the store does not grow with every task run.
+    void purgeOldSamples();
 
 private:
     struct Series

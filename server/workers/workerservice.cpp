@@ -526,8 +526,14 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
     }
     lost->finish();
     for (const qint64 workerId : std::as_const(workers)) {
-        (void) runSql(m_db, QStringLiteral("UPDATE workers SET state = 'LOST' WHERE id = ?"),
-                      {workerId});
+        // Only if it is still silent: a heartbeat may have reached another server meanwhile.
+        Result<QSqlQuery> marked = runSql(m_db,
+                                          QStringLiteral("UPDATE workers SET state = 'LOST' WHERE "
+                                                         "id = ? AND state = 'ONLINE' AND "
+                                                         "last_seen < ?"),
+                                          {workerId, nowMs() - timeoutMs});
+        if (!marked || marked->numRowsAffected() <= 0)
+            continue;
         m_scheduler.workerLost(workerId);
         Result<QSqlQuery> tasks = runSql(m_db,
                                          QStringLiteral("SELECT id FROM tasks WHERE worker_id = ? "

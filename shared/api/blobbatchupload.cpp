@@ -32,6 +32,15 @@ BlobBatchUpload::BlobBatchUpload(ApiClient *client, const QString &folder,
     , m_files(files)
 {}
 
+BlobBatchUpload::~BlobBatchUpload()
+{
+    if (m_request) {
+        m_request->disconnect(this);
+        m_request->abort();
+        m_request->deleteLater();
+    }
+}
+
 // The body: for each file the line "<sha256> <size>\n", then its bytes.
 static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestFile> &files)
 {
@@ -75,8 +84,10 @@ void BlobBatchUpload::send()
         return finish(Error::make(ErrorCode::Aborted,
                                   QStringLiteral("the connection to the server was closed")));
     }
-    ApiRequest *request = m_client->storeBlobs(*body);
-    connect(request, &ApiRequest::finished, this, [this, request] {
+    m_request = m_client->storeBlobs(*body);
+    connect(m_request, &ApiRequest::finished, this, [this] {
+        ApiRequest *request = m_request;
+        m_request = nullptr;
         request->deleteLater();
         finish(request->result() ? Status(Ok{}) : Status(request->result().error()));
     });

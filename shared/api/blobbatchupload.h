@@ -14,8 +14,8 @@ namespace ddl {
 // Sends many small files of a folder in one request (POST /v1/blobs/batch): a dataset of
 // thousands of small files costs a few requests and server syncs instead of a resumable upload
 // of three round trips and an fsync each. The files are read on a pool thread, so a GUI stays
-// responsive; a batch is bounded (BatchBytes), so memory is too. All or nothing: a failed batch
-// stores none of its files, and sending it again is safe.
+// responsive; a batch is bounded (BatchBytes), so memory is too. A batch with a file that changed
+// since it was hashed stores none of them, and sending a batch again is always safe.
 class BlobBatchUpload : public QObject
 {
     Q_OBJECT
@@ -29,6 +29,8 @@ public:
 
     BlobBatchUpload(ApiClient *client, const QString &folder, const QList<ManifestFile> &files,
                     QObject *parent = nullptr);
+    // Deleted unfinished (a cancelled or failed dataset upload): the request stops too.
+    ~BlobBatchUpload() override;
 
     void start();
     const QList<ManifestFile> &files() const { return m_files; }
@@ -46,6 +48,7 @@ private:
     QString m_folder;
     QList<ManifestFile> m_files;
     QFutureWatcher<Result<QByteArray>> m_read;
+    QPointer<ApiRequest> m_request;
     std::optional<Status> m_result;
 };
 

@@ -12,9 +12,12 @@ static Error sampleError(const QString &field, const QString &message)
 }
 
 // A finite number >= 0 (percentages may exceed 100: a task on several cores).
+// A number >= 0 that a double holds exactly as a whole (at most 2^53), so converting it to an
+// integer is defined.
 static bool isAmount(const QJsonValue &value)
 {
-    return value.isDouble() && std::isfinite(value.toDouble()) && value.toDouble() >= 0;
+    return value.isDouble() && std::isfinite(value.toDouble()) && value.toDouble() >= 0
+           && value.toDouble() <= 9007199254740992.0;
 }
 
 QJsonObject UtilisationSample::toJson() const

@@ -20,6 +20,11 @@ struct GpuReading
     friend bool operator==(const GpuReading &, const GpuReading &) = default;
 };
 
+// What one POST /v1/workers/samples may carry: the worker cuts its batches to it, the server
+// refuses more.
+inline constexpr int MaxSamplesPerBatch = 1000;
+inline constexpr int MaxTasksPerBatch = 256;
+
 // What a worker measured at one moment, for one task (its process tree or container) or for
 // the whole machine (docs/api.md, "Utilisation"). CPU is in percent of one core: 250 is two and
 // a half cores busy.

@@ -82,7 +82,8 @@ void TestE2eSlurm::initTestCase()
 
     QVERIFY2(m_cluster->startServer(), qPrintable(m_cluster->serverLog()));
     QVERIFY(m_cluster->startNamedWorker(u"slurm"_s,
-                                        {u"--backend"_s, u"slurm"_s, u"--partition"_s, Partition},
+                                        {u"--backend"_s, u"slurm"_s, u"--partition"_s, Partition,
+                                         u"--no-sandbox"_s},
                                         m_slurm->environment()));
     if (!pollUntil([&] { return m_cluster->serverLog().contains(u"enrolled from"_s); }, 30000)) {
         qWarning("worker:\n%s\nserver:\n%s",

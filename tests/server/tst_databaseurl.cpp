@@ -95,6 +95,12 @@ void tst_DatabaseUrl::redactedHidesThePassword()
              u"postgresql://ddl:***@db:5432/ddl"_s);
     QCOMPARE(DatabaseUrl::redacted(u"postgresql://ddl@/ddl?host=/run/postgresql"_s),
              u"postgresql://ddl@/ddl?host=/run/postgresql"_s);
+    // Qt finds this one invalid (port out of range) and would quote it whole in its error.
+    const auto invalid = DatabaseUrl::parse(u"postgresql://ddl:secret42@db:99999/ddl"_s);
+    QVERIFY(!invalid);
+    QVERIFY2(!invalid.error().message.contains(u"secret42"_s), qPrintable(invalid.error().message));
+    QVERIFY2(invalid.error().message.contains(u"postgresql://ddl:***@db:99999/ddl"_s),
+             qPrintable(invalid.error().message));
 }
 
 void tst_DatabaseUrl::sqliteStatementsAreUnchanged()

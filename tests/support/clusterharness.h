@@ -73,9 +73,10 @@ public:
     bool startNamedWorker(const QString &name,
                           const QStringList &extraArgs = {},
                           const QProcessEnvironment &environment = {});
-    // The same as user, a user who is not root (the test runs as root): through runuser, with
-    // a work dir and a copy of the CA the user owns, the user's home and an XDG_RUNTIME_DIR of
-    // its own, so that bubblewrap and podman run rootless as they do for a GPU owner.
+    // The same as user, a user who is not root (the test runs as root): the process becomes it
+    // (setgroups, setgid, setuid before exec), with a work dir and a copy of the CA the user
+    // owns, the user's home and an XDG_RUNTIME_DIR of its own, so that bubblewrap and podman
+    // run rootless as they do for a GPU owner.
     bool startNamedWorkerAs(const QString &name,
                             const UnprivilegedUser &user,
                             const QStringList &extraArgs = {});

@@ -389,10 +389,15 @@ void tst_WorkerConfig::slurmBackend_data()
     QTest::newRow("default: local") << QByteArray() << QStringList() << u"local"_s << QString()
                                     << QString();
     QTest::newRow("flags") << QByteArray()
-                           << QStringList{u"--backend"_s, u"slurm"_s, u"--partition"_s, u"gpu"_s}
+                           << QStringList{u"--backend"_s, u"slurm"_s, u"--partition"_s, u"gpu"_s,
+                                          u"--no-sandbox"_s}
                            << u"slurm"_s << u"gpu"_s << QString();
     QTest::newRow("file, default partition")
-        << QByteArray("backend: slurm\n") << QStringList() << u"slurm"_s << QString() << QString();
+        << QByteArray("backend: slurm\nno_sandbox: true\n") << QStringList() << u"slurm"_s
+        << QString() << QString();
+    QTest::newRow("slurm without --no-sandbox")
+        << QByteArray() << QStringList{u"--backend"_s, u"slurm"_s} << QString() << QString()
+        << u"add --no-sandbox"_s;
     QTest::newRow("unknown backend") << QByteArray() << QStringList{u"--backend"_s, u"pbs"_s}
                                      << QString() << QString()
                                      << u"must be local or slurm, got 'pbs'"_s;
@@ -400,7 +405,8 @@ void tst_WorkerConfig::slurmBackend_data()
         << QByteArray() << QStringList{u"--partition"_s, u"gpu"_s} << QString() << QString()
         << u"needs --backend slurm"_s;
     QTest::newRow("partition with a space")
-        << QByteArray("backend: slurm\npartition: a b\n") << QStringList() << QString()
+        << QByteArray("backend: slurm\nno_sandbox: true\npartition: a b\n") << QStringList()
+        << QString()
         << QString() << u"must be a Slurm partition name"_s;
 }
 

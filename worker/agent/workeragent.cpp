@@ -140,11 +140,12 @@ void WorkerAgent::prepareGpuDevices()
 Status WorkerAgent::start()
 {
     if (m_config.backend == u"slurm") {
-        // Tasks run on the cluster's nodes, confined by Slurm; nothing of this machine's
-        // sandbox or podman reaches them.
-        qCInfo(lcWorkerAgent).noquote()
-            << "tasks run as Slurm steps: Slurm's own confinement (cgroups, where the cluster has "
-               "them) applies, not the bubblewrap sandbox";
+        // Tasks run on the cluster's nodes; nothing of this machine's sandbox or podman reaches
+        // them (the config refuses slurm without --no-sandbox, so the owner said yes to that).
+        qCWarning(lcWorkerAgent).noquote()
+            << "tasks run as Slurm steps, as this worker's user, without the sandbox: they can "
+               "read its token and the shared work folder; Slurm limits only their CPUs, memory "
+               "and GPUs (cgroups, where the cluster has them)";
     } else {
         const Status sandboxed = prepareSandbox();
         if (!sandboxed)

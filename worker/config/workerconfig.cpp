@@ -412,6 +412,16 @@ Status WorkerConfig::validate() const
                            u"must be a Slurm partition name (letters, digits, '_', '.', '-')"_s);
     if (!partition.isEmpty() && backend != u"slurm")
         return configError(u"config"_s, configkey::Partition, u"needs --backend slurm"_s);
+    // A Slurm step runs as the worker's user on a node, outside bubblewrap: the owner says so.
+    if (backend == u"slurm" && sandbox) {
+        return configError(u"config"_s,
+                           configkey::Backend,
+                           u"slurm runs tasks as the worker's user on the cluster's nodes, "
+                           u"without the bubblewrap sandbox, so a task can read the worker's "
+                           u"token (WORK_DIR/worker.json) and other tasks' files in the shared "
+                           u"work folder; add --no-sandbox (no_sandbox: true) to accept that on a "
+                           u"cluster whose DDL users you trust (docs/slurm.md)"_s);
+    }
     // The server refuses other labels: they are shown to users and matched by jobs.
     static const QRegularExpression printable(
         QRegularExpression::anchoredPattern(u"[^\\p{C}]{0,100}"_s));

@@ -23,6 +23,9 @@ void SampleReporter::append(QList<UtilisationSample> &queue, const UtilisationSa
 
 void SampleReporter::addTaskSample(qint64 taskId, const UtilisationSample &sample)
 {
+    // Tasks come and go during an outage: the oldest ones' samples go first.
+    if (!m_tasks.contains(taskId) && m_tasks.size() >= MaxQueuedTasks)
+        m_tasks.erase(m_tasks.begin());
     append(m_tasks[taskId], sample);
 }
 
@@ -48,7 +51,8 @@ void SampleReporter::flush()
     m_host.remove(0, m_sentHost.size());
     budget -= int(m_sentHost.size());
     QJsonArray tasks;
-    for (auto it = m_tasks.begin(); it != m_tasks.end() && budget > 0;) {
+    for (auto it = m_tasks.begin();
+         it != m_tasks.end() && budget > 0 && tasks.size() < MaxTasksPerRequest;) {
         QList<UtilisationSample> &queue = it.value();
         const QList<UtilisationSample> batch =
             queue.first(std::min<qsizetype>(queue.size(), budget));

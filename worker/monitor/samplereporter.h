@@ -20,9 +20,10 @@ class SampleReporter : public QObject
     Q_OBJECT
 public:
     static constexpr int MaxQueued = 120;
-    // The server takes at most this many samples in one request
-    // (WorkerService::MaxSamplesPerBatch).
-    static constexpr int MaxPerBatch = 1000;
+    static constexpr int MaxQueuedTasks = 1024; // task ids rise: the map's first is the oldest
+    // The server takes at most this many samples and tasks in one request.
+    static constexpr int MaxPerBatch = ddl::MaxSamplesPerBatch;
+    static constexpr int MaxTasksPerRequest = ddl::MaxTasksPerBatch;
 
     explicit SampleReporter(ApiClient *client, QObject *parent = nullptr);
 

@@ -41,12 +41,18 @@ SlurmCommand::SlurmCommand(const QString &program,
             fail(u"cannot run %1 (%2); is Slurm's client installed and on PATH?"_s.arg(
                 m_program, m_process.errorString()));
     });
-    connect(&m_process, &QProcess::readyReadStandardOutput, this, [this] {
+    // Both streams are kept until the end: each is bounded.
+    const auto bounded = [this](QProcess::ProcessChannel channel) {
+        m_process.setReadChannel(channel);
         if (m_process.bytesAvailable() > MaxOutputBytes) {
             m_process.kill();
             fail(u"%1 wrote more than 16 MiB"_s.arg(m_program));
         }
-    });
+    };
+    connect(&m_process, &QProcess::readyReadStandardOutput, this,
+            [bounded] { bounded(QProcess::StandardOutput); });
+    connect(&m_process, &QProcess::readyReadStandardError, this,
+            [bounded] { bounded(QProcess::StandardError); });
 }
 
 void SlurmCommand::start()

@@ -47,6 +47,10 @@ QStringList SlurmJobPlan::sbatchArguments() const
                           u"--output=%1/batch.out"_s.arg(folder),
                           // The steps set their own environment; nothing of the worker's leaks.
                           u"--export=NONE"_s,
+                          // A task runs once: Slurm must not run it again after a node fails
+                          // (the server decides about retries), and a rerun would truncate
+                          // the output files the worker is reading.
+                          u"--no-requeue"_s,
                           u"--ntasks=%1"_s.arg(steps.size())};
     if (!partition.isEmpty())
         arguments << u"--partition=%1"_s.arg(partition);

@@ -19,8 +19,11 @@ constexpr qint64 ReadPerPollBytes = 4 * 1024 * 1024;
 
 bool writeFile(const QString &path, const QByteArray &bytes, QFileDevice::Permissions permissions)
 {
+    // Made with its permissions, never readable by others for a moment (a shared file system).
+    QFile::remove(path);
     QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(bytes) != bytes.size())
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate, permissions)
+        || file.write(bytes) != bytes.size())
         return false;
     return file.setPermissions(permissions);
 }
