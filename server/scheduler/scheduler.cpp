@@ -182,7 +182,7 @@ Status Scheduler::loadCluster()
     return Ok{};
 }
 
-void Scheduler::enqueue(qint64 jobId)
+void Scheduler::enqueue(qint64 jobId, const QString &cause)
 {
     if (passedToLeader())
         return;
@@ -198,6 +198,7 @@ void Scheduler::enqueue(qint64 jobId)
     queued.userId = job->value(u"user_id"_s).toLongLong();
     queued.priority = job->value(u"priority"_s).toInt();
     queued.reason = job->value(u"reason"_s).toString();
+    queued.cause = cause;
     const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
     Result<QSqlQuery> tasks =
         runSql(m_db,
@@ -383,6 +384,8 @@ Result<int> Scheduler::schedule()
             }
         }
         if (!reason.isEmpty()) {
+            if (!job->cause.isEmpty())
+                reason = job->cause + QStringLiteral(": ") + reason;
             if (waitingAhead > 0) {
                 reason += waitingAhead == 1
                               ? QStringLiteral("; behind 1 job in the queue")

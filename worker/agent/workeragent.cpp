@@ -7,6 +7,7 @@
 #include "config/bytesize.h"
 #include "monitor/samplereporter.h"
 #include "monitor/usagesampler.h"
+#include "owner/ownerpolicy.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -211,6 +212,8 @@ Status WorkerAgent::start()
             prepareGpuDevices();
         m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
     }
+    if (const Status owner = prepareOwnerPolicy(); !owner)
+        return owner;
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
@@ -304,6 +307,10 @@ QJsonObject WorkerAgent::resourcesJson() const
     // every heartbeat too, as a worker that keeps its enrollment does not enroll again.
     if (!m_config.advertiseAddress.isEmpty())
         resources.insert(u"address"_s, m_config.advertiseAddress);
+    // Why the owner's policy lets no task run here now; empty: tasks may run. The server places
+    // nothing on a worker that sends one.
+    if (m_owner)
+        resources.insert(u"owner_busy"_s, m_owner->refusal());
     return resources;
 }
 
@@ -397,6 +404,60 @@ void WorkerAgent::startSampling()
     qCInfo(lcWorkerAgent).noquote()
         << u"utilisation sampled every %1 ms%2"_s.arg(m_config.sampleIntervalMs)
                .arg(nvidiaSmi.isEmpty() ? QString() : u", GPUs through "_s + nvidiaSmi);
+}
+
+Status WorkerAgent::prepareOwnerPolicy()
+{
+    if (!m_config.onlyWhenIdle && m_config.availableHours.isEmpty())
+        return Ok{};
+    OwnerPolicy::Settings settings;
+    settings.hours = m_config.availableHours;
+    settings.onlyWhenIdle = m_config.onlyWhenIdle;
+    settings.checkIntervalMs = m_config.ownerCheckIntervalMs;
+    if (m_config.onlyWhenIdle) {
+        settings.nvidiaSmi = QStandardPaths::findExecutable(u"nvidia-smi"_s);
+        if (settings.nvidiaSmi.isEmpty()) {
+            return Error::make(ErrorCode::InvalidConfig,
+                               u"--only-when-idle asks nvidia-smi whether the owner uses the GPU, "
+                               u"and there is no nvidia-smi on PATH; install the NVIDIA driver's "
+                               u"tools or leave --only-when-idle out"_s,
+                               QString::fromLatin1(configkey::OnlyWhenIdle));
+        }
+    }
+    m_owner = new OwnerPolicy(
+        settings,
+        [this] {
+            QList<qint64> leaders;
+            for (const TaskRunner *runner : std::as_const(m_tasks)) {
+                if (const qint64 pid = runner->processId(); pid > 0)
+                    leaders << pid;
+            }
+            return leaders;
+        },
+        this);
+    connect(m_owner, &OwnerPolicy::changed, this, &WorkerAgent::handleOwnerPolicyChanged);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"owner's policy: %1; a preempted task gets %2 s between SIGTERM and SIGKILL"_s.arg(
+               m_owner->describe())
+               .arg(m_config.preemptNoticeS);
+    m_owner->start();
+    return Ok{};
+}
+
+void WorkerAgent::handleOwnerPolicyChanged(const QString &refusal)
+{
+    if (refusal.isEmpty()) {
+        qCInfo(lcWorkerAgent).noquote() << "the owner's policy allows tasks again: taking tasks";
+    } else {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"taking no tasks: %1; preempting %2 running task(s)"_s.arg(refusal).arg(
+                   m_tasks.size());
+        for (TaskRunner *runner : std::as_const(m_tasks))
+            runner->preempt(refusal);
+    }
+    // The server learns at once whether it may place tasks here.
+    sendHeartbeat();
+    pollLease();
 }
 
 void WorkerAgent::beginOperating()
@@ -529,6 +590,8 @@ void WorkerAgent::pollLease()
 {
     if (!m_operating || m_leaseRequest || freeSlots() == 0)
         return;
+    if (m_owner && !m_owner->allowsTasks())
+        return;
     int usedCpus = 0;
     qint64 usedMemory = 0;
     for (const TaskRunner *runner : std::as_const(m_tasks)) {
@@ -624,6 +687,7 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.images = m_images;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
+    services.preemptNoticeS = m_config.preemptNoticeS;
     if (m_slurm) {
         services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
             return slurm->createStep(lease, parent);
@@ -644,6 +708,9 @@ void WorkerAgent::startTask(const TaskLease &lease)
                .arg(cores.isEmpty() ? u"not pinned"_s : cpuaffinity::format(cores));
     emit taskStarted(lease.taskId);
     runner->start();
+    // Leased just as the owner took the machine back: it waits for another worker.
+    if (m_owner && !m_owner->allowsTasks())
+        runner->preempt(m_owner->refusal());
 }
 
 void WorkerAgent::rejectTask(qint64 taskId, const QString &message)

@@ -24,6 +24,7 @@ namespace ddl::worker {
 
 class BlobCache;
 class ImageLoader;
+class OwnerPolicy;
 class SlurmBackend;
 class SampleReporter;
 class UsageSampler;
@@ -87,6 +88,10 @@ private:
     Status prepareSlurm();
     // Measures tasks and the machine every --sample-interval and sends the samples to the server.
     void startSampling();
+    // --only-when-idle, --available: the owner's say over when tasks run here.
+    Status prepareOwnerPolicy();
+    // The owner's policy turned: take no tasks and preempt the running ones, or take them again.
+    void handleOwnerPolicyChanged(const QString &refusal);
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -106,6 +111,7 @@ private:
     SlurmBackend *m_slurm = nullptr; // with --backend slurm only
     UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
     SampleReporter *m_samples = nullptr;
+    OwnerPolicy *m_owner = nullptr; // none without --only-when-idle and --available
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;
