@@ -150,6 +150,7 @@ Status Scheduler::loadCluster()
         node.totalMemoryMb = row.value(u"memory_mb"_s).toLongLong();
         node.totalSlots = row.value(u"slots"_s).toInt();
         node.online = row.value(u"state"_s).toString() == "ONLINE"_L1;
+        node.ownerBusy = row.value(u"state"_s).toString() == "OWNER_BUSY"_L1;
         node.gpuType = row.value(u"gpu_type"_s).toString();
         node.runtimes = runtimesOf(row.value(u"runtimes"_s).toString());
         m_placer.addWorker(node);
@@ -262,6 +263,7 @@ void Scheduler::workerLost(qint64 workerId)
     if (WorkerNode *node = m_placer.worker(workerId)) {
         WorkerNode offline = *node;
         offline.online = false;
+        offline.ownerBusy = false;
         m_placer.updateWorker(offline);
     }
 }

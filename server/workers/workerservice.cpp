@@ -292,6 +292,7 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     if (changed) {
         WorkerNode node = declaredNode(worker.id, address, declared);
         node.online = !ownerBusy;
+        node.ownerBusy = ownerBusy;
         m_scheduler.workerSeen(node);
     }
 
