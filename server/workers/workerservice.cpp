@@ -347,6 +347,38 @@ Status WorkerService::checkLease(const WorkerRef &worker, qint64 taskId)
     return Ok{};
 }
 
+Status WorkerService::markOwnerBusy(qint64 workerId)
+{
+    Result<QSqlQuery> row = runSql(m_db,
+                                   u"SELECT state, address, cpus, memory_mb, gpus, slots, gpu_type, "
+                                   "runtimes FROM workers WHERE id = ?"_s,
+                                   {workerId});
+    if (!row)
+        return row.error();
+    if (!row->next() || row->value(u"state"_s).toString() != "ONLINE"_L1)
+        return Ok{};
+    const QJsonObject declared{
+        {u"cpus"_s, row->value(u"cpus"_s).toLongLong()},
+        {u"memory_mb"_s, row->value(u"memory_mb"_s).toLongLong()},
+        {u"gpus"_s, row->value(u"gpus"_s).toLongLong()},
+        {u"slots"_s, row->value(u"slots"_s).toLongLong()},
+        {u"gpu_type"_s, row->value(u"gpu_type"_s).toString()},
+        {u"runtimes"_s, QJsonArray::fromStringList(
+                            row->value(u"runtimes"_s).toString().split(u',', Qt::SkipEmptyParts))}};
+    const QString address = row->value(u"address"_s).toString();
+    row->finish();
+    if (Result<QSqlQuery> marked = runSql(
+            m_db, u"UPDATE workers SET state = 'OWNER_BUSY' WHERE id = ? AND state = 'ONLINE'"_s,
+            {workerId});
+        !marked)
+        return marked.error();
+    WorkerNode node = declaredNode(workerId, address, declared);
+    node.online = false;
+    node.ownerBusy = true;
+    m_scheduler.workerSeen(node);
+    return Ok{};
+}
+
 Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
 {
     if (Status leased = checkLease(worker, taskId); !leased)
@@ -366,6 +398,8 @@ Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const 
         QString why = outcome.message.trimmed().left(MaxEventChars);
         if (why.isEmpty())
             why = u"preempted on worker %1: its owner needs the machine"_s.arg(worker.name);
+        if (Status marked = markOwnerBusy(worker.id); !marked)
+            return marked;
         return m_progress.taskPreempted(taskId, why);
     }
     if (*state == JobState::Stopped) {

@@ -119,21 +119,24 @@ void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry
     // The owner starts a program on the GPU.
     QVERIFY(writeFile(m_gpuApps, QByteArray::number(QCoreApplication::applicationPid()) + '\n'));
 
-    // The task gets SIGTERM; the job, with no retries, waits again saying why.
+    // The task gets SIGTERM; the job, with no retries, waits again saying why. Every attempt
+    // after the first is a preemption's, none a retry's (the server may have placed the job
+    // there again before the worker's heartbeat said its owner is back; the worker gives such a
+    // task back unstarted).
     QJsonObject job;
     QVERIFY2(pollUntil(
                  [&] {
                      job = m_cluster.job(user, uuid);
                      return job.value(u"state"_s).toString() == "WAITING"_L1
-                            && job.value(u"attempt"_s).toInt() == 2;
+                            && job.value(u"preemptions"_s).toInt() >= 1;
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
+    QCOMPARE(job.value(u"attempt"_s).toInt(), job.value(u"preemptions"_s).toInt() + 1);
     const QString reason = job.value(u"reason"_s).toString();
     QVERIFY2(reason.contains(u"preempted on worker owners-pc: its owner needs the machine"_s)
                  && reason.contains(u"waiting for a worker"_s),
              qPrintable(diagnostics(uuid)));
-    QCOMPARE(job.value(u"preemptions"_s).toInt(), 1);
     QCOMPARE(job.value(u"retry_count"_s).toInt(), 0);
     const QJsonArray tasks = job.value(u"tasks"_s).toArray();
     QJsonObject first;
@@ -172,8 +175,10 @@ void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     QVERIFY2(logs(uuid).contains(u"second run"_s), qPrintable(diagnostics(uuid)));
     job = m_cluster.job(user, uuid);
-    QCOMPARE(job.value(u"attempt"_s).toInt(), 2);
-    QCOMPARE(job.value(u"preemptions"_s).toInt(), 1);
+    const int preemptions = job.value(u"preemptions"_s).toInt();
+    QVERIFY2(preemptions >= 1, qPrintable(diagnostics(uuid)));
+    QCOMPARE(job.value(u"attempt"_s).toInt(), preemptions + 1);
+    qInfo("succeeded at attempt %d after %d preemption(s)", preemptions + 1, preemptions);
 }
 
 QTEST_GUILESS_MAIN(TestE2ePreemptionFakeGpu)

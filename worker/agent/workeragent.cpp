@@ -501,8 +501,12 @@ bool WorkerAgent::handleUnauthorized(const Error &error, const char *what)
 
 void WorkerAgent::sendHeartbeat()
 {
-    if (!m_operating || m_heartbeatRequest)
+    if (!m_operating)
         return;
+    if (m_heartbeatRequest) {
+        m_heartbeatAgain = true;
+        return;
+    }
     QJsonObject body = resourcesJson();
     QJsonArray running;
     for (qint64 id : m_tasks.keys())
@@ -516,6 +520,8 @@ void WorkerAgent::handleHeartbeatAnswer()
 {
     ApiRequest *request = std::exchange(m_heartbeatRequest, nullptr);
     request->deleteLater();
+    if (std::exchange(m_heartbeatAgain, false))
+        QTimer::singleShot(0, this, &WorkerAgent::sendHeartbeat);
     const Result<ApiResponse> &result = request->result();
     if (!result) {
         // Said once per outage, not every two seconds.
@@ -588,9 +594,9 @@ QList<int> WorkerAgent::freeGpus() const
 
 void WorkerAgent::pollLease()
 {
+    // Polled while the owner's policy says no too: what the server placed before it learnt so
+    // is collected and given back at once (handleLeaseAnswer), not left waiting here.
     if (!m_operating || m_leaseRequest || freeSlots() == 0)
-        return;
-    if (m_owner && !m_owner->allowsTasks())
         return;
     int usedCpus = 0;
     qint64 usedMemory = 0;
@@ -631,6 +637,12 @@ void WorkerAgent::handleLeaseAnswer()
         if (m_tasks.contains(lease->taskId))
             continue; // the same lease again: it is already running here
         leases.append(std::move(*lease));
+    }
+    // Placed just as the owner took the machine back: they wait for another worker.
+    if (m_owner && !m_owner->allowsTasks()) {
+        for (const TaskLease &lease : std::as_const(leases))
+            giveBackTask(lease.taskId, m_owner->refusal());
+        return;
     }
     // The server places a gang at once, so its tasks on this worker come in one answer.
     if (m_slurm)
@@ -708,9 +720,6 @@ void WorkerAgent::startTask(const TaskLease &lease)
                .arg(cores.isEmpty() ? u"not pinned"_s : cpuaffinity::format(cores));
     emit taskStarted(lease.taskId);
     runner->start();
-    // Leased just as the owner took the machine back: it waits for another worker.
-    if (m_owner && !m_owner->allowsTasks())
-        runner->preempt(m_owner->refusal());
 }
 
 void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
@@ -718,6 +727,19 @@ void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
     QJsonObject body{{u"state"_s, stateName(JobState::Failed)},
                      {u"exit_code"_s, QJsonValue()},
                      {u"message"_s, message}};
+    ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
+    connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
+}
+
+void WorkerAgent::giveBackTask(qint64 taskId, const QString &why)
+{
+    qCInfo(lcWorkerAgent).noquote() << u"task %1 given back: %2"_s.arg(taskId).arg(why);
+    const QJsonObject body{
+        {u"state"_s, stateName(JobState::Stopped)},
+        {u"exit_code"_s, QJsonValue()},
+        {u"message"_s,
+         u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(m_config.name, why)},
+        {u"preempted"_s, true}};
     ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
     connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
 }

@@ -77,6 +77,8 @@ private:
     void handleLeaseAnswer();
     void startTask(const TaskLease &lease);
     void rejectTask(qint64 taskId, const QString &message);
+    // A task leased while the owner's policy says no: reported preempted without starting it.
+    void giveBackTask(qint64 taskId, const QString &why);
     void handleTaskFinished(qint64 taskId, const QString &state);
 
     Status prepareSandbox();
@@ -122,6 +124,7 @@ private:
     bool m_operating = false;
     bool m_enrollFailureLogged = false;
     bool m_heartbeatFailing = false;
+    bool m_heartbeatAgain = false; // news came while a heartbeat was on its way: send another
     QMap<qint64, TaskRunner *> m_tasks;
     QSet<int> m_busyGpus;
     CpuCorePool m_cpuCores; // the cores of the worker's own affinity, given to tasks by lease.cpus
