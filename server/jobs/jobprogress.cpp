@@ -66,6 +66,42 @@ Status JobProgress::taskEnded(qint64 taskId, const TaskEnd &end)
     return Ok{};
 }
 
+Status JobProgress::taskPreempted(qint64 taskId, const QString &why)
+{
+    Transaction transaction(m_db);
+    if (Status begun = transaction.begin(); !begun)
+        return begun;
+    const Result<bool> ended = m_store.endTask(taskId, {JobState::Stopped, std::nullopt, why});
+    if (!ended)
+        return ended.error();
+    if (!*ended)
+        return transaction.commit(); // already ended: a resend
+    const Result<TaskRow> task = m_store.task(taskId);
+    if (!task)
+        return task.error();
+    const Result<JobRow> job = m_store.job(task->jobId);
+    if (!job)
+        return job.error();
+    // A job that ended meanwhile, or an attempt another preemption ended already, stays.
+    const bool requeue = !isFinal(job->state) && job->attempt == task->attempt;
+    const QString reason = why + QStringLiteral("; waiting for a worker");
+    if (requeue) {
+        qCInfo(lcJobs).noquote() << "job" << job->id << "attempt" << job->attempt << why;
+        if (Status stopped = m_store.stopTasks(job->id, job->attempt); !stopped)
+            return stopped;
+        if (Status requeued = m_store.requeueJob(job->id, reason); !requeued)
+            return requeued;
+        if (Status told = m_store.addEvent(job->id, taskId, why); !told)
+            return told;
+    }
+    if (Status committed = transaction.commit(); !committed)
+        return committed;
+    m_scheduler.taskEnded(taskId);
+    if (requeue)
+        m_scheduler.enqueue(job->id, reason);
+    return Ok{};
+}
+
 namespace {
 
 struct CompletionVerdict
@@ -106,6 +142,7 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
     if (isFinal(job->state))
         return false;
     const int attempt = job->attempt;
+    const int failedAttempts = job->failedAttempts(); // preempted attempts spend no retry
     const int retryCount = job->retryCount;
     const QJsonObject &spec = job->spec;
     const int killAllOn = spec.value(QStringLiteral("killAllOnCompletedTaskNumber")).toInt();
@@ -151,11 +188,11 @@ Result<bool> JobProgress::evaluateJob(qint64 jobId)
     if (!failure.isEmpty()) {
         if (Status ended = m_store.stopTasks(jobId, attempt); !ended)
             return ended.error();
-        if (attempt <= retryCount) {
+        if (failedAttempts <= retryCount) {
             qCInfo(lcJobs) << "job" << jobId << "attempt" << attempt << "failed; retrying";
             const Status retry = m_store.retryJob(jobId,
                                                   QStringLiteral("retry %1 of %2 after %3")
-                                                      .arg(attempt)
+                                                      .arg(failedAttempts)
                                                       .arg(retryCount)
                                                       .arg(failure));
             return retry ? Result<bool>(true) : Result<bool>(retry.error());

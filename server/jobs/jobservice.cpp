@@ -329,7 +329,7 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
     Result<QSqlQuery> query = runSql(
         m_db,
         QStringLiteral("SELECT uuid, name, kind, state, spec, commit_id, attempt, retry_count, "
-                       "reason, created_at, started_at, finished_at, package_sha256, "
+                       "preemptions, reason, created_at, started_at, finished_at, package_sha256, "
                        "dataset_sha256, priority, dataset_manifest FROM jobs WHERE id = ?"),
         {jobId});
     if (!query)
@@ -349,6 +349,7 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
     job.commit = row.value(u"commit_id"_s).toString();
     job.attempt = row.value(u"attempt"_s).toInt();
     job.retryCount = row.value(u"retry_count"_s).toInt();
+    job.preemptions = row.value(u"preemptions"_s).toInt();
     job.reason = row.value(u"reason"_s).toString();
     job.createdAt = storeTime(row.value(u"created_at"_s));
     job.startedAt = storeTime(row.value(u"started_at"_s));

@@ -63,6 +63,7 @@ void GangPlacer::updateWorker(const WorkerNode &declared)
     node->totalGpus = declared.totalGpus;
     node->address = declared.address;
     node->online = declared.online;
+    node->ownerBusy = declared.ownerBusy;
     node->gpuType = declared.gpuType;
     node->runtimes = declared.runtimes;
     index(*node);
@@ -182,8 +183,12 @@ GangPlacer::Summary GangPlacer::summary(const TaskDemand &needs) const
 {
     Summary cluster;
     for (const WorkerNode &node : m_workers) {
-        if (!node.online || !needs.acceptsWorker(node))
+        if (!needs.acceptsWorker(node))
             continue;
+        if (!node.online) {
+            cluster.ownerBusy += node.ownerBusy ? 1 : 0;
+            continue;
+        }
         ++cluster.online;
         cluster.largestGpus = std::max(cluster.largestGpus, node.totalGpus);
         cluster.largestCpus = std::max(cluster.largestCpus, node.totalCpus);
@@ -346,6 +351,11 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
 
 QString GangPlacer::explainUntyped(const QList<TaskDemand> &tasks, const Summary &cluster)
 {
+    if (cluster.online == 0 && cluster.ownerBusy > 0)
+        return cluster.ownerBusy == 1
+                   ? QStringLiteral("the only worker online is in use by its owner")
+                   : QStringLiteral("the %1 workers online are in use by their owners")
+                         .arg(cluster.ownerBusy);
     if (cluster.online == 0)
         return QStringLiteral("no worker is online; start a ddl-worker");
     if (const QString never = exceedsLargest(tasks, cluster); !never.isEmpty())

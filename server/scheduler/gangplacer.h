@@ -36,6 +36,7 @@ public:
     struct Summary
     {
         int online = 0;
+        int ownerBusy = 0; // workers it would count but for their owners' policy
         int largestGpus = 0, largestFreeGpus = 0, largestCpus = 0, largestFreeCpus = 0;
         qint64 largestMemory = 0, largestFreeMemory = 0;
         int freeSlots = 0;

@@ -150,6 +150,7 @@ Status Scheduler::loadCluster()
         node.totalMemoryMb = row.value(u"memory_mb"_s).toLongLong();
         node.totalSlots = row.value(u"slots"_s).toInt();
         node.online = row.value(u"state"_s).toString() == "ONLINE"_L1;
+        node.ownerBusy = row.value(u"state"_s).toString() == "OWNER_BUSY"_L1;
         node.gpuType = row.value(u"gpu_type"_s).toString();
         node.runtimes = runtimesOf(row.value(u"runtimes"_s).toString());
         m_placer.addWorker(node);
@@ -182,7 +183,7 @@ Status Scheduler::loadCluster()
     return Ok{};
 }
 
-void Scheduler::enqueue(qint64 jobId)
+void Scheduler::enqueue(qint64 jobId, const QString &cause)
 {
     if (passedToLeader())
         return;
@@ -198,6 +199,7 @@ void Scheduler::enqueue(qint64 jobId)
     queued.userId = job->value(u"user_id"_s).toLongLong();
     queued.priority = job->value(u"priority"_s).toInt();
     queued.reason = job->value(u"reason"_s).toString();
+    queued.cause = cause;
     const QJsonObject spec = QJsonDocument::fromJson(job->value(u"spec"_s).toByteArray()).object();
     Result<QSqlQuery> tasks =
         runSql(m_db,
@@ -261,6 +263,7 @@ void Scheduler::workerLost(qint64 workerId)
     if (WorkerNode *node = m_placer.worker(workerId)) {
         WorkerNode offline = *node;
         offline.online = false;
+        offline.ownerBusy = false;
         m_placer.updateWorker(offline);
     }
 }
@@ -383,6 +386,8 @@ Result<int> Scheduler::schedule()
             }
         }
         if (!reason.isEmpty()) {
+            if (!job->cause.isEmpty())
+                reason = job->cause + QStringLiteral(": ") + reason;
             if (waitingAhead > 0) {
                 reason += waitingAhead == 1
                               ? QStringLiteral("; behind 1 job in the queue")

@@ -20,6 +20,8 @@ struct QueuedJob
     QList<TaskDemand> tasks;
     int gpus = 0;
     QString reason; // as last stored
+    // Why the job waits again, kept before the placer's reasons (a preemption); empty: none.
+    QString cause;
 };
 
 // Limits the server's admin set on a user; -1 means none.
@@ -57,7 +59,8 @@ public:
     // a server that does not lead asks the store's workers.
     QString neverPlaceable(const QList<TaskDemand> &tasks);
     // The job's current attempt has waiting tasks: queue it (submit, retry).
-    void enqueue(qint64 jobId);
+    // cause: why it waits again, shown before the placer's reason (JobProgress::taskPreempted).
+    void enqueue(qint64 jobId, const QString &cause = {});
     void dequeue(qint64 jobId);
     void taskEnded(qint64 taskId);
     void workerSeen(const WorkerNode &declared);

@@ -17,6 +17,8 @@ struct WorkerNode
     qint64 totalMemoryMb = 0;
     int totalSlots = 0;
     bool online = true;
+    // Heartbeating, but its owner's policy lets no task run now (docs/owners.md): not online.
+    bool ownerBusy = false;
     QString gpuType; // the worker's label (--gpu-type, else its GPUs' model); empty: none
     // How it runs tasks, as it announces them: "bubblewrap", "podman", and "cdi" when it gives
     // GPUs to containers (it wrote the CDI spec of its GPUs).

@@ -52,7 +52,7 @@ Result<JobRow> JobStore::job(qint64 jobId) const
 {
     Result<QSqlQuery> query = runSql(m_db,
                                      u"SELECT id, user_id, uuid, name, state, spec, attempt, "
-                                     "retry_count, reason FROM jobs WHERE id = ?"_s,
+                                     "retry_count, preemptions, reason FROM jobs WHERE id = ?"_s,
                                      {jobId});
     if (!query)
         return query.error();
@@ -71,6 +71,7 @@ Result<JobRow> JobStore::job(qint64 jobId) const
     job.spec = QJsonDocument::fromJson(row.value(u"spec"_s).toByteArray()).object();
     job.attempt = row.value(u"attempt"_s).toInt();
     job.retryCount = row.value(u"retry_count"_s).toInt();
+    job.preemptions = row.value(u"preemptions"_s).toInt();
     job.reason = row.value(u"reason"_s).toString();
     return job;
 }
@@ -236,19 +237,45 @@ Status JobStore::retryJob(qint64 jobId, const QString &reason)
         return current.error();
     if (isFinal(current->state))
         return refusedMove(u"job"_s, jobId, current->state, JobState::Waiting);
-    if (current->attempt > current->retryCount) {
+    if (current->failedAttempts() > current->retryCount) {
         return Error::make(ErrorCode::Conflict,
                            u"job %1 has used its %2 retries"_s.arg(jobId).arg(current->retryCount));
     }
+    return beginAttempt(*current, reason, false);
+}
+
+Status JobStore::requeueJob(qint64 jobId, const QString &reason)
+{
+    const Result<JobRow> current = job(jobId);
+    if (!current)
+        return current.error();
+    if (isFinal(current->state))
+        return refusedMove(u"job"_s, jobId, current->state, JobState::Waiting);
+    return beginAttempt(*current, reason, true);
+}
+
+Status JobStore::addEvent(qint64 jobId, qint64 taskId, const QString &message)
+{
+    const Result<QSqlQuery> insert = runSql(
+        m_db,
+        u"INSERT INTO job_events (job_id, task_id, at, message) VALUES (?, ?, ?, ?)"_s,
+        {jobId, taskId, nowMs(), message});
+    return insert ? Status(Ok{}) : Status(insert.error());
+}
+
+Status JobStore::beginAttempt(const JobRow &current, const QString &reason, bool preempted)
+{
+    const qint64 jobId = current.id;
     const QString waiting = stateName(JobState::Waiting);
     for (const auto &[sql, binds] : QList<std::pair<QString, QVariantList>>{
              {u"INSERT INTO tasks (job_id, attempt, task_index, role, role_index, state) SELECT "
               "job_id, attempt + 1, task_index, role, role_index, ? FROM tasks WHERE job_id = ? "
               "AND attempt = ?"_s,
-              {waiting, jobId, current->attempt}},
-             {u"UPDATE jobs SET state = ?, attempt = ?, reason = COALESCE(?, '') "
-              "WHERE id = ?"_s,
-              {waiting, current->attempt + 1, reason, jobId}}}) {
+              {waiting, jobId, current.attempt}},
+             {u"UPDATE jobs SET state = ?, attempt = ?, preemptions = ?, "
+              "reason = COALESCE(?, '') WHERE id = ?"_s,
+              {waiting, current.attempt + 1, current.preemptions + (preempted ? 1 : 0), reason,
+               jobId}}}) {
         if (Result<QSqlQuery> query = runSql(m_db, sql, binds); !query)
             return query.error();
     }

@@ -21,7 +21,11 @@ struct JobRow
     QJsonObject spec;
     int attempt = 1;
     int retryCount = 0;
+    int preemptions = 0; // attempts its workers' owners preempted
     QString reason;
+
+    // Attempts that failed (a preempted one did not): the retries spent are failures - 1.
+    int failedAttempts() const { return attempt - preemptions; }
 };
 
 // A row of the tasks table, read by column name.
@@ -110,6 +114,11 @@ public:
     // A failed attempt with retries left: the job waits again, for attempt + 1, with a new
     // WAITING task for each task of the failed attempt.
     Status retryJob(qint64 jobId, const QString &reason);
+    // A preempted attempt (its worker's owner took the machine back): the job waits again, for
+    // attempt + 1, like retryJob() but spending no retry.
+    Status requeueJob(qint64 jobId, const QString &reason);
+    // A line of the job's events (job_events), by its task.
+    Status addEvent(qint64 jobId, qint64 taskId, const QString &message);
     // Ends a running task. false: it had ended already (a resend).
     Result<bool> endTask(qint64 taskId, const TaskEnd &end);
     // The task's process started on its worker: its start time, kept once.
@@ -119,6 +128,8 @@ public:
     Status stopTasks(qint64 jobId, int attempt = 0);
 
 private:
+    Status beginAttempt(const JobRow &current, const QString &reason, bool preempted);
+
     QSqlDatabase m_db;
 };
 

@@ -109,6 +109,10 @@ const std::vector<QStringList> &schemaMigrations()
                            "gpus TEXT NOT NULL, PRIMARY KEY (worker_id, at))"),
             QStringLiteral("CREATE INDEX worker_samples_at ON worker_samples (at)"),
         },
+        // 9: attempts a worker's owner preempted (docs/owners.md): they spend no retry.
+        {
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0"),
+        },
     };
     return migrations;
 }

@@ -234,7 +234,11 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
                          {u"gpu_type"_s, before->value(u"gpu_type"_s).toString()},
                          {u"runtimes"_s, QJsonArray::fromStringList(
                                              storedRuntimes.split(u',', Qt::SkipEmptyParts))}};
-    bool changed = before->value(u"state"_s).toString() != "ONLINE"_L1;
+    // A worker whose owner's policy lets no task run now (docs/owners.md) says why; the
+    // scheduler places nothing there until it says nothing again.
+    const bool ownerBusy = !request.value(u"owner_busy"_s).toString().isEmpty();
+    const QString workerState = ownerBusy ? u"OWNER_BUSY"_s : u"ONLINE"_s;
+    bool changed = before->value(u"state"_s).toString() != workerState;
     for (const char *field : {"cpus", "memory_mb", "gpus", "slots"}) {
         const QString key = QLatin1String(field);
         if (request.contains(key) && request.value(key).toInteger() != declared.value(key).toInteger()) {
@@ -278,15 +282,19 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     }
     before->finish();
     if (Result<QSqlQuery> touched = runSql(m_db,
-                                           QStringLiteral("UPDATE workers SET state = 'ONLINE', "
+                                           QStringLiteral("UPDATE workers SET state = ?, "
                                                           "last_seen = ?")
                                                + resources + QStringLiteral(" WHERE id = ?"),
-                                           update);
+                                           QVariantList{workerState} + update);
         !touched)
         return touched.error();
     // A worker back from silence, or with other resources, is news for the scheduler.
-    if (changed)
-        m_scheduler.workerSeen(declaredNode(worker.id, address, declared));
+    if (changed) {
+        WorkerNode node = declaredNode(worker.id, address, declared);
+        node.online = !ownerBusy;
+        node.ownerBusy = ownerBusy;
+        m_scheduler.workerSeen(node);
+    }
 
     // Tasks this worker holds: ones to cancel, and ones it no longer runs (it restarted).
     Result<QSqlQuery> held = runSql(m_db,
@@ -339,6 +347,38 @@ Status WorkerService::checkLease(const WorkerRef &worker, qint64 taskId)
     return Ok{};
 }
 
+Status WorkerService::markOwnerBusy(qint64 workerId)
+{
+    Result<QSqlQuery> row = runSql(m_db,
+                                   u"SELECT state, address, cpus, memory_mb, gpus, slots, gpu_type, "
+                                   "runtimes FROM workers WHERE id = ?"_s,
+                                   {workerId});
+    if (!row)
+        return row.error();
+    if (!row->next() || row->value(u"state"_s).toString() != "ONLINE"_L1)
+        return Ok{};
+    const QJsonObject declared{
+        {u"cpus"_s, row->value(u"cpus"_s).toLongLong()},
+        {u"memory_mb"_s, row->value(u"memory_mb"_s).toLongLong()},
+        {u"gpus"_s, row->value(u"gpus"_s).toLongLong()},
+        {u"slots"_s, row->value(u"slots"_s).toLongLong()},
+        {u"gpu_type"_s, row->value(u"gpu_type"_s).toString()},
+        {u"runtimes"_s, QJsonArray::fromStringList(
+                            row->value(u"runtimes"_s).toString().split(u',', Qt::SkipEmptyParts))}};
+    const QString address = row->value(u"address"_s).toString();
+    row->finish();
+    if (Result<QSqlQuery> marked = runSql(
+            m_db, u"UPDATE workers SET state = 'OWNER_BUSY' WHERE id = ? AND state = 'ONLINE'"_s,
+            {workerId});
+        !marked)
+        return marked.error();
+    WorkerNode node = declaredNode(workerId, address, declared);
+    node.online = false;
+    node.ownerBusy = true;
+    m_scheduler.workerSeen(node);
+    return Ok{};
+}
+
 Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
 {
     if (Status leased = checkLease(worker, taskId); !leased)
@@ -353,6 +393,15 @@ Status WorkerService::reportState(const WorkerRef &worker, qint64 taskId, const 
     TaskEnd outcome{*state, std::nullopt, request.value(QStringLiteral("message")).toString()};
     if (request.value(QStringLiteral("exit_code")).isDouble())
         outcome.exitCode = request.value(QStringLiteral("exit_code")).toInt();
+    // Its worker's owner took the machine back: no failure, the job waits for a worker again.
+    if (*state == JobState::Stopped && request.value(u"preempted"_s).toBool()) {
+        QString why = outcome.message.trimmed().left(MaxEventChars);
+        if (why.isEmpty())
+            why = u"preempted on worker %1: its owner needs the machine"_s.arg(worker.name);
+        if (Status marked = markOwnerBusy(worker.id); !marked)
+            return marked;
+        return m_progress.taskPreempted(taskId, why);
+    }
     if (*state == JobState::Stopped) {
         // A task nobody asked to stop did not end well: count it as failed.
         const Result<TaskRow> asked = JobStore(m_db).task(taskId);
@@ -513,8 +562,8 @@ Result<QJsonObject> WorkerService::list()
 void WorkerService::markLostWorkers(qint64 timeoutMs)
 {
     Result<QSqlQuery> lost = runSql(m_db,
-                                    QStringLiteral("SELECT id, name FROM workers WHERE state = "
-                                                   "'ONLINE' AND last_seen < ?"),
+                                    QStringLiteral("SELECT id, name FROM workers WHERE state IN "
+                                                   "('ONLINE', 'OWNER_BUSY') AND last_seen < ?"),
                                     {nowMs() - timeoutMs});
     if (!lost)
         return;

@@ -48,6 +48,9 @@ public:
     void markLostWorkers(qint64 timeoutMs);
 
 private:
+    // The worker preempted a task for its owner: place nothing there before its next heartbeat
+    // says so too (else the job would come straight back to it).
+    Status markOwnerBusy(qint64 workerId);
     QSqlDatabase m_db;
     UploadService &m_uploads;
     JobProgress &m_progress;

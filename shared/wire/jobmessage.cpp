@@ -26,6 +26,7 @@ constexpr auto Kind = "kind"_L1;
 constexpr auto Spec = "spec"_L1;
 constexpr auto Commit = "commit"_L1;
 constexpr auto RetryCount = "retry_count"_L1;
+constexpr auto Preemptions = "preemptions"_L1;
 constexpr auto Reason = "reason"_L1;
 constexpr auto CreatedAt = "created_at"_L1;
 constexpr auto PackageSha256 = "package_sha256"_L1;
@@ -134,6 +135,7 @@ QJsonObject JobMessage::toJson() const
         {Key::Commit, commit},
         {Key::Attempt, attempt},
         {Key::RetryCount, retryCount},
+        {Key::Preemptions, preemptions},
         {Key::Reason, reason},
         {Key::CreatedAt, wireTime(createdAt)},
         {Key::StartedAt, wireTime(startedAt)},
@@ -167,6 +169,7 @@ Result<JobMessage> JobMessage::fromJson(const QJsonObject &object)
     job.commit = object.value(Key::Commit).toString();
     job.attempt = object.value(Key::Attempt).toInt(1);
     job.retryCount = object.value(Key::RetryCount).toInt();
+    job.preemptions = object.value(Key::Preemptions).toInt();
     job.reason = object.value(Key::Reason).toString();
     job.createdAt = parseWireTime(object.value(Key::CreatedAt));
     job.startedAt = parseWireTime(object.value(Key::StartedAt));

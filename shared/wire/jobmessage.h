@@ -51,6 +51,9 @@ struct JobMessage
     QString commit;
     int attempt = 1;
     int retryCount = 0;
+    // Attempts that ended because a worker's owner took the machine back; they spend no retry
+    // (attempt - preemptions - 1 retries are spent).
+    int preemptions = 0;
     QString reason; // why a waiting job waits, or why a job failed
     QDateTime createdAt;
     QDateTime startedAt;

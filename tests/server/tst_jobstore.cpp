@@ -31,6 +31,7 @@ private slots:
     void onlyWaitingTaskIsPlaced();
     void retryStartsNextAttempt();
     void retryRefusedWhenUsedUpOrEnded();
+    void preemptionSpendsNoRetry();
     void stopTasksStopsWaitingAndAsksRunning();
     void unknownStateInRowIsAnError();
 
@@ -232,6 +233,36 @@ void tst_JobStore::retryRefusedWhenUsedUpOrEnded()
     QVERIFY(!store.retryJob(stopped, {}).ok());
     QCOMPARE(store.job(stopped)->state, JobState::Stopped);
     QVERIFY(store.tasksOf(stopped, 2)->isEmpty());
+}
+
+// A preempted attempt (docs/owners.md) starts the next one like a retry, but the job's retries
+// stay whole: retryCount 0 still refuses a retry after a failure, retryCount 1 allows one.
+void tst_JobStore::preemptionSpendsNoRetry()
+{
+    JobStore store(m_db);
+    const qint64 noRetries = addJob(JobState::Running, JobState::Running, 0);
+    QVERIFY(store.requeueJob(noRetries, u"preempted on worker w: its owner needs the machine"_s));
+    Result<JobRow> job = store.job(noRetries);
+    QCOMPARE(job->state, JobState::Waiting);
+    QCOMPARE(job->attempt, 2);
+    QCOMPARE(job->preemptions, 1);
+    QCOMPARE(job->failedAttempts(), 1);
+    QCOMPARE(job->reason, u"preempted on worker w: its owner needs the machine"_s);
+    QCOMPARE(store.tasksOf(noRetries, 2)->size(), 2);
+    QCOMPARE(store.retryJob(noRetries, {}).error().code, u"conflict"_s);
+
+    const qint64 oneRetry = addJob(JobState::Running, JobState::Running, 1);
+    QVERIFY(store.requeueJob(oneRetry, u"preempted"_s));
+    QVERIFY(store.requeueJob(oneRetry, u"preempted again"_s));
+    QVERIFY(store.retryJob(oneRetry, u"retry 1 of 1"_s));
+    job = store.job(oneRetry);
+    QCOMPARE(job->attempt, 4);
+    QCOMPARE(job->preemptions, 2);
+    QVERIFY(!store.retryJob(oneRetry, {}).ok());
+
+    const qint64 ended = addJob(JobState::Stopped, JobState::Stopped, 3);
+    QVERIFY(!store.requeueJob(ended, u"preempted"_s).ok());
+    QCOMPARE(store.job(ended)->preemptions, 0);
 }
 
 void tst_JobStore::stopTasksStopsWaitingAndAsksRunning()

@@ -32,6 +32,8 @@ private slots:
     void allowRoot();
     void slurmBackend_data();
     void slurmBackend();
+    void ownerPolicy_data();
+    void ownerPolicy();
 
 private:
     // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
@@ -425,6 +427,66 @@ void tst_WorkerConfig::slurmBackend()
     }
     QTEST(parsed->backend, "backend");
     QTEST(parsed->partition, "partition");
+}
+
+void tst_WorkerConfig::ownerPolicy_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<bool>("onlyWhenIdle");
+    QTest::addColumn<QString>("hours");
+    QTest::addColumn<int>("notice");
+    QTest::addColumn<QString>("error"); // empty: valid; else the key, then what the message says
+
+    QTest::newRow("default: any time, 30 s")
+        << QByteArray() << QStringList() << false << QString() << 30 << QString();
+    QTest::newRow("file") << QByteArray("only_when_idle: true\navailable: \"Mon-Fri 19:00-07:00, "
+                                        "Sat-Sun\"\npreempt_notice: 60\n")
+                          << QStringList() << true << u"Mon-Fri 19:00-07:00, Sat-Sun"_s << 60
+                          << QString();
+    QTest::newRow("flags over the file")
+        << QByteArray("available: Sat-Sun\npreempt_notice: 60\n")
+        << QStringList{u"--only-when-idle"_s, u"--available"_s, u"Mon 08:00-09:00"_s,
+                       u"--preempt-notice"_s, u"0"_s}
+        << true << u"Mon 08:00-09:00"_s << 0 << QString();
+    QTest::newRow("bad hours in the file")
+        << QByteArray("available: weekends\n") << QStringList() << false << QString() << 30
+        << u"available|the window 'weekends' is not of the form; write DAYS HH:MM-HH:MM"_s;
+    QTest::newRow("bad hours flag")
+        << QByteArray() << QStringList{u"--available"_s, u"Mon-Fri 19:00-31:00"_s} << false
+        << QString() << 30 << u"available|'Mon-Fri 19:00-31:00' has a time"_s;
+    QTest::newRow("notice not seconds")
+        << QByteArray("preempt_notice: soon\n") << QStringList() << false << QString() << 30
+        << u"preempt_notice|between 0 and 3600, got 'soon'"_s;
+    QTest::newRow("only when idle not a switch")
+        << QByteArray("only_when_idle: maybe\n") << QStringList() << false << QString() << 30
+        << u"only_when_idle|true or false"_s;
+    QTest::newRow("not with slurm")
+        << QByteArray("backend: slurm\nonly_when_idle: true\n") << QStringList() << false
+        << QString() << 30 << u"only_when_idle|needs --backend local"_s;
+}
+
+void tst_WorkerConfig::ownerPolicy()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
+    QCOMPARE(parsed.ok(), error.isEmpty());
+    if (!error.isEmpty()) {
+        const QString key = error.section(u'|', 0, 0);
+        const QString says = error.section(u'|', 1);
+        QCOMPARE(parsed.error().field, key);
+        QVERIFY2(parsed.error().message.contains(u"'"_s + key + u"'"_s),
+                 qPrintable(parsed.error().message));
+        QVERIFY2(parsed.error().message.contains(says), qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->onlyWhenIdle, "onlyWhenIdle");
+    QTEST(parsed->availableHours.text(), "hours");
+    QTEST(parsed->preemptNoticeS, "notice");
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

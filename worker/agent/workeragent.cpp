@@ -7,6 +7,7 @@
 #include "config/bytesize.h"
 #include "monitor/samplereporter.h"
 #include "monitor/usagesampler.h"
+#include "owner/ownerpolicy.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -212,6 +213,8 @@ Status WorkerAgent::start()
             prepareGpuDevices();
         m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
     }
+    if (const Status owner = prepareOwnerPolicy(); !owner)
+        return owner;
     m_slots = m_config.slotCount > 0 ? m_config.slotCount : defaultSlotCount(m_resources);
     m_advertiseAddress =
         m_config.advertiseAddress.isEmpty() ? detectAdvertiseAddress() : m_config.advertiseAddress;
@@ -305,6 +308,10 @@ QJsonObject WorkerAgent::resourcesJson() const
     // every heartbeat too, as a worker that keeps its enrollment does not enroll again.
     if (!m_config.advertiseAddress.isEmpty())
         resources.insert(u"address"_s, m_config.advertiseAddress);
+    // Why the owner's policy lets no task run here now; empty: tasks may run. The server places
+    // nothing on a worker that sends one.
+    if (m_owner)
+        resources.insert(u"owner_busy"_s, m_owner->refusal());
     return resources;
 }
 
@@ -400,6 +407,60 @@ void WorkerAgent::startSampling()
                .arg(nvidiaSmi.isEmpty() ? QString() : u", GPUs through "_s + nvidiaSmi);
 }
 
+Status WorkerAgent::prepareOwnerPolicy()
+{
+    if (!m_config.onlyWhenIdle && m_config.availableHours.isEmpty())
+        return Ok{};
+    OwnerPolicy::Settings settings;
+    settings.hours = m_config.availableHours;
+    settings.onlyWhenIdle = m_config.onlyWhenIdle;
+    settings.checkIntervalMs = m_config.ownerCheckIntervalMs;
+    if (m_config.onlyWhenIdle) {
+        settings.nvidiaSmi = QStandardPaths::findExecutable(u"nvidia-smi"_s);
+        if (settings.nvidiaSmi.isEmpty()) {
+            return Error::make(ErrorCode::InvalidConfig,
+                               u"--only-when-idle asks nvidia-smi whether the owner uses the GPU, "
+                               u"and there is no nvidia-smi on PATH; install the NVIDIA driver's "
+                               u"tools or leave --only-when-idle out"_s,
+                               QString::fromLatin1(configkey::OnlyWhenIdle));
+        }
+    }
+    m_owner = new OwnerPolicy(
+        settings,
+        [this] {
+            QList<qint64> leaders;
+            for (const TaskRunner *runner : std::as_const(m_tasks)) {
+                if (const qint64 pid = runner->processId(); pid > 0)
+                    leaders << pid;
+            }
+            return leaders;
+        },
+        this);
+    connect(m_owner, &OwnerPolicy::changed, this, &WorkerAgent::handleOwnerPolicyChanged);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"owner's policy: %1; a preempted task gets %2 s between SIGTERM and SIGKILL"_s.arg(
+               m_owner->describe())
+               .arg(m_config.preemptNoticeS);
+    m_owner->start();
+    return Ok{};
+}
+
+void WorkerAgent::handleOwnerPolicyChanged(const QString &refusal)
+{
+    if (refusal.isEmpty()) {
+        qCInfo(lcWorkerAgent).noquote() << "the owner's policy allows tasks again: taking tasks";
+    } else {
+        qCInfo(lcWorkerAgent).noquote()
+            << u"taking no tasks: %1; preempting %2 running task(s)"_s.arg(refusal).arg(
+                   m_tasks.size());
+        for (TaskRunner *runner : std::as_const(m_tasks))
+            runner->preempt(refusal);
+    }
+    // The server learns at once whether it may place tasks here.
+    sendHeartbeat();
+    pollLease();
+}
+
 void WorkerAgent::beginOperating()
 {
     if (m_operating)
@@ -441,8 +502,12 @@ bool WorkerAgent::handleUnauthorized(const Error &error, const char *what)
 
 void WorkerAgent::sendHeartbeat()
 {
-    if (!m_operating || m_heartbeatRequest)
+    if (!m_operating)
         return;
+    if (m_heartbeatRequest) {
+        m_heartbeatAgain = true;
+        return;
+    }
     QJsonObject body = resourcesJson();
     QJsonArray running;
     for (qint64 id : m_tasks.keys())
@@ -456,6 +521,8 @@ void WorkerAgent::handleHeartbeatAnswer()
 {
     ApiRequest *request = std::exchange(m_heartbeatRequest, nullptr);
     request->deleteLater();
+    if (std::exchange(m_heartbeatAgain, false))
+        QTimer::singleShot(0, this, &WorkerAgent::sendHeartbeat);
     const Result<ApiResponse> &result = request->result();
     if (!result) {
         // Said once per outage, not every two seconds.
@@ -528,6 +595,8 @@ QList<int> WorkerAgent::freeGpus() const
 
 void WorkerAgent::pollLease()
 {
+    // Polled while the owner's policy says no too: what the server placed before it learnt so
+    // is collected and given back at once (handleLeaseAnswer), not left waiting here.
     if (!m_operating || m_leaseRequest || freeSlots() == 0)
         return;
     int usedCpus = 0;
@@ -569,6 +638,12 @@ void WorkerAgent::handleLeaseAnswer()
         if (m_tasks.contains(lease->taskId))
             continue; // the same lease again: it is already running here
         leases.append(std::move(*lease));
+    }
+    // Placed just as the owner took the machine back: they wait for another worker.
+    if (m_owner && !m_owner->allowsTasks()) {
+        for (const TaskLease &lease : std::as_const(leases))
+            giveBackTask(lease.taskId, m_owner->refusal());
+        return;
     }
     // The server places a gang at once, so its tasks on this worker come in one answer.
     if (m_slurm)
@@ -625,6 +700,7 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.images = m_images;
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
+    services.preemptNoticeS = m_config.preemptNoticeS;
     if (m_slurm) {
         services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
             return slurm->createStep(lease, parent);
@@ -652,6 +728,19 @@ void WorkerAgent::rejectTask(qint64 taskId, const QString &message)
     QJsonObject body{{u"state"_s, stateName(JobState::Failed)},
                      {u"exit_code"_s, QJsonValue()},
                      {u"message"_s, message}};
+    ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
+    connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
+}
+
+void WorkerAgent::giveBackTask(qint64 taskId, const QString &why)
+{
+    qCInfo(lcWorkerAgent).noquote() << u"task %1 given back: %2"_s.arg(taskId).arg(why);
+    const QJsonObject body{
+        {u"state"_s, stateName(JobState::Stopped)},
+        {u"exit_code"_s, QJsonValue()},
+        {u"message"_s,
+         u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(m_config.name, why)},
+        {u"preempted"_s, true}};
     ApiRequest *request = m_client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(taskId), body);
     connect(request, &ApiRequest::finished, request, &QObject::deleteLater);
 }

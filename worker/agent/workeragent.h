@@ -24,6 +24,7 @@ namespace ddl::worker {
 
 class BlobCache;
 class ImageLoader;
+class OwnerPolicy;
 class SlurmBackend;
 class SampleReporter;
 class UsageSampler;
@@ -76,6 +77,8 @@ private:
     void handleLeaseAnswer();
     void startTask(const TaskLease &lease);
     void rejectTask(qint64 taskId, const QString &message);
+    // A task leased while the owner's policy says no: reported preempted without starting it.
+    void giveBackTask(qint64 taskId, const QString &why);
     void handleTaskFinished(qint64 taskId, const QString &state);
 
     Status prepareSandbox();
@@ -87,6 +90,10 @@ private:
     Status prepareSlurm();
     // Measures tasks and the machine every --sample-interval and sends the samples to the server.
     void startSampling();
+    // --only-when-idle, --available: the owner's say over when tasks run here.
+    Status prepareOwnerPolicy();
+    // The owner's policy turned: take no tasks and preempt the running ones, or take them again.
+    void handleOwnerPolicyChanged(const QString &refusal);
     QJsonObject resourcesJson() const;
     int freeSlots() const;
     QList<int> freeGpus() const;
@@ -106,6 +113,7 @@ private:
     SlurmBackend *m_slurm = nullptr; // with --backend slurm only
     UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
     SampleReporter *m_samples = nullptr;
+    OwnerPolicy *m_owner = nullptr; // none without --only-when-idle and --available
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;
@@ -116,6 +124,7 @@ private:
     bool m_operating = false;
     bool m_enrollFailureLogged = false;
     bool m_heartbeatFailing = false;
+    bool m_heartbeatAgain = false; // news came while a heartbeat was on its way: send another
     QMap<qint64, TaskRunner *> m_tasks;
     QSet<int> m_busyGpus;
     CpuCorePool m_cpuCores; // the cores of the worker's own affinity, given to tasks by lease.cpus

@@ -62,6 +62,26 @@ Result<int> parseSampleInterval(const QString &text, const QString &origin)
     return int(seconds * 1000);
 }
 
+Result<AvailabilityWindows> parseAvailable(const QString &text, const QString &origin)
+{
+    Result<AvailabilityWindows> windows = AvailabilityWindows::parse(text);
+    if (!windows)
+        return configError(origin, configkey::Available, windows.error().message);
+    return windows;
+}
+
+Result<int> parsePreemptNotice(const QString &text, const QString &origin)
+{
+    bool ok = false;
+    const int seconds = text.trimmed().toInt(&ok);
+    if (!ok || seconds < 0 || seconds > 3600) {
+        return configError(origin,
+                           configkey::PreemptNotice,
+                           u"must be whole seconds between 0 and 3600, got '%1'"_s.arg(text));
+    }
+    return seconds;
+}
+
 Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
 {
     bool value = false;
@@ -112,7 +132,10 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::AllowRoot,
                                         configkey::Backend,
                                         configkey::Partition,
-                                        configkey::SampleInterval};
+                                        configkey::SampleInterval,
+                                        configkey::OnlyWhenIdle,
+                                        configkey::Available,
+                                        configkey::PreemptNotice};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -181,6 +204,25 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         if (!interval)
             return interval.error();
         config.sampleIntervalMs = *interval;
+    }
+    if (root[configkey::Available]) {
+        const Result<AvailabilityWindows> hours = parseAvailable(text(configkey::Available), origin);
+        if (!hours)
+            return hours.error();
+        config.availableHours = *hours;
+    }
+    if (root[configkey::PreemptNotice]) {
+        const Result<int> notice = parsePreemptNotice(text(configkey::PreemptNotice), origin);
+        if (!notice)
+            return notice.error();
+        config.preemptNoticeS = *notice;
+    }
+    if (root[configkey::OnlyWhenIdle]) {
+        const Result<bool> on =
+            parseSwitch(root[configkey::OnlyWhenIdle], origin, configkey::OnlyWhenIdle);
+        if (!on)
+            return on.error();
+        config.onlyWhenIdle = *on;
     }
     if (root[configkey::NoSandbox]) {
         const Result<bool> off =
@@ -277,6 +319,17 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"of --partition, the worker announcing the partition's capacity; --work-dir must be "
          u"on a file system every node mounts at the same path; docs/slurm.md)."_s,
          u"backend"_s},
+        {flagName(configkey::OnlyWhenIdle),
+         u"Run tasks only while no other process computes on the GPUs (nvidia-smi); when the "
+         u"owner starts one, running tasks are preempted and wait for another worker."_s},
+        {flagName(configkey::Available),
+         u"Run tasks only within these hours, e.g. \"Mon-Fri 19:00-07:00, Sat-Sun\" (local "
+         u"time; days optional; a window may cross midnight). Default: any time."_s,
+         u"hours"_s},
+        {flagName(configkey::PreemptNotice),
+         u"Seconds a preempted task has between SIGTERM and SIGKILL, also given to every task "
+         u"as DDL_PREEMPT_NOTICE_S. Default: 30."_s,
+         u"seconds"_s},
         {flagName(configkey::Partition),
          u"The Slurm partition of --backend slurm (default: the cluster's default partition)."_s,
          u"name"_s},
@@ -348,6 +401,20 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return interval.error();
         config.sampleIntervalMs = *interval;
     }
+    if (auto value = flag(configkey::Available)) {
+        const Result<AvailabilityWindows> hours = parseAvailable(*value, origin);
+        if (!hours)
+            return hours.error();
+        config.availableHours = *hours;
+    }
+    if (auto value = flag(configkey::PreemptNotice)) {
+        const Result<int> notice = parsePreemptNotice(*value, origin);
+        if (!notice)
+            return notice.error();
+        config.preemptNoticeS = *notice;
+    }
+    if (parser.isSet(flagName(configkey::OnlyWhenIdle)))
+        config.onlyWhenIdle = true;
     if (parser.isSet(flagName(configkey::NoSandbox)))
         config.sandbox = false;
     if (parser.isSet(flagName(configkey::NoNetwork)))
@@ -410,6 +477,11 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s,
                            configkey::Partition,
                            u"must be a Slurm partition name (letters, digits, '_', '.', '-')"_s);
+    // A Slurm worker's tasks run on the cluster's nodes, not on a machine with one owner.
+    if (backend == u"slurm" && onlyWhenIdle)
+        return configError(u"config"_s, configkey::OnlyWhenIdle, u"needs --backend local"_s);
+    if (backend == u"slurm" && !availableHours.isEmpty())
+        return configError(u"config"_s, configkey::Available, u"needs --backend local"_s);
     if (!partition.isEmpty() && backend != u"slurm")
         return configError(u"config"_s, configkey::Partition, u"needs --backend slurm"_s);
     // A Slurm step runs as the worker's user on a node, outside bubblewrap: the owner says so.

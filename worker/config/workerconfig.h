@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "owner/availabilitywindows.h"
 
 #include <QString>
 #include <QUrl>
@@ -30,6 +31,9 @@ inline constexpr char AllowRoot[] = "allow_root";
 inline constexpr char Backend[] = "backend";
 inline constexpr char Partition[] = "partition";
 inline constexpr char SampleInterval[] = "sample_interval";
+inline constexpr char OnlyWhenIdle[] = "only_when_idle";
+inline constexpr char Available[] = "available";
+inline constexpr char PreemptNotice[] = "preempt_notice";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -62,6 +66,14 @@ struct WorkerConfig
     // How often the worker measures its tasks and machine (CPU, memory, GPUs) for the server's
     // utilisation graphs (--sample-interval 5, seconds, fractions allowed); 0: never.
     int sampleIntervalMs = 5000;
+    // The owner's say (docs/owners.md): tasks run only within these hours (--available
+    // "Mon-Fri 19:00-07:00"; empty: any time) and, with --only-when-idle, only while no other
+    // process computes on the GPUs. Tasks running when that stops get SIGTERM and
+    // preemptNoticeS seconds (DDL_PREEMPT_NOTICE_S) before SIGKILL, and wait for another worker.
+    AvailabilityWindows availableHours;
+    bool onlyWhenIdle = false;
+    int preemptNoticeS = 30;
+
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
@@ -69,6 +81,7 @@ struct WorkerConfig
     int logFlushIntervalMs = 100;
     int killGraceMs = 3000; // SIGTERM, then SIGKILL: a cancel ends within 1 s + 3 s
     int enrollRetryMs = 5000;
+    int ownerCheckIntervalMs = 2000; // how often the owner's policy is checked
     QString bubblewrapPath; // empty: Sandbox::defaultBubblewrapPath()
 
     // Reads worker.yaml. Unknown keys and values of the wrong type are errors that name the key.

@@ -70,6 +70,10 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
         env.insert(key, folder);
     }
     env.insert(u"DDL_TASK_ID"_s, QString::number(lease.taskId));
+    // A job that waited again (a retry, a preemption) runs a new attempt: 1, 2, ...
+    env.insert(u"DDL_TASK_ATTEMPT"_s, QString::number(lease.attempt));
+    // How long a preempted task has, from SIGTERM, to save its state before SIGKILL.
+    env.insert(u"DDL_PREEMPT_NOTICE_S"_s, QString::number(input.preemptNoticeS));
     env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
     env.insert(u"DDL_OUTPUT_DIR"_s, paths.outputDir);
     QStringList gpus;

@@ -78,6 +78,7 @@ struct TaskEnvironmentInput
     quint16 port = 0;         // PAI_CURRENT_CONTAINER_PORT
     QList<int> gpuIndices;    // CUDA_VISIBLE_DEVICES
     QString venvDir;          // empty: no venv
+    int preemptNoticeS = 30;  // DDL_PREEMPT_NOTICE_S: seconds between SIGTERM and SIGKILL
 };
 
 // The PATH of every task: the system's folders, never the worker's own PATH (a task's bin

@@ -298,7 +298,9 @@ void TaskRunner::launch()
     spec.command = m_lease.command;
     spec.paths = m_paths;
     spec.environment = taskEnvironment(
-        m_lease, m_paths, {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir});
+        m_lease,
+        m_paths,
+        {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir, m_services.preemptNoticeS});
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
     spec.cpuCores = m_cpuCores;
@@ -356,9 +358,10 @@ void TaskRunner::handleProcessStarted()
         if (m_afterRunningReport)
             std::exchange(m_afterRunningReport, nullptr)();
     });
-    // A cancel that came while the process was starting is carried out now.
+    // A cancel (or preemption) that came while the process was starting is carried out now.
     if (m_cancelled)
-        m_process->terminate(m_services.killGraceMs);
+        m_process->terminate(m_preempted.isEmpty() ? m_services.killGraceMs
+                                                   : m_services.preemptNoticeS * 1000);
 }
 
 void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
@@ -369,7 +372,9 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     m_log->appendLine(u"process finished: %1"_s.arg(description));
     // -1: no exit status (not started, or killed by a signal).
     const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
-    if (m_cancelled) {
+    if (!m_preempted.isEmpty()) {
+        finishTask(stateName(JobState::Stopped), code, m_preempted, false);
+    } else if (m_cancelled) {
         finishTask(stateName(JobState::Stopped), code, u"cancelled"_s, false);
     } else if (!started) {
         finishTask(stateName(JobState::Failed), std::nullopt, description, false);
@@ -397,6 +402,24 @@ void TaskRunner::cancel()
         // Still fetching or preparing: nothing runs yet, stop here.
         finishTask(
             stateName(JobState::Stopped), std::nullopt, u"cancelled before it started"_s, false);
+    }
+}
+
+void TaskRunner::preempt(const QString &why)
+{
+    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+        return;
+    m_cancelled = true;
+    m_preempted = u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(
+        m_services.workerName, why);
+    qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << m_preempted;
+    if (m_log)
+        m_log->appendLine(u"%1: SIGTERM now, SIGKILL after %2 s"_s.arg(m_preempted)
+                              .arg(m_services.preemptNoticeS));
+    if (m_phase == Phase::Running) {
+        m_process->terminate(m_services.preemptNoticeS * 1000);
+    } else if (!m_process || !m_process->isRunning()) {
+        finishTask(stateName(JobState::Stopped), std::nullopt, m_preempted, false);
     }
 }
 
@@ -624,6 +647,9 @@ void TaskRunner::reportState(const QString &state,
     QJsonObject body{{u"state"_s, state}};
     body.insert(u"exit_code"_s, exitCode ? QJsonValue(*exitCode) : QJsonValue());
     body.insert(u"message"_s, message);
+    // Not the task's failure: its job waits for another worker (server/jobs/jobprogress).
+    if (!m_preempted.isEmpty() && isFinalState(state))
+        body.insert(u"preempted"_s, true);
     ApiRequest *request =
         m_services.client->postJson(u"/v1/workers/tasks/%1/state"_s.arg(m_lease.taskId), body);
     connect(request,

@@ -35,6 +35,7 @@ struct TaskServices
     ImageLoader *images = nullptr; // loads ddl:// images into podman; set with podman
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
+    int preemptNoticeS = 30; // the grace of a preempted task (DDL_PREEMPT_NOTICE_S)
     // Where tasks run; empty: as processes of this machine (TaskProcess). The Slurm backend
     // gives one that makes each task a step of a Slurm job (worker/slurm).
     std::function<TaskExecution *(const TaskLease &lease, QObject *parent)> executionFactory;
@@ -46,7 +47,7 @@ struct TaskServices
 // starts) while its output streams to the server, then uploads every file of output/ as an
 // artifact (under the lease's output prefix, "worker-1/", when the job has several tasks) and
 // reports the final state: SUCCEEDED for exit code 0, FAILED otherwise, STOPPED
-// when it was cancelled.
+// when it was cancelled or preempted.
 class TaskRunner : public QObject
 {
     Q_OBJECT
@@ -64,6 +65,9 @@ public:
     void start();
     // Ends the task: its process tree gets SIGTERM, then SIGKILL after the grace period.
     void cancel();
+    // Ends the task because the machine's owner needs it (why): SIGTERM, then SIGKILL after
+    // preemptNoticeS; reported STOPPED and preempted, so that its job waits for another worker.
+    void preempt(const QString &why);
 
     qint64 taskId() const { return m_lease.taskId; }
     const TaskLease &lease() const { return m_lease; }
@@ -140,6 +144,7 @@ private:
     QString m_venvDir;
     QString m_imageId; // the loaded ddl:// image's podman ID; empty: run m_lease.image
     bool m_cancelled = false;
+    QString m_preempted; // why the owner took the machine back; empty: not preempted
     bool m_runningReportInFlight = false;
     std::function<void()> m_afterRunningReport;
 
