@@ -578,8 +578,8 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
         // Only if it is still silent: a heartbeat may have reached another server meanwhile.
         Result<QSqlQuery> marked = runSql(m_db,
                                           QStringLiteral("UPDATE workers SET state = 'LOST' WHERE "
-                                                         "id = ? AND state = 'ONLINE' AND "
-                                                         "last_seen < ?"),
+                                                         "id = ? AND state IN ('ONLINE', "
+                                                         "'OWNER_BUSY') AND last_seen < ?"),
                                           {workerId, nowMs() - timeoutMs});
         if (!marked || marked->numRowsAffected() <= 0)
             continue;
