@@ -44,7 +44,11 @@ cd "$work/project"
 git init -q && git add -A
 git -c user.name=demo -c user.email=demo@ddl.local commit -qm "iris example"
 
-uuid=$("$bin/ddlcli" submit --task_config=task.yaml | tee /dev/stderr | sed -n 's/^job_uuid: //p')
+# Shown as it is (not through `tee /dev/stderr`: reopening stderr truncates a log file it is
+# redirected to, which is how CI's log lost its first half).
+submitted=$("$bin/ddlcli" submit --task_config=task.yaml)
+printf '%s\n' "$submitted"
+uuid=$(printf '%s\n' "$submitted" | sed -n 's/^job_uuid: //p')
 "$bin/ddlcli" logs --job_uuid="$uuid" -f
 "$bin/ddlcli" progress --job_uuid="$uuid" | tee "$work/progress.txt"
 grep -q '^status: SUCCEEDED' "$work/progress.txt" || { echo "demo: the job did not succeed" >&2; exit 1; }

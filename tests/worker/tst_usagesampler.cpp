@@ -228,7 +228,9 @@ void tst_UsageSampler::firstSampleIsTheAverageSinceStart()
     sampler.start();
     QCOMPARE(tasks.size(), 1);
     const UtilisationSample first = tasks.constFirst().at(1).value<UtilisationSample>();
-    QVERIFY2(first.cpuPercent > 50 && first.cpuPercent < 100 * (QThread::idealThreadCount() + 1),
+    // Without the average since start the first round would read 0. How much of a core three
+    // busy loops got depends on what else runs (17% was seen beside a build): more than nothing.
+    QVERIFY2(first.cpuPercent > 1 && first.cpuPercent < 100 * (QThread::idealThreadCount() + 1),
              qPrintable(QString::number(first.cpuPercent)));
     QVERIFY(first.gpus.isEmpty()); // no nvidia-smi given
     QCOMPARE(host.size(), 0);      // the machine's CPU is a difference of two rounds
