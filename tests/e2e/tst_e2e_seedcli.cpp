@@ -3,10 +3,13 @@
 // command lines for progress and download; the seed's lines on register, login and submit; and
 // the refusals that come before anything is uploaded.
 #include "clusterharness.h"
+#include "polluntil.h"
+#include "wire/jobstate.h"
 
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
@@ -203,6 +206,20 @@ void TestE2eSeedCli::jsonOutputHasNoBanners()
     QVERIFY(!uuid.isEmpty());
     QVERIFY(!submit.out.contains(u"Step 1"_s));
     QCOMPARE(m_cluster.cli(User, {u"cancel"_s, u"--job_uuid="_s + uuid}).exitCode, 0);
+    // The worker may have started it: wait until it reported its task ended (outputs sent), so
+    // that nothing it uploads lands in a later test's count of the server's files.
+    const PollResult settled = pollUntil(
+        [&] {
+            const QJsonArray tasks = m_cluster.job(User, uuid).value("tasks"_L1).toArray();
+            return !tasks.isEmpty()
+                   && std::all_of(tasks.begin(), tasks.end(), [](const QJsonValue &task) {
+                          return ddl::isFinalState(task.toObject().value("state"_L1).toString());
+                      });
+        },
+        60000,
+        u"the cancelled job's tasks to end"_s,
+        250);
+    QVERIFY2(settled, qPrintable(settled.message));
 }
 
 void TestE2eSeedCli::refusedBeforeAnyUpload_data()
