@@ -1,0 +1,33 @@
+"""DDL's real-GPU check job: proves a task sees its GPU through the worker (and its sandbox).
+
+Prints what CUDA shows, multiplies matrices on the GPU for GPU_CHECK_SECONDS (from the dataset's
+seconds.txt), reports a metric each second and writes the last result as the model."""
+import json
+import os
+import time
+
+
+def main(dataset_dir, model_output_dir):
+    seconds = float(open(os.path.join(dataset_dir, "seconds.txt")).read())
+    print("CUDA_VISIBLE_DEVICES=%s DDL_TASK_ATTEMPT=%s" % (
+        os.environ.get("CUDA_VISIBLE_DEVICES"), os.environ.get("DDL_TASK_ATTEMPT")), flush=True)
+    import torch
+    print("torch %s cuda available %s devices %d" % (
+        torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()), flush=True)
+    if not torch.cuda.is_available():
+        raise SystemExit("no GPU visible to the task")
+    print("device 0: %s" % torch.cuda.get_device_name(0), flush=True)
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    start = time.time()
+    step = 0
+    while time.time() - start < seconds:
+        for _ in range(50):
+            b = a @ a
+        torch.cuda.synchronize()
+        step += 1
+        print('DDL_METRIC {"step": %d, "norm": %.3f}' % (step, float(b.float().norm())), flush=True)
+        time.sleep(0.2)
+    os.makedirs(model_output_dir, exist_ok=True)
+    with open(os.path.join(model_output_dir, "result.json"), "w") as out:
+        json.dump({"steps": step, "device": torch.cuda.get_device_name(0)}, out)
+    print("done after %d steps" % step, flush=True)
