@@ -49,6 +49,9 @@ public:
     Status start();
     // Ends every task's process tree at once; the worker is about to exit.
     void shutdown();
+    // Applies the owner's part of a config read again while running (hours, idle rules, lent
+    // GPUs, preemption notice; docs/owners.md), or refuses it, keeping the running settings.
+    Status applyOwnerSettings(const WorkerConfig &fresh);
 
     const HostResources &resources() const { return m_resources; }
     int slotCount() const { return m_slots; }
@@ -113,7 +116,8 @@ private:
     SlurmBackend *m_slurm = nullptr; // with --backend slurm only
     UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
     SampleReporter *m_samples = nullptr;
-    OwnerPolicy *m_owner = nullptr; // none without --only-when-idle and --available
+    OwnerPolicy *m_owner = nullptr; // none with --backend slurm
+    QList<GpuInfo> m_detectedGpus;  // all of the machine's; m_resources.gpus: the lent ones
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

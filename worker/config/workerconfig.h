@@ -4,6 +4,7 @@
 #include "owner/availabilitywindows.h"
 
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 class QCommandLineParser;
@@ -34,6 +35,9 @@ inline constexpr char SampleInterval[] = "sample_interval";
 inline constexpr char OnlyWhenIdle[] = "only_when_idle";
 inline constexpr char Available[] = "available";
 inline constexpr char PreemptNotice[] = "preempt_notice";
+inline constexpr char IdleInputMinutes[] = "idle_input_minutes";
+inline constexpr char InputDevices[] = "input_devices";
+inline constexpr char LendGpus[] = "lend_gpus";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -73,6 +77,13 @@ struct WorkerConfig
     AvailabilityWindows availableHours;
     bool onlyWhenIdle = false;
     int preemptNoticeS = 30;
+    // --idle-input-minutes: tasks run only when nothing touched the consoles, terminals and
+    // input devices (inputDevices; empty: InputActivity::defaultPatterns()) for this long; 0: off.
+    qint64 idleInputMs = 0;
+    QStringList inputDevices;
+    // --lend-gpus 0,2: the GPUs (nvidia-smi indexes or UUIDs) tasks may use; the worker
+    // announces only these. Empty: every GPU.
+    QStringList lendGpus;
 
 
     // Timings of the daemon; not configurable by users, shortened by tests.

@@ -1,24 +1,15 @@
-#include "gpuprocessprobe.h"
+#include "nvidiasmiquery.h"
 
 using namespace Qt::StringLiterals;
 
 namespace ddl::worker {
 
-QList<qint64> parseComputeAppPids(const QByteArray &csv)
-{
-    QList<qint64> pids;
-    for (const QByteArray &line : csv.split('\n')) {
-        bool ok = false;
-        const qint64 pid = line.trimmed().toLongLong(&ok);
-        if (ok && pid > 0)
-            pids.append(pid);
-    }
-    return pids;
-}
-
-GpuProcessProbe::GpuProcessProbe(const QString &program, QObject *parent)
+NvidiaSmiQuery::NvidiaSmiQuery(const QString &program,
+                               const QStringList &arguments,
+                               QObject *parent)
     : QObject(parent)
     , m_program(program)
+    , m_arguments(arguments)
 {
     m_timeout.setSingleShot(true);
     m_timeout.setInterval(10000);
@@ -26,11 +17,11 @@ GpuProcessProbe::GpuProcessProbe(const QString &program, QObject *parent)
         if (!m_process)
             return;
         m_timedOut = true;
-        m_process->kill(); // finished() follows
+        m_process->kill(); // finished() follows and clears it
     });
 }
 
-GpuProcessProbe::~GpuProcessProbe()
+NvidiaSmiQuery::~NvidiaSmiQuery()
 {
     if (m_process) {
         m_process->disconnect(this);
@@ -39,22 +30,23 @@ GpuProcessProbe::~GpuProcessProbe()
     }
 }
 
-void GpuProcessProbe::probe()
+void NvidiaSmiQuery::run()
 {
     if (m_process)
         return;
     m_timedOut = false;
     m_process = new QProcess(this);
-    connect(m_process, &QProcess::finished, this, &GpuProcessProbe::handleFinished);
+    m_process->setProcessChannelMode(QProcess::SeparateChannels);
+    connect(m_process, &QProcess::finished, this, &NvidiaSmiQuery::handleFinished);
     connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
         if (error == QProcess::FailedToStart)
             handleFinished(-1, QProcess::CrashExit);
     });
-    m_process->start(m_program, {u"--query-compute-apps=pid"_s, u"--format=csv,noheader"_s});
+    m_process->start(m_program, m_arguments);
     m_timeout.start();
 }
 
-void GpuProcessProbe::handleFinished(int exitCode, QProcess::ExitStatus status)
+void NvidiaSmiQuery::handleFinished(int exitCode, QProcess::ExitStatus status)
 {
     m_timeout.stop();
     QProcess *process = std::exchange(m_process, nullptr);
@@ -63,7 +55,11 @@ void GpuProcessProbe::handleFinished(int exitCode, QProcess::ExitStatus status)
     process->disconnect(this);
     process->deleteLater();
     if (m_timedOut) {
-        emit failed(u"%1 did not answer within %2 ms"_s.arg(m_program).arg(m_timeout.interval()));
+        emit failed(u"%1 did not answer within %2 ms; killed"_s.arg(m_program).arg(
+            m_timeout.interval()));
+    } else if (exitCode == -1 && status == QProcess::CrashExit
+               && process->error() == QProcess::FailedToStart) {
+        emit failed(u"%1 did not start: %2"_s.arg(m_program, process->errorString()));
     } else if (status != QProcess::NormalExit || exitCode != 0) {
         emit failed(u"%1 failed (exit %2): %3"_s.arg(m_program)
                         .arg(exitCode)
@@ -71,7 +67,7 @@ void GpuProcessProbe::handleFinished(int exitCode, QProcess::ExitStatus status)
                                  .trimmed()
                                  .left(300)));
     } else {
-        emit answered(parseComputeAppPids(process->readAllStandardOutput()));
+        emit answered(process->readAllStandardOutput());
     }
 }
 
