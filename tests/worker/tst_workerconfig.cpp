@@ -521,6 +521,15 @@ void tst_WorkerConfig::idleInput_data()
     QTest::newRow("wildcard in a folder")
         << QByteArray("idle_input_minutes: 5\ninput_devices: /dev/*/event0\n") << QStringList()
         << qint64(0) << QStringList() << u"input_devices|wildcards only in the file's name"_s;
+    QTest::newRow("disk limit, lent GPUs")
+        << QByteArray("idle_input_minutes: 1\ntask_disk_limit: 20G\nlend_gpus: \"0, GPU-8912d640-82a1\"\n")
+        << QStringList() << qint64(60000) << QStringList() << QString();
+    QTest::newRow("disk limit not a size")
+        << QByteArray("task_disk_limit: lots\n") << QStringList() << qint64(0) << QStringList()
+        << u"task_disk_limit|"_s;
+    QTest::newRow("lent GPU not an index or UUID")
+        << QByteArray() << QStringList{u"--lend-gpus"_s, u"0,second"_s} << qint64(0)
+        << QStringList() << u"lend_gpus|got 'second'"_s;
     QTest::newRow("devices without minutes")
         << QByteArray("input_devices: /dev/tty1\n") << QStringList() << qint64(0)
         << QStringList() << u"input_devices|needs --idle-input-minutes"_s;
@@ -548,6 +557,10 @@ void tst_WorkerConfig::idleInput()
     }
     QTEST(parsed->idleInputMs, "idleMs");
     QTEST(parsed->inputDevices, "devices");
+    if (yaml.contains("task_disk_limit")) {
+        QCOMPARE(parsed->taskDiskLimitBytes, 20LL << 30);
+        QCOMPARE(parsed->lendGpus, (QStringList{u"0"_s, u"GPU-8912d640-82a1"_s}));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

@@ -10,6 +10,7 @@
 #include "owner/gpulending.h"
 #include "owner/ownerpolicy.h"
 #include "owner/ownersettings.h"
+#include "owner/taskdiskwatch.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -443,6 +444,8 @@ Status WorkerAgent::prepareOwnerPolicy()
                m_owner->describe())
                .arg(m_config.preemptNoticeS);
     m_owner->start();
+    if (m_config.taskDiskLimitBytes > 0)
+        watchTaskDisks();
     return Ok{};
 }
 
@@ -485,6 +488,33 @@ Status WorkerAgent::applyOwnerSettings(const WorkerConfig &fresh)
     // The server learns the GPUs and whether it may place tasks here at once.
     sendHeartbeat();
     return Ok{};
+}
+
+void WorkerAgent::watchTaskDisks()
+{
+    auto *watch = new TaskDiskWatch(
+        m_config.taskDiskLimitBytes,
+        m_config.diskCheckIntervalMs,
+        [this] {
+            QList<TaskDiskWatch::Task> tasks;
+            for (const TaskRunner *runner : std::as_const(m_tasks))
+                tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            return tasks;
+        },
+        this);
+    connect(watch, &TaskDiskWatch::overLimit, this, [this](qint64 taskId, qint64 bytes) {
+        if (TaskRunner *runner = m_tasks.value(taskId))
+            runner->failOverLimit(
+                u"the task's folder holds more than %1 (at least %2), the disk limit the owner "
+                u"of worker %3 set (task_disk_limit); write less, or run where there is room"_s
+                    .arg(formatByteSize(m_config.taskDiskLimitBytes), formatByteSize(bytes),
+                         m_config.name));
+    });
+    watch->start();
+    qCInfo(lcWorkerAgent).noquote()
+        << u"a task whose folder holds more than %1 fails (measured every %2 s)"_s.arg(
+               formatByteSize(m_config.taskDiskLimitBytes))
+               .arg(m_config.diskCheckIntervalMs / 1000.0);
 }
 
 void WorkerAgent::handleOwnerPolicyChanged(const QString &refusal)

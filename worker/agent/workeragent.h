@@ -95,6 +95,8 @@ private:
     void startSampling();
     // --only-when-idle, --available: the owner's say over when tasks run here.
     Status prepareOwnerPolicy();
+    // --task-disk-limit: a task whose folder grows past it fails.
+    void watchTaskDisks();
     // The owner's policy turned: take no tasks and preempt the running ones, or take them again.
     void handleOwnerPolicyChanged(const QString &refusal);
     QJsonObject resourcesJson() const;

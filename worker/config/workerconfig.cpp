@@ -63,6 +63,14 @@ Result<int> parseSampleInterval(const QString &text, const QString &origin)
     return int(seconds * 1000);
 }
 
+Result<qint64> parseTaskDiskLimit(const QString &text, const QString &origin)
+{
+    const Result<qint64> bytes = parseByteSize(text);
+    if (!bytes)
+        return configError(origin, configkey::TaskDiskLimit, bytes.error().message);
+    return bytes;
+}
+
 Result<AvailabilityWindows> parseAvailable(const QString &text, const QString &origin)
 {
     Result<AvailabilityWindows> windows = AvailabilityWindows::parse(text);
@@ -196,7 +204,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::PreemptNotice,
                                         configkey::IdleInputMinutes,
                                         configkey::InputDevices,
-                                        configkey::LendGpus};
+                                        configkey::LendGpus,
+                                        configkey::TaskDiskLimit};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -291,6 +300,12 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return devices.error();
         config.inputDevices = *devices;
     }
+    if (root[configkey::TaskDiskLimit]) {
+        const Result<qint64> limit = parseTaskDiskLimit(text(configkey::TaskDiskLimit), origin);
+        if (!limit)
+            return limit.error();
+        config.taskDiskLimitBytes = *limit;
+    }
     if (root[configkey::LendGpus]) {
         const Result<QStringList> gpus = parseLendGpus(text(configkey::LendGpus), origin);
         if (!gpus)
@@ -381,6 +396,11 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Keep the blob and dataset cache under this size (20G, 512M; K/M/G/T are powers of "
          u"1024), evicting what no running task uses, least recently used first. Default: 0, "
          u"no limit."_s,
+         u"size"_s},
+        {flagName(configkey::TaskDiskLimit),
+         u"Fail a task whose folder (code, outputs, scratch; not its dataset) holds more than "
+         u"this (20G, 512M; K/M/G/T are powers of 1024), measured every 5 s. Default: 0, no "
+         u"limit."_s,
          u"size"_s},
         {flagName(configkey::SampleInterval),
          u"Measure running tasks and the machine (CPU, memory, GPUs through nvidia-smi) every "
@@ -519,6 +539,12 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return devices.error();
         config.inputDevices = *devices;
     }
+    if (auto value = flag(configkey::TaskDiskLimit)) {
+        const Result<qint64> limit = parseTaskDiskLimit(*value, origin);
+        if (!limit)
+            return limit.error();
+        config.taskDiskLimitBytes = *limit;
+    }
     if (auto value = flag(configkey::LendGpus)) {
         const Result<QStringList> gpus = parseLendGpus(*value, origin);
         if (!gpus)
@@ -594,6 +620,8 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s, configkey::OnlyWhenIdle, u"needs --backend local"_s);
     if (backend == u"slurm" && !availableHours.isEmpty())
         return configError(u"config"_s, configkey::Available, u"needs --backend local"_s);
+    if (backend == u"slurm" && taskDiskLimitBytes > 0)
+        return configError(u"config"_s, configkey::TaskDiskLimit, u"needs --backend local"_s);
     if (backend == u"slurm" && !lendGpus.isEmpty())
         return configError(u"config"_s, configkey::LendGpus, u"needs --backend local"_s);
     if (backend == u"slurm" && idleInputMs > 0)

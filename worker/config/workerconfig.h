@@ -38,6 +38,7 @@ inline constexpr char PreemptNotice[] = "preempt_notice";
 inline constexpr char IdleInputMinutes[] = "idle_input_minutes";
 inline constexpr char InputDevices[] = "input_devices";
 inline constexpr char LendGpus[] = "lend_gpus";
+inline constexpr char TaskDiskLimit[] = "task_disk_limit";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -84,6 +85,9 @@ struct WorkerConfig
     // --lend-gpus 0,2: the GPUs (nvidia-smi indexes or UUIDs) tasks may use; the worker
     // announces only these. Empty: every GPU.
     QStringList lendGpus;
+    // --task-disk-limit 20G: a task whose folder (code, outputs, scratch; not the dataset's links
+    // to the cache) grows past this fails, checked every diskCheckIntervalMs. 0: no limit.
+    qint64 taskDiskLimitBytes = 0;
 
 
     // Timings of the daemon; not configurable by users, shortened by tests.
@@ -93,6 +97,7 @@ struct WorkerConfig
     int killGraceMs = 3000; // SIGTERM, then SIGKILL: a cancel ends within 1 s + 3 s
     int enrollRetryMs = 5000;
     int ownerCheckIntervalMs = 2000; // how often the owner's policy is checked
+    int diskCheckIntervalMs = 5000;  // how often the tasks' folders are measured
     QString bubblewrapPath; // empty: Sandbox::defaultBubblewrapPath()
 
     // Reads worker.yaml. Unknown keys and values of the wrong type are errors that name the key.
