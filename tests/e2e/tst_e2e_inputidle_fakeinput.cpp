@@ -25,18 +25,17 @@ constexpr char User[] = "alice";
 constexpr char Worker[] = "owners-desk";
 
 // Ends on SIGTERM saying so; its second attempt (after the preemption) succeeds at once.
-constexpr char Command[] =
-    "trap 'echo got SIGTERM; exit 143' TERM; "
-    "echo attempt=$DDL_TASK_ATTEMPT; "
-    "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
-    "while true; do sleep 0.2; done";
+constexpr char Command[] = "trap 'echo got SIGTERM; exit 143' TERM; "
+                           "echo attempt=$DDL_TASK_ATTEMPT; "
+                           "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
+                           "while true; do sleep 0.2; done";
 
 // Stamps the fake device as the kernel stamps a terminal that is read from or written to.
 bool touch(const QString &path, const QDateTime &at)
 {
     QFile file(path);
-    return file.open(QIODevice::ReadWrite) && file.setFileTime(at, QFileDevice::FileAccessTime)
-           && file.setFileTime(at, QFileDevice::FileModificationTime);
+    return file.open(QIODevice::ReadWrite) && file.setFileTime(at, QFileDevice::FileAccessTime) &&
+           file.setFileTime(at, QFileDevice::FileModificationTime);
 }
 
 } // namespace
@@ -95,21 +94,21 @@ QString TestE2eInputIdleFakeInput::logs(const QString &uuid)
 QString TestE2eInputIdleFakeInput::diagnostics(const QString &uuid)
 {
     return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson())
-           + u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s
-           + m_cluster.workerLog(QString::fromLatin1(Worker)).right(3000) + u"\n--- server ---\n"_s
-           + m_cluster.serverLog().right(3000);
+               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
+           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s +
+           m_cluster.workerLog(QString::fromLatin1(Worker)).right(3000) + u"\n--- server ---\n"_s +
+           m_cluster.serverLog().right(3000);
 }
 
 void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo = m_cluster.makeRepo(
-        u"typing"_s,
-        {{u"job.json"_s,
-          openPaiJob(u"at-the-desk"_s,
-                     {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
-                     {{u"retryCount"_s, 0}})}});
+    const QString repo =
+        m_cluster.makeRepo(u"typing"_s,
+                           {{u"job.json"_s,
+                             openPaiJob(u"at-the-desk"_s,
+                                        {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
+                                        {{u"retryCount"_s, 0}})}});
     QVERIFY(!repo.isEmpty());
     const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
     const QString uuid = jobUuidOf(submitted.out);
@@ -122,9 +121,8 @@ void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
     // The owner sits down and types, a keystroke every half second.
     QVERIFY(touch(m_device, QDateTime::currentDateTime()));
     QTimer typing;
-    connect(&typing, &QTimer::timeout, this, [this] {
-        touch(m_device, QDateTime::currentDateTime());
-    });
+    connect(
+        &typing, &QTimer::timeout, this, [this] { touch(m_device, QDateTime::currentDateTime()); });
     typing.start(500);
 
     // The task gets SIGTERM; the job, with no retries, waits again saying why.
@@ -132,8 +130,8 @@ void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
     QVERIFY2(pollUntil(
                  [&] {
                      job = m_cluster.job(user, uuid);
-                     return job.value(u"state"_s).toString() == "WAITING"_L1
-                            && job.value(u"preemptions"_s).toInt() >= 1;
+                     return job.value(u"state"_s).toString() == "WAITING"_L1 &&
+                            job.value(u"preemptions"_s).toInt() >= 1;
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
@@ -145,8 +143,9 @@ void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
             first = task.toObject();
     }
     QCOMPARE(first.value(u"state"_s).toString(), u"STOPPED"_s);
-    QVERIFY2(first.value(u"message"_s).toString().contains(u"the owner is at the machine (input at "_s
-                                                             + m_device),
+    QVERIFY2(first.value(u"message"_s)
+                 .toString()
+                 .contains(u"the owner is at the machine (input at "_s + m_device),
              qPrintable(diagnostics(uuid)));
     QVERIFY2(pollUntil([&] { return logs(uuid).contains(u"got SIGTERM"_s); }, 10000),
              qPrintable(diagnostics(uuid)));
@@ -155,8 +154,9 @@ void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
     QVERIFY2(pollUntil(
                  [&] {
                      job = m_cluster.job(user, uuid);
-                     return job.value(u"reason"_s).toString().contains(
-                         u"the only worker online is in use by its owner"_s);
+                     return job.value(u"reason"_s)
+                         .toString()
+                         .contains(u"the only worker online is in use by its owner"_s);
                  },
                  15000),
              qPrintable(diagnostics(uuid)));

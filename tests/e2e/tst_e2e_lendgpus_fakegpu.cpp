@@ -21,10 +21,9 @@ constexpr char User[] = "alice";
 constexpr char Worker[] = "three-gpus";
 
 // Says which GPUs it was given; the first attempt runs until ended, the next ones succeed.
-constexpr char Command[] =
-    "echo visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT; "
-    "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
-    "while true; do sleep 0.2; done";
+constexpr char Command[] = "echo visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT; "
+                           "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
+                           "while true; do sleep 0.2; done";
 
 } // namespace
 
@@ -75,21 +74,21 @@ QString TestE2eLendGpusFakeGpu::logs(const QString &uuid)
 QString TestE2eLendGpusFakeGpu::diagnostics(const QString &uuid)
 {
     return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson())
-           + u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s
-           + m_cluster.workerLog(QString::fromLatin1(Worker)).right(3000) + u"\n--- server ---\n"_s
-           + m_cluster.serverLog().right(3000);
+               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
+           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s +
+           m_cluster.workerLog(QString::fromLatin1(Worker)).right(3000) + u"\n--- server ---\n"_s +
+           m_cluster.serverLog().right(3000);
 }
 
 void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo = m_cluster.makeRepo(
-        u"lent"_s,
-        {{u"job.json"_s,
-          openPaiJob(u"two-gpus"_s,
-                     {{u"main"_s, 2, 1, QString::fromLatin1(Command)}},
-                     {{u"retryCount"_s, 0}})}});
+    const QString repo =
+        m_cluster.makeRepo(u"lent"_s,
+                           {{u"job.json"_s,
+                             openPaiJob(u"two-gpus"_s,
+                                        {{u"main"_s, 2, 1, QString::fromLatin1(Command)}},
+                                        {{u"retryCount"_s, 0}})}});
     QVERIFY(!repo.isEmpty());
     const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
     const QString uuid = jobUuidOf(submitted.out);
@@ -99,8 +98,8 @@ void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
     QVERIFY2(pollUntil(
                  [&] {
                      const QString text = logs(uuid);
-                     return text.contains(u"visible=0 attempt=1"_s)
-                            && text.contains(u"visible=2 attempt=1"_s);
+                     return text.contains(u"visible=0 attempt=1"_s) &&
+                            text.contains(u"visible=2 attempt=1"_s);
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
@@ -121,8 +120,8 @@ void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
     QVERIFY2(pollUntil(
                  [&] {
                      job = m_cluster.job(user, uuid);
-                     return job.value(u"state"_s).toString() == "WAITING"_L1
-                            && job.value(u"preemptions"_s).toInt() >= 1;
+                     return job.value(u"state"_s).toString() == "WAITING"_L1 &&
+                            job.value(u"preemptions"_s).toInt() >= 1;
                  },
                  30000),
              qPrintable(diagnostics(uuid)));

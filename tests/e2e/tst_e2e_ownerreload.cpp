@@ -21,11 +21,10 @@ namespace {
 constexpr char User[] = "alice";
 constexpr char Worker[] = "owners-box";
 
-constexpr char Command[] =
-    "trap 'echo got SIGTERM; exit 143' TERM; "
-    "echo attempt=$DDL_TASK_ATTEMPT notice=$DDL_PREEMPT_NOTICE_S; "
-    "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
-    "while true; do sleep 0.2; done";
+constexpr char Command[] = "trap 'echo got SIGTERM; exit 143' TERM; "
+                           "echo attempt=$DDL_TASK_ATTEMPT notice=$DDL_PREEMPT_NOTICE_S; "
+                           "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
+                           "while true; do sleep 0.2; done";
 
 // Saved as editors do: a new file renamed over the old one.
 bool save(const QString &path, const QByteArray &content)
@@ -35,8 +34,7 @@ bool save(const QString &path, const QByteArray &content)
         return false;
     file.close();
     return ::rename(QFile::encodeName(path + u".new"_s).constData(),
-                    QFile::encodeName(path).constData())
-           == 0;
+                    QFile::encodeName(path).constData()) == 0;
 }
 
 } // namespace
@@ -85,20 +83,20 @@ QString TestE2eOwnerReload::logs(const QString &uuid)
 QString TestE2eOwnerReload::diagnostics(const QString &uuid)
 {
     return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson())
-           + u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s + workerLog().right(3000)
-           + u"\n--- server ---\n"_s + m_cluster.serverLog().right(3000);
+               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
+           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s + workerLog().right(3000) +
+           u"\n--- server ---\n"_s + m_cluster.serverLog().right(3000);
 }
 
 void TestE2eOwnerReload::policyChangesApplyWithoutRestart()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo = m_cluster.makeRepo(
-        u"reload"_s,
-        {{u"job.json"_s,
-          openPaiJob(u"changing-owner"_s,
-                     {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
-                     {{u"retryCount"_s, 0}})}});
+    const QString repo =
+        m_cluster.makeRepo(u"reload"_s,
+                           {{u"job.json"_s,
+                             openPaiJob(u"changing-owner"_s,
+                                        {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
+                                        {{u"retryCount"_s, 0}})}});
     QVERIFY(!repo.isEmpty());
     const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
     const QString uuid = jobUuidOf(submitted.out);
@@ -114,13 +112,15 @@ void TestE2eOwnerReload::policyChangesApplyWithoutRestart()
     QVERIFY2(pollUntil(
                  [&] {
                      job = m_cluster.job(user, uuid);
-                     return job.value(u"state"_s).toString() == "WAITING"_L1
-                            && job.value(u"preemptions"_s).toInt() >= 1;
+                     return job.value(u"state"_s).toString() == "WAITING"_L1 &&
+                            job.value(u"preemptions"_s).toInt() >= 1;
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
-    QVERIFY2(job.value(u"reason"_s).toString().contains(
-                 u"outside the hours the owner lends the machine ("_s + QString::fromLatin1(day)),
+    QVERIFY2(job.value(u"reason"_s)
+                 .toString()
+                 .contains(u"outside the hours the owner lends the machine ("_s +
+                           QString::fromLatin1(day)),
              qPrintable(diagnostics(uuid)));
     QVERIFY2(workerLog().contains(u"owner.yaml changed: the owner's settings were applied"_s),
              qPrintable(workerLog()));
@@ -138,8 +138,10 @@ void TestE2eOwnerReload::policyChangesApplyWithoutRestart()
     QVERIFY2(workerLog().contains(u"'available' the window 'weekends'"_s), qPrintable(workerLog()));
     QVERIFY2(pollUntil(
                  [&] {
-                     return m_cluster.job(user, uuid).value(u"reason"_s).toString().contains(
-                         u"in use by its owner"_s);
+                     return m_cluster.job(user, uuid)
+                         .value(u"reason"_s)
+                         .toString()
+                         .contains(u"in use by its owner"_s);
                  },
                  15000),
              qPrintable(diagnostics(uuid)));
@@ -155,10 +157,11 @@ void TestE2eOwnerReload::policyChangesApplyWithoutRestart()
     const qint64 pid = m_cluster.namedWorkerPid(QString::fromLatin1(Worker));
     QVERIFY(pid > 0);
     QCOMPARE(::kill(pid_t(pid), SIGHUP), 0);
-    QVERIFY2(pollUntil(
-                 [&] { return workerLog().contains(u"SIGHUP: the owner's settings were applied"_s); },
-                 10000),
-             qPrintable(workerLog()));
+    QVERIFY2(
+        pollUntil(
+            [&] { return workerLog().contains(u"SIGHUP: the owner's settings were applied"_s); },
+            10000),
+        qPrintable(workerLog()));
     QCOMPARE(m_cluster.namedWorkerPid(QString::fromLatin1(Worker)), pid);
 }
 

@@ -24,9 +24,8 @@ bool writeFile(const QString &path, qint64 bytes, const QDateTime &at = {})
     QFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(QByteArray(bytes, 'x')) != bytes)
         return false;
-    return !at.isValid()
-           || (file.setFileTime(at, QFileDevice::FileAccessTime)
-               && file.setFileTime(at, QFileDevice::FileModificationTime));
+    return !at.isValid() || (file.setFileTime(at, QFileDevice::FileAccessTime) &&
+                             file.setFileTime(at, QFileDevice::FileModificationTime));
 }
 
 QList<GpuInfo> threeGpus()
@@ -122,8 +121,8 @@ void TestOwnerControls::policyRefusesWhileInputIsRecentAndFollowsNewRules()
 
     QVERIFY(writeFile(device, 0, QDateTime::currentDateTime())); // the owner types
     QTRY_COMPARE(changed.size(), 1);
-    QVERIFY2(changed.at(0).at(0).toString().startsWith(
-                 u"the owner is at the machine (input at "_s + device),
+    QVERIFY2(changed.at(0).at(0).toString().startsWith(u"the owner is at the machine (input at "_s +
+                                                       device),
              qPrintable(changed.at(0).at(0).toString()));
 
     // The owner stops watching input but keeps the machine on no day of the week but one that

@@ -41,8 +41,8 @@ ConfigReloader::ConfigReloader(WorkerAgent &agent,
     m_watcher.addPath(m_file);
     m_watcher.addPath(QFileInfo(m_file).absolutePath());
     connect(&m_watcher, &QFileSystemWatcher::fileChanged, &m_settle, qOverload<>(&QTimer::start));
-    connect(&m_watcher, &QFileSystemWatcher::directoryChanged, &m_settle,
-            qOverload<>(&QTimer::start));
+    connect(
+        &m_watcher, &QFileSystemWatcher::directoryChanged, &m_settle, qOverload<>(&QTimer::start));
 }
 
 void ConfigReloader::handleFileEvent()

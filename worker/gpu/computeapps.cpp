@@ -11,7 +11,8 @@ QList<ComputeApp> parseComputeApps(const QByteArray &csv)
         const qint64 pid = fields.constFirst().trimmed().toLongLong(&ok);
         if (!ok || pid <= 0)
             continue;
-        apps.append({pid, fields.size() > 1 ? QString::fromUtf8(fields.at(1).trimmed()) : QString()});
+        apps.append(
+            {pid, fields.size() > 1 ? QString::fromUtf8(fields.at(1).trimmed()) : QString()});
     }
     return apps;
 }

@@ -55,17 +55,14 @@ void NvidiaSmiQuery::handleFinished(int exitCode, QProcess::ExitStatus status)
     process->disconnect(this);
     process->deleteLater();
     if (m_timedOut) {
-        emit failed(u"%1 did not answer within %2 ms; killed"_s.arg(m_program).arg(
-            m_timeout.interval()));
-    } else if (exitCode == -1 && status == QProcess::CrashExit
-               && process->error() == QProcess::FailedToStart) {
+        emit failed(
+            u"%1 did not answer within %2 ms; killed"_s.arg(m_program).arg(m_timeout.interval()));
+    } else if (exitCode == -1 && status == QProcess::CrashExit &&
+               process->error() == QProcess::FailedToStart) {
         emit failed(u"%1 did not start: %2"_s.arg(m_program, process->errorString()));
     } else if (status != QProcess::NormalExit || exitCode != 0) {
-        emit failed(u"%1 failed (exit %2): %3"_s.arg(m_program)
-                        .arg(exitCode)
-                        .arg(QString::fromLocal8Bit(process->readAllStandardError())
-                                 .trimmed()
-                                 .left(300)));
+        emit failed(u"%1 failed (exit %2): %3"_s.arg(m_program).arg(exitCode).arg(
+            QString::fromLocal8Bit(process->readAllStandardError()).trimmed().left(300)));
     } else {
         emit answered(process->readAllStandardOutput());
     }

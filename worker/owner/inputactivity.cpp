@@ -33,8 +33,10 @@ InputActivity::Latest InputActivity::latest() const
     for (const QString &pattern : m_patterns) {
         const QFileInfo info(pattern);
         // Device nodes are "system" entries to QDir; a test's stand-in is a plain file.
-        const QFileInfoList files = QDir(info.path()).entryInfoList(
-            {info.fileName()}, QDir::Files | QDir::System | QDir::NoDotAndDotDot);
+        const QFileInfoList files =
+            QDir(info.path())
+                .entryInfoList({info.fileName()},
+                               QDir::Files | QDir::System | QDir::NoDotAndDotDot);
         for (const QFileInfo &file : files) {
             // Reading a terminal stamps its access time, writing to it its modification time.
             const QDateTime touched = std::max(file.lastRead(), file.lastModified());

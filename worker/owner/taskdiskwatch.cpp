@@ -34,7 +34,9 @@ TaskDiskWatch::TaskDiskWatch(qint64 limitBytes,
 {
     m_timer.setInterval(intervalMs);
     connect(&m_timer, &QTimer::timeout, this, &TaskDiskWatch::measure);
-    connect(&m_watcher, &QFutureWatcher<QList<Measured>>::finished, this,
+    connect(&m_watcher,
+            &QFutureWatcher<QList<Measured>>::finished,
+            this,
             &TaskDiskWatch::handleMeasured);
 }
 
