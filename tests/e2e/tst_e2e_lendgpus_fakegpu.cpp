@@ -21,9 +21,10 @@ constexpr char User[] = "alice";
 constexpr char Worker[] = "three-gpus";
 
 // Says which GPUs it was given; the first attempt runs until ended, the next ones succeed.
-constexpr char Command[] = "echo visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT; "
-                           "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
-                           "while true; do sleep 0.2; done";
+constexpr char Command[] =
+    "echo visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT order=$CUDA_DEVICE_ORDER; "
+    "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
+    "while true; do sleep 0.2; done";
 
 } // namespace
 
@@ -98,8 +99,8 @@ void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
     QVERIFY2(pollUntil(
                  [&] {
                      const QString text = logs(uuid);
-                     return text.contains(u"visible=0 attempt=1"_s) &&
-                            text.contains(u"visible=2 attempt=1"_s);
+                     return text.contains(u"visible=0 attempt=1 order=PCI_BUS_ID"_s) &&
+                            text.contains(u"visible=2 attempt=1 order=PCI_BUS_ID"_s);
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
