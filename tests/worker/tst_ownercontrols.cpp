@@ -49,6 +49,7 @@ private slots:
     void newestTouchedInputWins();
     void policyRefusesWhileInputIsRecentAndFollowsNewRules();
     void folderBytesLeaveTheDatasetOutAndStopAtTheLimit();
+    void diskWatchReportsATaskOverANewLimit();
 };
 
 void TestOwnerControls::computeAppsAsNvidiaSmiPrintsThem()
@@ -156,6 +157,29 @@ void TestOwnerControls::folderBytesLeaveTheDatasetOutAndStopAtTheLimit()
     QCOMPARE(folderBytes(dir.path(), dir.filePath(u"dataset"_s), 1 << 30), 5000);
     // Over the limit: the walk may stop early, never below what made it stop.
     QVERIFY(folderBytes(dir.path(), {}, 1000) > 1000);
+}
+
+void TestOwnerControls::diskWatchReportsATaskOverANewLimit()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(writeFile(dir.filePath(u"written"_s), 5000));
+    TaskDiskWatch watch(1 << 20, 20, [&dir] {
+        return QList<TaskDiskWatch::Task>{{7, dir.path(), {}}};
+    });
+    QSignalSpy over(&watch, &TaskDiskWatch::overLimit);
+    watch.start();
+    QTest::qWait(200); // several rounds under 1 MiB
+    QCOMPARE(over.size(), 0);
+    watch.setLimit(4096); // the owner lowers the limit while the task runs
+    QTRY_VERIFY(over.size() >= 1);
+    QCOMPARE(over.at(0).at(0).toLongLong(), 7);
+    QCOMPARE(over.at(0).at(1).toLongLong(), 5000);
+    watch.setLimit(0); // and lifts it
+    QTest::qWait(100); // a round that was under way may still report
+    over.clear();
+    QTest::qWait(200);
+    QCOMPARE(over.size(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestOwnerControls)

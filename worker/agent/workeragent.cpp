@@ -466,6 +466,11 @@ Status WorkerAgent::applyOwnerSettings(const WorkerConfig &fresh)
     m_config.inputDevices = fresh.inputDevices;
     m_config.lendGpus = fresh.lendGpus;
     m_config.preemptNoticeS = fresh.preemptNoticeS;
+    m_config.taskDiskLimitBytes = fresh.taskDiskLimitBytes;
+    if (m_diskWatch)
+        m_diskWatch->setLimit(m_config.taskDiskLimitBytes);
+    else if (m_config.taskDiskLimitBytes > 0)
+        watchTaskDisks();
     m_resources.gpus = *lent;
     // A task on a GPU the owner took back ends as it would for any of the owner's needs.
     for (TaskRunner *runner : std::as_const(m_tasks)) {
@@ -492,7 +497,7 @@ Status WorkerAgent::applyOwnerSettings(const WorkerConfig &fresh)
 
 void WorkerAgent::watchTaskDisks()
 {
-    auto *watch = new TaskDiskWatch(
+    m_diskWatch = new TaskDiskWatch(
         m_config.taskDiskLimitBytes,
         m_config.diskCheckIntervalMs,
         [this] {
@@ -502,7 +507,7 @@ void WorkerAgent::watchTaskDisks()
             return tasks;
         },
         this);
-    connect(watch, &TaskDiskWatch::overLimit, this, [this](qint64 taskId, qint64 bytes) {
+    connect(m_diskWatch, &TaskDiskWatch::overLimit, this, [this](qint64 taskId, qint64 bytes) {
         if (TaskRunner *runner = m_tasks.value(taskId))
             runner->failOverLimit(
                 u"the task's folder holds more than %1 (at least %2), the disk limit the owner "
@@ -510,7 +515,7 @@ void WorkerAgent::watchTaskDisks()
                     .arg(formatByteSize(m_config.taskDiskLimitBytes), formatByteSize(bytes),
                          m_config.name));
     });
-    watch->start();
+    m_diskWatch->start();
     qCInfo(lcWorkerAgent).noquote()
         << u"a task whose folder holds more than %1 fails (measured every %2 s)"_s.arg(
                formatByteSize(m_config.taskDiskLimitBytes))

@@ -27,6 +27,7 @@ class ImageLoader;
 class OwnerPolicy;
 class SlurmBackend;
 class SampleReporter;
+class TaskDiskWatch;
 class UsageSampler;
 class TaskRunner;
 class VenvManager;
@@ -120,6 +121,7 @@ private:
     SampleReporter *m_samples = nullptr;
     OwnerPolicy *m_owner = nullptr; // none with --backend slurm
     QList<GpuInfo> m_detectedGpus;  // all of the machine's; m_resources.gpus: the lent ones
+    TaskDiskWatch *m_diskWatch = nullptr; // none until a --task-disk-limit is set
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

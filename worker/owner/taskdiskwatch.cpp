@@ -46,6 +46,15 @@ TaskDiskWatch::~TaskDiskWatch()
     m_watcher.waitForFinished();
 }
 
+void TaskDiskWatch::setLimit(qint64 limitBytes)
+{
+    m_limit = limitBytes;
+    if (m_limit > 0)
+        m_timer.start();
+    else
+        m_timer.stop();
+}
+
 void TaskDiskWatch::measure()
 {
     if (m_watcher.isRunning())
@@ -65,7 +74,7 @@ void TaskDiskWatch::measure()
 void TaskDiskWatch::handleMeasured()
 {
     for (const Measured &task : m_watcher.result()) {
-        if (task.bytes > m_limit)
+        if (m_limit > 0 && task.bytes > m_limit)
             emit overLimit(task.id, task.bytes);
     }
 }

@@ -33,6 +33,8 @@ public:
     ~TaskDiskWatch() override;
 
     void start() { m_timer.start(); }
+    // A new limit from the owner; 0 stops the watch.
+    void setLimit(qint64 limitBytes);
 
 signals:
     void overLimit(qint64 taskId, qint64 bytes);
