@@ -1,5 +1,6 @@
 // ddl-worker: parses its arguments and starts the worker agent; everything else lives in
 // ddl_worker_core.
+#include "agent/configreloader.h"
 #include "agent/workeragent.h"
 #include "config/workerconfig.h"
 #include "process/terminationsignals.h"
@@ -70,5 +71,11 @@ int main(int argc, char *argv[])
         printError(started.error().message);
         return 1;
     }
+    // The owner changes their policy without a restart: SIGHUP, or by saving the config file.
+    ddl::worker::ConfigReloader reloader(
+        agent, [&parser] { return ddl::worker::WorkerConfig::fromParser(parser); },
+        config->configFile);
+    QObject::connect(&termination, &ddl::worker::TerminationSignals::reloadRequested, &reloader,
+                     [&reloader] { reloader.reload(u"SIGHUP"_s); });
     return app.exec();
 }

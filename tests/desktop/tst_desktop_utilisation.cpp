@@ -4,6 +4,7 @@
 // Workers page draws the selected worker's machine.
 #include "clusterharness.h"
 #include "desktoptestsupport.h"
+#include "fakenvidiasmi.h"
 
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
@@ -14,8 +15,6 @@
 #include "views/utilisationchartsview.h"
 #include "views/workersview.h"
 
-#include <QDir>
-#include <QFile>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -24,17 +23,6 @@
 using namespace Qt::Literals::StringLiterals;
 using namespace ddl::desktop;
 using Chart = UtilisationChartsView::Chart;
-
-namespace {
-
-constexpr char FakeNvidiaSmi[] = R"(#!/bin/sh
-case "$*" in
-*utilization.gpu*) echo '0, 37, 1234, 16384' ;;
-*) echo '0, Fake GPU, 16384 MiB' ;;
-esac
-)";
-
-} // namespace
 
 class TestDesktopUtilisationFakeGpu : public QObject
 {
@@ -56,16 +44,9 @@ void TestDesktopUtilisationFakeGpu::initTestCase()
 {
     QVERIFY(m_config.isValid());
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
-    const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
-    QVERIFY(QDir().mkpath(bin));
-    QFile script(bin + u"/nvidia-smi"_s);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write(FakeNvidiaSmi);
-    script.close();
-    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                  QFileDevice::ExeOwner));
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
+    FakeNvidiaSmi gpu; // one card, 37% busy with 1234 MiB of 16384 in use
+    QVERIFY(gpu.install(m_cluster.path(u"fake-gpu-bin"_s)));
+    const QProcessEnvironment environment = gpu.environment();
     QVERIFY(m_cluster.startNamedWorker(
         u"fake-gpu"_s, {u"--sample-interval"_s, u"0.25"_s}, environment));
     m_settings = std::make_unique<DesktopSettings>(m_config.filePath(u"ddl-desktop.ini"_s));

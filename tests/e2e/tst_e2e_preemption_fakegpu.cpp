@@ -5,11 +5,10 @@
 // SIGTERM (with DDL_PREEMPT_NOTICE_S known from its start), and its job, with retryCount 0,
 // does not fail: it waits again, saying why, until the GPU is free, then runs and succeeds.
 #include "clusterharness.h"
+#include "fakenvidiasmi.h"
 #include "polluntil.h"
 
 #include <QCoreApplication>
-#include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -29,12 +28,6 @@ constexpr char Command[] =
     "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then echo second run; exit 0; fi; "
     "while true; do sleep 0.2; done";
 
-bool writeFile(const QString &path, const QByteArray &content)
-{
-    QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
-}
-
 } // namespace
 
 class TestE2ePreemptionFakeGpu : public QObject
@@ -50,26 +43,13 @@ private:
     QString diagnostics(const QString &uuid);
 
     ClusterHarness m_cluster;
-    QString m_gpuApps; // what the fake nvidia-smi lists as computing on the GPU
+    FakeNvidiaSmi m_gpu; // one card; the test writes what computes on it
 };
 
 void TestE2ePreemptionFakeGpu::initTestCase()
 {
     QVERIFY2(m_cluster.startServer(), qPrintable(m_cluster.serverLog()));
-    const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
-    QVERIFY(QDir().mkpath(bin));
-    m_gpuApps = m_cluster.path(u"gpu-apps.csv"_s);
-    QVERIFY(writeFile(m_gpuApps, {}));
-    // One 16 GiB card; its compute processes are the lines of m_gpuApps.
-    const QByteArray script = "#!/bin/sh\ncase \"$*\" in\n*query-compute-apps*) cat '"
-                              + m_gpuApps.toUtf8()
-                              + "' ;;\n*) echo '0, Fake GPU, 16384 MiB' ;;\nesac\n";
-    QVERIFY(writeFile(bin + u"/nvidia-smi"_s, script));
-    QVERIFY(QFile::setPermissions(bin + u"/nvidia-smi"_s,
-                                  QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                      | QFileDevice::ExeOwner));
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
+    QVERIFY(m_gpu.install(m_cluster.path(u"fake-gpu-bin"_s)));
     QVERIFY(m_cluster.startNamedWorker(QString::fromLatin1(Worker),
                                        {u"--only-when-idle"_s,
                                         u"--preempt-notice"_s,
@@ -78,7 +58,7 @@ void TestE2ePreemptionFakeGpu::initTestCase()
                                         u"1"_s,
                                         u"--sample-interval"_s,
                                         u"0"_s},
-                                       environment));
+                                       m_gpu.environment()));
     QVERIFY2(pollUntil([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),
              qPrintable(m_cluster.workerLog(QString::fromLatin1(Worker))));
     QVERIFY(m_cluster.registerAndLogin(QString::fromLatin1(User), u"alice-password"_s));
@@ -117,7 +97,7 @@ void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry
              qPrintable(diagnostics(uuid)));
 
     // The owner starts a program on the GPU.
-    QVERIFY(writeFile(m_gpuApps, QByteArray::number(QCoreApplication::applicationPid()) + '\n'));
+    QVERIFY(m_gpu.setComputeApps({{QCoreApplication::applicationPid(), 0}}));
 
     // The task gets SIGTERM; the job, with no retries, waits again saying why. Every attempt
     // after the first is a preemption's, none a retry's (the server may have placed the job
@@ -170,7 +150,7 @@ void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry
     qInfo("while the owner works: %s", qUtf8Printable(job.value(u"reason"_s).toString()));
 
     // The owner is done: the job runs again and succeeds.
-    QVERIFY(writeFile(m_gpuApps, {}));
+    QVERIFY(m_gpu.setComputeApps({}));
     const QString state = m_cluster.waitForJobEnd(user, uuid, 60000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     QVERIFY2(logs(uuid).contains(u"second run"_s), qPrintable(diagnostics(uuid)));

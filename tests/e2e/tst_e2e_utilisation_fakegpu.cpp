@@ -3,10 +3,9 @@
 // CPU and its job's utilisation shows that, its memory and the fake GPU's numbers; another user
 // cannot read it; the stored series stays within the server's limit.
 #include "clusterharness.h"
+#include "fakenvidiasmi.h"
 #include "polluntil.h"
 
-#include <QDir>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QTest>
@@ -16,14 +15,6 @@ using namespace Qt::StringLiterals;
 namespace {
 
 constexpr int SamplesPerTask = 10;
-
-// Answers the worker's two queries as a 16 GiB card that is 37% busy with 1234 MiB in use.
-constexpr char FakeNvidiaSmi[] = R"(#!/bin/sh
-case "$*" in
-*utilization.gpu*) echo '0, 37, 1234, 16384' ;;
-*) echo '0, Fake GPU, 16384 MiB' ;;
-esac
-)";
 
 } // namespace
 
@@ -46,16 +37,9 @@ void TestE2eUtilisationFakeGpu::initTestCase()
     QVERIFY2(m_cluster.startServer(
                  {u"--utilisation-samples-per-task"_s, QString::number(SamplesPerTask)}),
              qPrintable(m_cluster.serverLog()));
-    const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
-    QVERIFY(QDir().mkpath(bin));
-    QFile script(bin + u"/nvidia-smi"_s);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write(FakeNvidiaSmi);
-    script.close();
-    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                  QFileDevice::ExeOwner));
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
+    FakeNvidiaSmi gpu; // one card, 37% busy with 1234 MiB of 16384 in use
+    QVERIFY(gpu.install(m_cluster.path(u"fake-gpu-bin"_s)));
+    const QProcessEnvironment environment = gpu.environment();
     QVERIFY(
         m_cluster.startNamedWorker(u"fake-gpu"_s, {u"--sample-interval"_s, u"0.2"_s}, environment));
     QVERIFY2(pollUntil([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),

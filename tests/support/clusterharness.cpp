@@ -222,6 +222,12 @@ bool ClusterHarness::startNamedWorkerAs(const QString &name,
     return started;
 }
 
+qint64 ClusterHarness::namedWorkerPid(const QString &name) const
+{
+    const qsizetype index = m_namedWorkerNames.lastIndexOf(name);
+    return index < 0 ? 0 : m_namedWorkers.at(size_t(index))->processId();
+}
+
 bool ClusterHarness::killNamedWorker(const QString &name)
 {
     const qsizetype index = m_namedWorkerNames.lastIndexOf(name);

@@ -81,6 +81,8 @@ public:
                             const UnprivilegedUser &user,
                             const QStringList &extraArgs = {});
     QString workerLog(const QString &name) const;
+    // The process ID of the named worker (0 when it is not running), e.g. to send it SIGHUP.
+    qint64 namedWorkerPid(const QString &name) const;
     // SIGKILLs the named worker (no goodbye to the server: its heartbeats simply stop).
     bool killNamedWorker(const QString &name);
 

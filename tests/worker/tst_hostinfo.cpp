@@ -38,11 +38,17 @@ void tst_HostInfo::memTotal()
 
 void tst_HostInfo::nvidiaSmi()
 {
-    const QList<GpuInfo> gpus = parseNvidiaSmiCsv("0, NVIDIA H100 80GB HBM3, 81559 MiB\n"
-                                                  "1, NVIDIA H100 80GB HBM3, 81559 MiB\n"
-                                                  "garbage line\n\n");
-    QCOMPARE(gpus.size(), 2);
+    // What an H100's nvidia-smi answers (seen on one), a second card, and a name with a comma.
+    const QList<GpuInfo> gpus = parseNvidiaSmiCsv(
+        "0, GPU-8912d640-82a1-c508-b441-02b46d3e5116, 81559 MiB, NVIDIA H100 80GB HBM3\n"
+        "1, GPU-00000000-82a1-c508-b441-02b46d3e5116, 81559 MiB, NVIDIA H100 80GB HBM3\n"
+        "2, GPU-2, 1024 MiB, Card, Rev. B\n"
+        "garbage line\n\n");
+    QCOMPARE(gpus.size(), 3);
     QCOMPARE(gpus.at(1).index, 1);
+    QCOMPARE(gpus.at(0).uuid, u"GPU-8912d640-82a1-c508-b441-02b46d3e5116"_s);
+    QCOMPARE(gpus.at(2).name, u"Card, Rev. B"_s);
+    QCOMPARE(gpus.at(2).memoryMb, 1024);
     QCOMPARE(gpus.at(0).name, u"NVIDIA H100 80GB HBM3"_s);
     QCOMPARE(gpus.at(0).memoryMb, 81559);
     // The label OpenPAI's gpuType is matched against, unless --gpu-type names another.

@@ -34,6 +34,8 @@ private slots:
     void slurmBackend();
     void ownerPolicy_data();
     void ownerPolicy();
+    void idleInput_data();
+    void idleInput();
 
 private:
     // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
@@ -487,6 +489,78 @@ void tst_WorkerConfig::ownerPolicy()
     QTEST(parsed->onlyWhenIdle, "onlyWhenIdle");
     QTEST(parsed->availableHours.text(), "hours");
     QTEST(parsed->preemptNoticeS, "notice");
+}
+
+void tst_WorkerConfig::idleInput_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<qint64>("idleMs");
+    QTest::addColumn<QStringList>("devices"); // empty: the defaults
+    QTest::addColumn<QString>("error");       // empty: valid; else the key, then what it says
+
+    QTest::newRow("default: not watched")
+        << QByteArray() << QStringList() << qint64(0) << QStringList() << QString();
+    QTest::newRow("file, fractions of minutes")
+        << QByteArray("idle_input_minutes: 2.5\ninput_devices: \"/dev/pts/[0-9]*, /dev/tty1\"\n")
+        << QStringList() << qint64(150000) << QStringList{u"/dev/pts/[0-9]*"_s, u"/dev/tty1"_s}
+        << QString();
+    QTest::newRow("flag over the file")
+        << QByteArray("idle_input_minutes: 10\n")
+        << QStringList{u"--idle-input-minutes"_s, u"0.05"_s} << qint64(3000) << QStringList()
+        << QString();
+    QTest::newRow("not minutes")
+        << QByteArray("idle_input_minutes: soon\n") << QStringList() << qint64(0) << QStringList()
+        << u"idle_input_minutes|between 0.01 and 1440"_s;
+    QTest::newRow("more than a day")
+        << QByteArray() << QStringList{u"--idle-input-minutes"_s, u"1441"_s} << qint64(0)
+        << QStringList() << u"idle_input_minutes|between 0.01 and 1440"_s;
+    QTest::newRow("relative device path")
+        << QByteArray("idle_input_minutes: 5\ninput_devices: dev/tty1\n") << QStringList()
+        << qint64(0) << QStringList() << u"input_devices|must be absolute paths"_s;
+    QTest::newRow("wildcard in a folder")
+        << QByteArray("idle_input_minutes: 5\ninput_devices: /dev/*/event0\n") << QStringList()
+        << qint64(0) << QStringList() << u"input_devices|wildcards only in the file's name"_s;
+    QTest::newRow("disk limit, lent GPUs")
+        << QByteArray("idle_input_minutes: 1\ntask_disk_limit: 20G\nlend_gpus: \"0, GPU-8912d640-82a1\"\n")
+        << QStringList() << qint64(60000) << QStringList() << QString();
+    QTest::newRow("disk limit not a size")
+        << QByteArray("task_disk_limit: lots\n") << QStringList() << qint64(0) << QStringList()
+        << u"task_disk_limit|"_s;
+    QTest::newRow("lent GPU not an index or UUID")
+        << QByteArray() << QStringList{u"--lend-gpus"_s, u"0,second"_s} << qint64(0)
+        << QStringList() << u"lend_gpus|got 'second'"_s;
+    QTest::newRow("devices without minutes")
+        << QByteArray("input_devices: /dev/tty1\n") << QStringList() << qint64(0)
+        << QStringList() << u"input_devices|needs --idle-input-minutes"_s;
+    QTest::newRow("not with slurm")
+        << QByteArray("backend: slurm\nno_sandbox: true\nidle_input_minutes: 5\n")
+        << QStringList() << qint64(0) << QStringList()
+        << u"idle_input_minutes|needs --backend local"_s;
+}
+
+void tst_WorkerConfig::idleInput()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
+    QCOMPARE(parsed.ok(), error.isEmpty());
+    if (!error.isEmpty()) {
+        const QString key = error.section(u'|', 0, 0);
+        QCOMPARE(parsed.error().field, key);
+        QVERIFY2(parsed.error().message.contains(error.section(u'|', 1)),
+                 qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->idleInputMs, "idleMs");
+    QTEST(parsed->inputDevices, "devices");
+    if (yaml.contains("task_disk_limit")) {
+        QCOMPARE(parsed->taskDiskLimitBytes, 20LL << 30);
+        QCOMPARE(parsed->lendGpus, (QStringList{u"0"_s, u"GPU-8912d640-82a1"_s}));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

@@ -31,22 +31,19 @@ QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv)
     QList<GpuInfo> gpus;
     for (const QByteArray &rawLine : csv.split('\n')) {
         const QString line = QString::fromUtf8(rawLine).trimmed();
-        if (line.isEmpty())
-            continue;
-        // The name may not hold commas in practice, but index and memory are the ends.
-        const qsizetype first = line.indexOf(u',');
-        const qsizetype last = line.lastIndexOf(u',');
-        if (first < 0 || last <= first)
+        const QStringList fields = line.split(u',');
+        if (fields.size() < 4)
             continue;
         bool ok = false;
         GpuInfo gpu;
-        gpu.index = line.left(first).trimmed().toInt(&ok);
-        if (!ok)
+        gpu.index = fields.at(0).trimmed().toInt(&ok);
+        if (!ok || gpu.index < 0)
             continue;
-        gpu.name = line.mid(first + 1, last - first - 1).trimmed();
-        QString memory = line.mid(last + 1).trimmed();
+        gpu.uuid = fields.at(1).trimmed();
+        QString memory = fields.at(2).trimmed();
         memory.remove(u"MiB"_s);
         gpu.memoryMb = memory.trimmed().toLongLong();
+        gpu.name = fields.mid(3).join(u',').trimmed();
         gpus.append(gpu);
     }
     return gpus;
@@ -61,7 +58,7 @@ static QList<GpuInfo> queryNvidiaSmi()
         return {};
     }
     QProcess process;
-    process.start(program, {u"--query-gpu=index,name,memory.total"_s, u"--format=csv,noheader"_s});
+    process.start(program, {u"--query-gpu=index,uuid,memory.total,name"_s, u"--format=csv,noheader"_s});
     if (!process.waitForFinished(15000) || process.exitStatus() != QProcess::NormalExit ||
         process.exitCode() != 0) {
         qCWarning(lcWorkerAgent).noquote()
@@ -86,7 +83,7 @@ HostResources detectHostResources(int declaredGpus)
         resources.memoryMb = std::max<qint64>(0, parseMemTotalMb(meminfo.readAll()));
     if (declaredGpus >= 0) {
         for (int i = 0; i < declaredGpus; ++i)
-            resources.gpus.append(GpuInfo{i, DeclaredGpuName, 0});
+            resources.gpus.append(GpuInfo{i, DeclaredGpuName, 0, {}});
     } else {
         resources.gpus = queryNvidiaSmi();
     }

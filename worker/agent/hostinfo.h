@@ -14,6 +14,7 @@ struct GpuInfo
     int index = 0;
     QString name;
     qint64 memoryMb = 0;
+    QString uuid; // GPU-...; empty for GPUs declared with --gpus
 };
 
 // What this machine offers to tasks; reported at enrollment and in every heartbeat.
@@ -27,7 +28,8 @@ struct HostResources
 // MemTotal of /proc/meminfo in MiB, or -1 when the text has none.
 qint64 parseMemTotalMb(const QByteArray &meminfo);
 
-// Rows of `nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader`.
+// Rows of `nvidia-smi --query-gpu=index,uuid,memory.total,name --format=csv,noheader` (the name
+// last: it is the one field that could hold a comma).
 QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv);
 
 // CPUs (QThread::idealThreadCount), memory (/proc/meminfo) and GPUs: declaredGpus of them when

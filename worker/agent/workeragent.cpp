@@ -7,7 +7,10 @@
 #include "config/bytesize.h"
 #include "monitor/samplereporter.h"
 #include "monitor/usagesampler.h"
+#include "owner/gpulending.h"
 #include "owner/ownerpolicy.h"
+#include "owner/ownersettings.h"
+#include "owner/taskdiskwatch.h"
 #include "process/cpuaffinity.h"
 #include "runner/taskrunner.h"
 #include "runner/venvmanager.h"
@@ -209,6 +212,11 @@ Status WorkerAgent::start()
             return slurm;
     } else {
         m_resources = detectHostResources(m_config.gpus);
+        m_detectedGpus = m_resources.gpus;
+        Result<QList<GpuInfo>> lent = selectLentGpus(m_resources.gpus, m_config.lendGpus);
+        if (!lent)
+            return lent.error();
+        m_resources.gpus = *lent;
         if (m_podman.isAvailable() && !m_resources.gpus.isEmpty())
             prepareGpuDevices();
         m_cpuCores = CpuCorePool(cpuaffinity::usableCores());
@@ -395,7 +403,12 @@ void WorkerAgent::startSampling()
         return tasks;
     });
     connect(m_sampler, &UsageSampler::taskSampled, m_samples, &SampleReporter::addTaskSample);
-    connect(m_sampler, &UsageSampler::hostSampled, m_samples, [this](const UtilisationSample &s) {
+    connect(m_sampler, &UsageSampler::hostSampled, m_samples, [this](UtilisationSample s) {
+        // The GPUs the owner keeps (--lend-gpus) are none of the server's business.
+        s.gpus.removeIf([this](const GpuReading &reading) {
+            return std::none_of(m_resources.gpus.cbegin(), m_resources.gpus.cend(),
+                                [&reading](const GpuInfo &gpu) { return gpu.index == reading.index; });
+        });
         m_samples->addHostSample(s);
         // The machine's sample ends each round: one batch a round.
         if (m_operating)
@@ -409,24 +422,13 @@ void WorkerAgent::startSampling()
 
 Status WorkerAgent::prepareOwnerPolicy()
 {
-    if (!m_config.onlyWhenIdle && m_config.availableHours.isEmpty())
+    if (m_slurm)
         return Ok{};
-    OwnerPolicy::Settings settings;
-    settings.hours = m_config.availableHours;
-    settings.onlyWhenIdle = m_config.onlyWhenIdle;
-    settings.checkIntervalMs = m_config.ownerCheckIntervalMs;
-    if (m_config.onlyWhenIdle) {
-        settings.nvidiaSmi = QStandardPaths::findExecutable(u"nvidia-smi"_s);
-        if (settings.nvidiaSmi.isEmpty()) {
-            return Error::make(ErrorCode::InvalidConfig,
-                               u"--only-when-idle asks nvidia-smi whether the owner uses the GPU, "
-                               u"and there is no nvidia-smi on PATH; install the NVIDIA driver's "
-                               u"tools or leave --only-when-idle out"_s,
-                               QString::fromLatin1(configkey::OnlyWhenIdle));
-        }
-    }
+    const Result<OwnerPolicy::Settings> settings = ownerSettings(m_config, m_resources.gpus);
+    if (!settings)
+        return settings.error();
     m_owner = new OwnerPolicy(
-        settings,
+        *settings,
         [this] {
             QList<qint64> leaders;
             for (const TaskRunner *runner : std::as_const(m_tasks)) {
@@ -442,7 +444,82 @@ Status WorkerAgent::prepareOwnerPolicy()
                m_owner->describe())
                .arg(m_config.preemptNoticeS);
     m_owner->start();
+    if (m_config.taskDiskLimitBytes > 0)
+        watchTaskDisks();
     return Ok{};
+}
+
+Status WorkerAgent::applyOwnerSettings(const WorkerConfig &fresh)
+{
+    if (!m_owner)
+        return Error::make(ErrorCode::InvalidConfig,
+                           u"the owner's settings apply to --backend local only"_s);
+    const Result<QList<GpuInfo>> lent = selectLentGpus(m_detectedGpus, fresh.lendGpus);
+    if (!lent)
+        return lent.error();
+    const Result<OwnerPolicy::Settings> settings = ownerSettings(fresh, *lent);
+    if (!settings)
+        return settings.error();
+    m_config.availableHours = fresh.availableHours;
+    m_config.onlyWhenIdle = fresh.onlyWhenIdle;
+    m_config.idleInputMs = fresh.idleInputMs;
+    m_config.inputDevices = fresh.inputDevices;
+    m_config.lendGpus = fresh.lendGpus;
+    m_config.preemptNoticeS = fresh.preemptNoticeS;
+    m_config.taskDiskLimitBytes = fresh.taskDiskLimitBytes;
+    if (m_diskWatch)
+        m_diskWatch->setLimit(m_config.taskDiskLimitBytes);
+    else if (m_config.taskDiskLimitBytes > 0)
+        watchTaskDisks();
+    m_resources.gpus = *lent;
+    // A task on a GPU the owner took back ends as it would for any of the owner's needs.
+    for (TaskRunner *runner : std::as_const(m_tasks)) {
+        const QList<int> held = runner->gpuIndices();
+        const bool takenBack = std::any_of(held.cbegin(), held.cend(), [this](int index) {
+            return std::none_of(m_resources.gpus.cbegin(), m_resources.gpus.cend(),
+                                [index](const GpuInfo &gpu) { return gpu.index == index; });
+        });
+        if (takenBack)
+            runner->preempt(u"the owner no longer lends its GPU"_s);
+    }
+    m_owner->reconfigure(*settings);
+    QStringList gpus;
+    for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
+        gpus << QString::number(gpu.index);
+    qCInfo(lcWorkerAgent).noquote()
+        << u"owner's policy now: %1; lending %2; a preempted task gets %3 s"_s.arg(
+               m_owner->describe(), gpus.isEmpty() ? u"no GPU"_s : u"GPU "_s + gpus.join(u", "_s))
+               .arg(m_config.preemptNoticeS);
+    // The server learns the GPUs and whether it may place tasks here at once.
+    sendHeartbeat();
+    return Ok{};
+}
+
+void WorkerAgent::watchTaskDisks()
+{
+    m_diskWatch = new TaskDiskWatch(
+        m_config.taskDiskLimitBytes,
+        m_config.diskCheckIntervalMs,
+        [this] {
+            QList<TaskDiskWatch::Task> tasks;
+            for (const TaskRunner *runner : std::as_const(m_tasks))
+                tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            return tasks;
+        },
+        this);
+    connect(m_diskWatch, &TaskDiskWatch::overLimit, this, [this](qint64 taskId, qint64 bytes) {
+        if (TaskRunner *runner = m_tasks.value(taskId))
+            runner->failOverLimit(
+                u"the task's folder holds more than %1 (at least %2), the disk limit the owner "
+                u"of worker %3 set (task_disk_limit); write less, or run where there is room"_s
+                    .arg(formatByteSize(m_config.taskDiskLimitBytes), formatByteSize(bytes),
+                         m_config.name));
+    });
+    m_diskWatch->start();
+    qCInfo(lcWorkerAgent).noquote()
+        << u"a task whose folder holds more than %1 fails (measured every %2 s)"_s.arg(
+               formatByteSize(m_config.taskDiskLimitBytes))
+               .arg(m_config.diskCheckIntervalMs / 1000.0);
 }
 
 void WorkerAgent::handleOwnerPolicyChanged(const QString &refusal)
@@ -564,7 +641,7 @@ Status WorkerAgent::prepareSlurm()
     m_resources.gpus.clear();
     // The server books GPUs by index; Slurm picks the devices, so these only count them.
     for (int index = 0; index < capacity->gpus; ++index)
-        m_resources.gpus.append({index, u"Slurm GRES gpu"_s, 0});
+        m_resources.gpus.append({index, u"Slurm GRES gpu"_s, 0, {}});
     qCInfo(lcWorkerAgent).noquote()
         << u"Slurm partition %1: %2 node(s), %3 CPUs (at most %4 on one node), %5 MiB, %6 GPU(s); "
            u"task folders under %7 must be visible to every node at the same path"_s
@@ -662,12 +739,14 @@ void WorkerAgent::startTask(const TaskLease &lease)
                        .arg(free.size()));
         return;
     }
-    // The server books GPUs by index so that none is given twice; follow it when it did.
+    // The server books GPUs by their position among those announced so that none is given
+    // twice; follow it when it did.
     QList<int> gpus = free.first(lease.gpus);
-    if (lease.gpuIndices.size() == lease.gpus
-        && std::all_of(lease.gpuIndices.cbegin(), lease.gpuIndices.cend(),
+    const QList<int> booked = gpusAtPositions(m_resources.gpus, lease.gpuIndices);
+    if (lease.gpuIndices.size() == lease.gpus && booked.size() == lease.gpus
+        && std::all_of(booked.cbegin(), booked.cend(),
                        [&free](int index) { return free.contains(index); }))
-        gpus = lease.gpuIndices;
+        gpus = booked;
     for (int index : gpus)
         m_busyGpus.insert(index);
     // The server books CPUs by count; a worker that declared more than it has is over-committed,

@@ -27,6 +27,7 @@ class ImageLoader;
 class OwnerPolicy;
 class SlurmBackend;
 class SampleReporter;
+class TaskDiskWatch;
 class UsageSampler;
 class TaskRunner;
 class VenvManager;
@@ -49,6 +50,9 @@ public:
     Status start();
     // Ends every task's process tree at once; the worker is about to exit.
     void shutdown();
+    // Applies the owner's part of a config read again while running (hours, idle rules, lent
+    // GPUs, preemption notice; docs/owners.md), or refuses it, keeping the running settings.
+    Status applyOwnerSettings(const WorkerConfig &fresh);
 
     const HostResources &resources() const { return m_resources; }
     int slotCount() const { return m_slots; }
@@ -92,6 +96,8 @@ private:
     void startSampling();
     // --only-when-idle, --available: the owner's say over when tasks run here.
     Status prepareOwnerPolicy();
+    // --task-disk-limit: a task whose folder grows past it fails.
+    void watchTaskDisks();
     // The owner's policy turned: take no tasks and preempt the running ones, or take them again.
     void handleOwnerPolicyChanged(const QString &refusal);
     QJsonObject resourcesJson() const;
@@ -113,7 +119,9 @@ private:
     SlurmBackend *m_slurm = nullptr; // with --backend slurm only
     UsageSampler *m_sampler = nullptr; // none with --sample-interval 0
     SampleReporter *m_samples = nullptr;
-    OwnerPolicy *m_owner = nullptr; // none without --only-when-idle and --available
+    OwnerPolicy *m_owner = nullptr; // none with --backend slurm
+    QList<GpuInfo> m_detectedGpus;  // all of the machine's; m_resources.gpus: the lent ones
+    TaskDiskWatch *m_diskWatch = nullptr; // none until a --task-disk-limit is set
     std::optional<WorkerIdentity> m_identity;
     QTimer m_heartbeatTimer;
     QTimer m_leaseTimer;

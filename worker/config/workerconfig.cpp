@@ -1,6 +1,7 @@
 #include "workerconfig.h"
 
 #include "config/bytesize.h"
+#include "owner/inputactivity.h"
 
 #include <QCommandLineParser>
 #include <QDir>
@@ -62,6 +63,14 @@ Result<int> parseSampleInterval(const QString &text, const QString &origin)
     return int(seconds * 1000);
 }
 
+Result<qint64> parseTaskDiskLimit(const QString &text, const QString &origin)
+{
+    const Result<qint64> bytes = parseByteSize(text);
+    if (!bytes)
+        return configError(origin, configkey::TaskDiskLimit, bytes.error().message);
+    return bytes;
+}
+
 Result<AvailabilityWindows> parseAvailable(const QString &text, const QString &origin)
 {
     Result<AvailabilityWindows> windows = AvailabilityWindows::parse(text);
@@ -80,6 +89,63 @@ Result<int> parsePreemptNotice(const QString &text, const QString &origin)
                            u"must be whole seconds between 0 and 3600, got '%1'"_s.arg(text));
     }
     return seconds;
+}
+
+Result<qint64> parseIdleInputMinutes(const QString &text, const QString &origin)
+{
+    bool ok = false;
+    const double minutes = text.trimmed().toDouble(&ok);
+    if (!ok || !(minutes == 0 || (minutes >= 0.01 && minutes <= 24 * 60))) {
+        return configError(origin,
+                           configkey::IdleInputMinutes,
+                           u"must be minutes between 0.01 and 1440 (fractions allowed; 0: input "
+                           u"is not watched), got '%1'"_s.arg(text));
+    }
+    return qint64(minutes * 60 * 1000);
+}
+
+// Comma-separated absolute paths, wildcards allowed in the file's name.
+Result<QStringList> parseInputDevices(const QString &text, const QString &origin)
+{
+    QStringList patterns;
+    for (const QString &part : text.split(u',', Qt::SkipEmptyParts)) {
+        const QString pattern = part.trimmed();
+        if (pattern.isEmpty())
+            continue;
+        if (!pattern.startsWith(u'/') || pattern.contains(u"/../"_s) || pattern.endsWith(u"/.."_s)
+            || QFileInfo(pattern).path().contains(QRegularExpression(u"[*?\\[]"_s))) {
+            return configError(origin,
+                               configkey::InputDevices,
+                               u"must be absolute paths separated by commas, wildcards only in "
+                               u"the file's name (e.g. \"/dev/tty[0-9]*, /dev/input/event*\"), "
+                               u"got '%1'"_s.arg(pattern));
+        }
+        patterns << pattern;
+    }
+    if (patterns.isEmpty())
+        return configError(origin, configkey::InputDevices, u"names no path"_s);
+    return patterns;
+}
+
+// Comma-separated GPU indexes (0, 2) or UUIDs (GPU-8912d640-...), as nvidia-smi -L shows them.
+Result<QStringList> parseLendGpus(const QString &text, const QString &origin)
+{
+    static const QRegularExpression gpu(
+        QRegularExpression::anchoredPattern(u"[0-9]{1,3}|(GPU|MIG)-[0-9A-Za-z/-]{1,80}"_s));
+    QStringList gpus;
+    for (const QString &part : text.split(u',')) {
+        const QString name = part.trimmed();
+        if (!gpu.match(name).hasMatch()) {
+            return configError(origin,
+                               configkey::LendGpus,
+                               u"must be GPU indexes or UUIDs separated by commas, as "
+                               u"'nvidia-smi -L' lists them (e.g. \"0,2\" or \"GPU-8912d640-...\"), "
+                               u"got '%1'"_s.arg(name));
+        }
+        if (!gpus.contains(name))
+            gpus << name;
+    }
+    return gpus;
 }
 
 Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
@@ -135,7 +201,11 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::SampleInterval,
                                         configkey::OnlyWhenIdle,
                                         configkey::Available,
-                                        configkey::PreemptNotice};
+                                        configkey::PreemptNotice,
+                                        configkey::IdleInputMinutes,
+                                        configkey::InputDevices,
+                                        configkey::LendGpus,
+                                        configkey::TaskDiskLimit};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -217,6 +287,31 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
             return notice.error();
         config.preemptNoticeS = *notice;
     }
+    if (root[configkey::IdleInputMinutes]) {
+        const Result<qint64> idle =
+            parseIdleInputMinutes(text(configkey::IdleInputMinutes), origin);
+        if (!idle)
+            return idle.error();
+        config.idleInputMs = *idle;
+    }
+    if (root[configkey::InputDevices]) {
+        const Result<QStringList> devices = parseInputDevices(text(configkey::InputDevices), origin);
+        if (!devices)
+            return devices.error();
+        config.inputDevices = *devices;
+    }
+    if (root[configkey::TaskDiskLimit]) {
+        const Result<qint64> limit = parseTaskDiskLimit(text(configkey::TaskDiskLimit), origin);
+        if (!limit)
+            return limit.error();
+        config.taskDiskLimitBytes = *limit;
+    }
+    if (root[configkey::LendGpus]) {
+        const Result<QStringList> gpus = parseLendGpus(text(configkey::LendGpus), origin);
+        if (!gpus)
+            return gpus.error();
+        config.lendGpus = *gpus;
+    }
     if (root[configkey::OnlyWhenIdle]) {
         const Result<bool> on =
             parseSwitch(root[configkey::OnlyWhenIdle], origin, configkey::OnlyWhenIdle);
@@ -284,6 +379,11 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"host lists; default: the address the server sees the worker connect from)."_s,
          u"address"_s},
         {flagName(configkey::Gpus), u"Declare N GPUs instead of asking nvidia-smi."_s, u"n"_s},
+        {flagName(configkey::LendGpus),
+         u"Lend only these GPUs: indexes or UUIDs as 'nvidia-smi -L' lists them, "
+         u"comma-separated (\"0,2\"). The worker announces and gives tasks only these, and "
+         u"--only-when-idle watches only them. Default: every GPU."_s,
+         u"gpus"_s},
         {flagName(configkey::GpuType),
          u"The GPU type jobs ask for with OpenPAI's gpuType (matched in any case; default: the "
          u"model nvidia-smi reports, none without GPUs)."_s,
@@ -296,6 +396,11 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Keep the blob and dataset cache under this size (20G, 512M; K/M/G/T are powers of "
          u"1024), evicting what no running task uses, least recently used first. Default: 0, "
          u"no limit."_s,
+         u"size"_s},
+        {flagName(configkey::TaskDiskLimit),
+         u"Fail a task whose folder (code, outputs, scratch; not its dataset) holds more than "
+         u"this (20G, 512M; K/M/G/T are powers of 1024), measured every 5 s. Default: 0, no "
+         u"limit."_s,
          u"size"_s},
         {flagName(configkey::SampleInterval),
          u"Measure running tasks and the machine (CPU, memory, GPUs through nvidia-smi) every "
@@ -326,6 +431,15 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Run tasks only within these hours, e.g. \"Mon-Fri 19:00-07:00, Sat-Sun\" (local "
          u"time; days optional; a window may cross midnight). Default: any time."_s,
          u"hours"_s},
+        {flagName(configkey::IdleInputMinutes),
+         u"Run tasks only when nobody has typed at this machine's consoles and terminals or "
+         u"used its input devices for this many minutes (fractions allowed); when somebody "
+         u"does, running tasks are preempted. Linux only. Default: 0, input is not watched."_s,
+         u"minutes"_s},
+        {flagName(configkey::InputDevices),
+         u"The files --idle-input-minutes watches, comma-separated, wildcards in the file "
+         u"name allowed. Default: \"/dev/tty[0-9]*, /dev/pts/[0-9]*, /dev/input/event*\"."_s,
+         u"paths"_s},
         {flagName(configkey::PreemptNotice),
          u"Seconds a preempted task has between SIGTERM and SIGKILL, also given to every task "
          u"as DDL_PREEMPT_NOTICE_S. Default: 30."_s,
@@ -413,6 +527,30 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
             return notice.error();
         config.preemptNoticeS = *notice;
     }
+    if (auto value = flag(configkey::IdleInputMinutes)) {
+        const Result<qint64> idle = parseIdleInputMinutes(*value, origin);
+        if (!idle)
+            return idle.error();
+        config.idleInputMs = *idle;
+    }
+    if (auto value = flag(configkey::InputDevices)) {
+        const Result<QStringList> devices = parseInputDevices(*value, origin);
+        if (!devices)
+            return devices.error();
+        config.inputDevices = *devices;
+    }
+    if (auto value = flag(configkey::TaskDiskLimit)) {
+        const Result<qint64> limit = parseTaskDiskLimit(*value, origin);
+        if (!limit)
+            return limit.error();
+        config.taskDiskLimitBytes = *limit;
+    }
+    if (auto value = flag(configkey::LendGpus)) {
+        const Result<QStringList> gpus = parseLendGpus(*value, origin);
+        if (!gpus)
+            return gpus.error();
+        config.lendGpus = *gpus;
+    }
     if (parser.isSet(flagName(configkey::OnlyWhenIdle)))
         config.onlyWhenIdle = true;
     if (parser.isSet(flagName(configkey::NoSandbox)))
@@ -482,6 +620,23 @@ Status WorkerConfig::validate() const
         return configError(u"config"_s, configkey::OnlyWhenIdle, u"needs --backend local"_s);
     if (backend == u"slurm" && !availableHours.isEmpty())
         return configError(u"config"_s, configkey::Available, u"needs --backend local"_s);
+    if (backend == u"slurm" && taskDiskLimitBytes > 0)
+        return configError(u"config"_s, configkey::TaskDiskLimit, u"needs --backend local"_s);
+    if (backend == u"slurm" && !lendGpus.isEmpty())
+        return configError(u"config"_s, configkey::LendGpus, u"needs --backend local"_s);
+    if (backend == u"slurm" && idleInputMs > 0)
+        return configError(u"config"_s, configkey::IdleInputMinutes, u"needs --backend local"_s);
+    if (idleInputMs > 0 && !InputActivity::isSupported()) {
+        return configError(u"config"_s,
+                           configkey::IdleInputMinutes,
+                           u"is available on Linux only: this system's input idle time is "
+                           u"unknown to ddl-worker; leave it out (--available hours and "
+                           u"--only-when-idle work here)"_s);
+    }
+    if (!inputDevices.isEmpty() && idleInputMs <= 0)
+        return configError(u"config"_s,
+                           configkey::InputDevices,
+                           u"needs --idle-input-minutes: without it input is not watched"_s);
     if (!partition.isEmpty() && backend != u"slurm")
         return configError(u"config"_s, configkey::Partition, u"needs --backend slurm"_s);
     // A Slurm step runs as the worker's user on a node, outside bubblewrap: the owner says so.

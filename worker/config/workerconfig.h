@@ -4,6 +4,7 @@
 #include "owner/availabilitywindows.h"
 
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 class QCommandLineParser;
@@ -34,6 +35,10 @@ inline constexpr char SampleInterval[] = "sample_interval";
 inline constexpr char OnlyWhenIdle[] = "only_when_idle";
 inline constexpr char Available[] = "available";
 inline constexpr char PreemptNotice[] = "preempt_notice";
+inline constexpr char IdleInputMinutes[] = "idle_input_minutes";
+inline constexpr char InputDevices[] = "input_devices";
+inline constexpr char LendGpus[] = "lend_gpus";
+inline constexpr char TaskDiskLimit[] = "task_disk_limit";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -73,6 +78,16 @@ struct WorkerConfig
     AvailabilityWindows availableHours;
     bool onlyWhenIdle = false;
     int preemptNoticeS = 30;
+    // --idle-input-minutes: tasks run only when nothing touched the consoles, terminals and
+    // input devices (inputDevices; empty: InputActivity::defaultPatterns()) for this long; 0: off.
+    qint64 idleInputMs = 0;
+    QStringList inputDevices;
+    // --lend-gpus 0,2: the GPUs (nvidia-smi indexes or UUIDs) tasks may use; the worker
+    // announces only these. Empty: every GPU.
+    QStringList lendGpus;
+    // --task-disk-limit 20G: a task whose folder (code, outputs, scratch; not the dataset's links
+    // to the cache) grows past this fails, checked every diskCheckIntervalMs. 0: no limit.
+    qint64 taskDiskLimitBytes = 0;
 
 
     // Timings of the daemon; not configurable by users, shortened by tests.
@@ -82,6 +97,7 @@ struct WorkerConfig
     int killGraceMs = 3000; // SIGTERM, then SIGKILL: a cancel ends within 1 s + 3 s
     int enrollRetryMs = 5000;
     int ownerCheckIntervalMs = 2000; // how often the owner's policy is checked
+    int diskCheckIntervalMs = 5000;  // how often the tasks' folders are measured
     QString bubblewrapPath; // empty: Sandbox::defaultBubblewrapPath()
 
     // Reads worker.yaml. Unknown keys and values of the wrong type are errors that name the key.

@@ -1,5 +1,6 @@
 #include "gpupoller.h"
 
+#include "gpu/nvidiasmiquery.h"
 #include "workerlogging.h"
 
 using namespace Qt::StringLiterals;
@@ -27,58 +28,31 @@ QList<GpuReading> parseGpuUtilisationCsv(const QByteArray &csv)
 
 GpuPoller::GpuPoller(const QString &program, QObject *parent)
     : QObject(parent)
-    , m_program(program)
+    , m_query(new NvidiaSmiQuery(program,
+                                 {u"--query-gpu=index,utilization.gpu,memory.used,memory.total"_s,
+                                  u"--format=csv,noheader,nounits"_s},
+                                 this))
 {
-    m_timeout.setSingleShot(true);
-    m_timeout.setInterval(10000);
-    connect(&m_timeout, &QTimer::timeout, this, &GpuPoller::handleTimeout);
-}
-
-GpuPoller::~GpuPoller()
-{
-    if (m_process) {
-        m_process->disconnect(this);
-        m_process->kill();
-        m_process->waitForFinished(1000);
-    }
+    connect(m_query, &NvidiaSmiQuery::answered, this, &GpuPoller::handleAnswer);
+    connect(m_query, &NvidiaSmiQuery::failed, this, &GpuPoller::handleFailure);
 }
 
 void GpuPoller::poll()
 {
-    if (m_process)
-        return;
-    m_process = new QProcess(this);
-    m_process->setProcessChannelMode(QProcess::SeparateChannels);
-    connect(m_process, &QProcess::finished, this, &GpuPoller::handleFinished);
-    connect(m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            handleFinished(-1, QProcess::CrashExit);
-    });
-    m_process->start(m_program,
-                     {u"--query-gpu=index,utilization.gpu,memory.used,memory.total"_s,
-                      u"--format=csv,noheader,nounits"_s});
-    m_timeout.start();
+    m_query->run();
 }
 
-void GpuPoller::handleFinished(int exitCode, QProcess::ExitStatus status)
+void GpuPoller::setTimeout(int ms)
 {
-    m_timeout.stop();
-    QProcess *process = std::exchange(m_process, nullptr);
-    if (!process)
-        return;
-    process->disconnect(this);
-    process->deleteLater();
-    const QList<GpuReading> readings =
-        status == QProcess::NormalExit && exitCode == 0
-            ? parseGpuUtilisationCsv(process->readAllStandardOutput())
-            : QList<GpuReading>();
+    m_query->setTimeout(ms);
+}
+
+void GpuPoller::handleAnswer(const QByteArray &csv)
+{
+    const QList<GpuReading> readings = parseGpuUtilisationCsv(csv);
     if (readings.isEmpty()) {
-        // Said once until it works again, not every few seconds.
-        if (!std::exchange(m_failureLogged, true)) {
-            qCWarning(lcWorkerAgent).noquote()
-                << u"nvidia-smi gave no GPU utilisation (exit %1): %2"_s.arg(exitCode).arg(
-                       QString::fromLocal8Bit(process->readAllStandardError()).trimmed().left(300));
-        }
+        handleFailure(u"%1 gave no row it could read: %2"_s.arg(
+            m_query->program(), QString::fromLocal8Bit(csv).trimmed().left(300)));
         return;
     }
     m_failureLogged = false;
@@ -87,13 +61,11 @@ void GpuPoller::handleFinished(int exitCode, QProcess::ExitStatus status)
     emit readingsChanged();
 }
 
-void GpuPoller::handleTimeout()
+void GpuPoller::handleFailure(const QString &why)
 {
-    if (!m_process)
-        return;
-    qCWarning(lcWorkerAgent).noquote()
-        << u"nvidia-smi did not answer within %1 ms; killed"_s.arg(m_timeout.interval());
-    m_process->kill(); // finished() follows and clears it
+    // Said once until it works again, not every few seconds.
+    if (!std::exchange(m_failureLogged, true))
+        qCWarning(lcWorkerAgent).noquote() << u"no GPU utilisation: %1"_s.arg(why);
 }
 
 QList<GpuReading> GpuPoller::latest(qint64 maxAgeMs) const

@@ -38,6 +38,7 @@ TerminationSignals::TerminationSignals(QObject *parent)
     action.sa_flags = SA_RESTART;
     ::sigaction(SIGINT, &action, nullptr);
     ::sigaction(SIGTERM, &action, nullptr);
+    ::sigaction(SIGHUP, &action, nullptr);
 #endif
 }
 
@@ -46,6 +47,7 @@ TerminationSignals::~TerminationSignals()
 #ifdef Q_OS_UNIX
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
+    ::signal(SIGHUP, SIG_DFL);
     if (s_fds[0] >= 0) {
         ::close(s_fds[0]);
         ::close(s_fds[1]);
@@ -58,7 +60,11 @@ void TerminationSignals::handleActivated()
 {
 #ifdef Q_OS_UNIX
     char byte = 0;
-    if (::read(s_fds[1], &byte, 1) == 1)
+    if (::read(s_fds[1], &byte, 1) != 1)
+        return;
+    if (int(byte) == SIGHUP)
+        emit reloadRequested();
+    else
         emit terminationRequested(int(byte));
 #endif
 }

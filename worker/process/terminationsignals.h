@@ -7,7 +7,8 @@ class QSocketNotifier;
 namespace ddl::worker {
 
 // Turns SIGINT and SIGTERM sent to the worker into a Qt signal delivered by the event loop, so
-// that the worker can end its tasks' process trees before it exits. One per process.
+// that the worker can end its tasks' process trees before it exits, and SIGHUP into a request
+// to re-read its config (as daemons do). One per process.
 class TerminationSignals : public QObject
 {
     Q_OBJECT
@@ -17,6 +18,7 @@ public:
 
 signals:
     void terminationRequested(int signalNumber);
+    void reloadRequested();
 
 private:
     void handleActivated();

@@ -81,6 +81,9 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
         gpus << QString::number(index);
     // An empty list hides every GPU from a task that was given none.
     env.insert(u"CUDA_VISIBLE_DEVICES"_s, gpus.join(u','));
+    // The indexes are nvidia-smi's (PCI order); CUDA numbers the fastest GPU first otherwise,
+    // and a machine with two models would give the task a GPU the owner did not lend.
+    env.insert(u"CUDA_DEVICE_ORDER"_s, u"PCI_BUS_ID"_s);
     env.insert(u"PYTHONUNBUFFERED"_s, u"1"_s);
     const QString pythonPath = env.value(u"PYTHONPATH"_s); // the job's own, if it set one
     env.insert(u"PYTHONPATH"_s,

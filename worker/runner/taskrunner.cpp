@@ -374,6 +374,8 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
     if (!m_preempted.isEmpty()) {
         finishTask(stateName(JobState::Stopped), code, m_preempted, false);
+    } else if (!m_overLimit.isEmpty()) {
+        finishTask(stateName(JobState::Failed), code, m_overLimit, false);
     } else if (m_cancelled) {
         finishTask(stateName(JobState::Stopped), code, u"cancelled"_s, false);
     } else if (!started) {
@@ -421,6 +423,32 @@ void TaskRunner::preempt(const QString &why)
     } else if (!m_process || !m_process->isRunning()) {
         finishTask(stateName(JobState::Stopped), std::nullopt, m_preempted, false);
     }
+}
+
+void TaskRunner::failOverLimit(const QString &why)
+{
+    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+        return;
+    m_cancelled = true;
+    m_overLimit = why;
+    qCWarning(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "failed:" << why;
+    if (m_log)
+        m_log->appendLine(u"error: %1: ending the task's processes"_s.arg(why));
+    if (m_phase == Phase::Running) {
+        m_process->terminate(m_services.killGraceMs);
+    } else if (!m_process || !m_process->isRunning()) {
+        finishTask(stateName(JobState::Failed), std::nullopt, why, false);
+    }
+}
+
+QString TaskRunner::taskDir() const
+{
+    return m_paths.taskDir;
+}
+
+QString TaskRunner::datasetDir() const
+{
+    return m_paths.datasetDir;
 }
 
 void TaskRunner::failPreparation(const QString &message)

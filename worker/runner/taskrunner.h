@@ -68,6 +68,13 @@ public:
     // Ends the task because the machine's owner needs it (why): SIGTERM, then SIGKILL after
     // preemptNoticeS; reported STOPPED and preempted, so that its job waits for another worker.
     void preempt(const QString &why);
+    // Ends the task as FAILED for breaking a limit its worker's owner set (why): SIGTERM, then
+    // SIGKILL after the grace period; its outputs are not uploaded.
+    void failOverLimit(const QString &why);
+    // The task's own folder, and the part of it that is the worker's cache (hard links to the
+    // dataset's blobs), not the task's writing.
+    QString taskDir() const;
+    QString datasetDir() const;
 
     qint64 taskId() const { return m_lease.taskId; }
     const TaskLease &lease() const { return m_lease; }
@@ -145,6 +152,7 @@ private:
     QString m_imageId; // the loaded ddl:// image's podman ID; empty: run m_lease.image
     bool m_cancelled = false;
     QString m_preempted; // why the owner took the machine back; empty: not preempted
+    QString m_overLimit; // which owner's limit the task broke; empty: none
     bool m_runningReportInFlight = false;
     std::function<void()> m_afterRunningReport;
 
