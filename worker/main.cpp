@@ -3,6 +3,7 @@
 #include "agent/workeragent.h"
 #include "config/workerconfig.h"
 #include "process/terminationsignals.h"
+#include "report/ledgerreport.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -27,6 +28,10 @@ int main(int argc, char *argv[])
                            u"%{if-critical}error: %{endif}%{if-fatal}fatal: %{endif}"
                            u"%{category}: %{message}"_s);
     }
+
+    // `ddl-worker report`: the worker's contribution ledger, then exit (docs/owners.md).
+    if (app.arguments().size() > 1 && app.arguments().at(1) == u"report")
+        return ddl::worker::runLedgerReport(app.arguments());
 
     QCommandLineParser parser;
     parser.setApplicationDescription(

@@ -1,6 +1,7 @@
 #include "workercontroller.h"
 
 #include "logs/logstorage.h"
+#include "workers/ledgerstore.h"
 #include "requestreader.h"
 #include "scheduler/scheduler.h"
 #include "workers/utilisationservice.h"
@@ -147,6 +148,8 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
         Result<LogOffsets> offsets = m_logs.append(id, batch);
         if (!offsets)
             return HttpReply::error(offsets.error());
+        if (Status counted = m_ledger.addTransfer(worker.id, 0, batch.bytes.size()); !counted)
+            qWarning("cannot count a log batch: %s", qUtf8Printable(counted.error().message));
         QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};
         if (batch.tagged) {
             answer.insert(QStringLiteral("stdout_offset"), offsets->stdoutSize);
