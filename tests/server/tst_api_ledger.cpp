@@ -44,7 +44,7 @@ Worker tst_ApiLedger::enrollOwned(const QString &name, const QString &ownerEmail
     const Answer answer = post(u"/v1/workers/enroll"_s, {},
                                {{u"enroll_token"_s, *token},
                                 {u"name"_s, name},
-                                {u"hostname"_s, name + u".local"_s},
+                                {u"hostname"_s, QString(name + u".local"_s)},
                                 {u"cpus"_s, 8},
                                 {u"memory_mb"_s, 16384},
                                 {u"gpus"_s, gpus},
