@@ -182,6 +182,14 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
     QVERIFY2(given.bytesDownloaded > DatasetBytes, qPrintable(QString::number(given.bytesDownloaded)));
     QVERIFY2(given.bytesUploaded > 0, qPrintable(QString::number(given.bytesUploaded)));
     QCOMPARE(owned.total, given);
+    // The same through ddlcli, signed in as the owner.
+    const CliRun table = m_cluster.cli(u"alice"_s, {u"ledger"_s});
+    QVERIFY2(table.exitCode == 0 && table.out.contains(u"donor"_s)
+                 && table.out.contains(u"1/1/0"_s) && table.out.contains(u"total"_s),
+             qPrintable(table.out + table.err));
+    const CliRun json = m_cluster.cli(u"alice"_s, {u"ledger"_s, u"--output=json"_s});
+    QCOMPARE(OwnerLedger::fromJson(QJsonDocument::fromJson(json.out.toUtf8()).object()).total,
+             given);
 
     // Bob ran the job, but the worker is not his: its ledger is not found for him.
     const Result<ApiResponse> refused = bob->getSync(u"/v1/workers/%1/ledger"_s.arg(donor.workerId));
