@@ -31,7 +31,8 @@ Status LedgerCommand::run(CliContext &context, const ParsedArguments &arguments)
     Result<OutputFormat> format = outputFormat(arguments);
     if (!format)
         return format.error();
-    Result<ApiResponse> answer = context.send([](ApiClient &api) { return api.ownerLedger(); });
+    Result<ApiResponse> answer =
+        context.sendAuthorized([](ApiClient &api) { return api.ownerLedger(); });
     if (!answer)
         return answer.error();
     if (*format == OutputFormat::Json) {

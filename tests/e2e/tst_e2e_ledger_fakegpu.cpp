@@ -187,8 +187,8 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
     QVERIFY2(table.exitCode == 0 && table.out.contains(u"donor"_s)
                  && table.out.contains(u"1/1/0"_s) && table.out.contains(u"total"_s),
              qPrintable(table.out + table.err));
-    const CliRun json = m_cluster.cli(u"alice"_s, {u"ledger"_s, u"--output=json"_s});
-    QCOMPARE(OwnerLedger::fromJson(QJsonDocument::fromJson(json.out.toUtf8()).object()).total,
+    const CliRun cliJson = m_cluster.cli(u"alice"_s, {u"ledger"_s, u"--output=json"_s});
+    QCOMPARE(OwnerLedger::fromJson(QJsonDocument::fromJson(cliJson.out.toUtf8()).object()).total,
              given);
 
     // Bob ran the job, but the worker is not his: its ledger is not found for him.
@@ -225,6 +225,7 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
     const QString workDir = m_cluster.path(u"workers/donor"_s);
     const Run text = workerReport({}, workDir);
     QVERIFY2(text.exitCode == 0, qPrintable(text.out + text.err));
+    qInfo().noquote() << "ddl-worker report:\n" + text.out;
     QVERIFY2(text.out.contains(u"GPU-hours given: %1"_s.arg(given.gpuSeconds / 3600.0, 0, 'f', 3)),
              qPrintable(text.out));
     QVERIFY2(text.out.contains(u"Tasks run: 1 (1 succeeded, 0 failed)"_s), qPrintable(text.out));
