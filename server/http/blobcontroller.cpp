@@ -47,8 +47,7 @@ Exchange BlobController::download(const HttpRequest &request, QSslSocket *socket
         std::make_unique<FileExchange>(socket, *path, request.head(), sha256.toLatin1());
     if (request.caller().worker) {
         exchange->setBodySent([ledger = &m_ledger, workerId = request.worker().id](qint64 bytes) {
-            if (Status counted = ledger->addTransfer(workerId, bytes, 0); !counted)
-                qWarning("cannot count a download: %s", qUtf8Printable(counted.error().message));
+            ledger->addTransfer(workerId, bytes, 0);
         });
     }
     return Exchange(std::move(exchange));

@@ -148,8 +148,7 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
         Result<LogOffsets> offsets = m_logs.append(id, batch);
         if (!offsets)
             return HttpReply::error(offsets.error());
-        if (Status counted = m_ledger.addTransfer(worker.id, 0, batch.bytes.size()); !counted)
-            qWarning("cannot count a log batch: %s", qUtf8Printable(counted.error().message));
+        m_ledger.addTransfer(worker.id, 0, batch.bytes.size());
         QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};
         if (batch.tagged) {
             answer.insert(QStringLiteral("stdout_offset"), offsets->stdoutSize);

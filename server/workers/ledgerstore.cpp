@@ -113,10 +113,10 @@ Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
     return insert ? Status(Ok{}) : Status(insert.error());
 }
 
-Status LedgerStore::addTransfer(qint64 workerId, qint64 downloaded, qint64 uploaded)
+void LedgerStore::addTransfer(qint64 workerId, qint64 downloaded, qint64 uploaded)
 {
     if (downloaded <= 0 && uploaded <= 0)
-        return Ok{};
+        return;
     const qint64 now = nowMs();
     const Result<QSqlQuery> upsert = runSql(
         m_db,
@@ -125,7 +125,9 @@ Status LedgerStore::addTransfer(qint64 workerId, qint64 downloaded, qint64 uploa
         "excluded.downloaded, uploaded = ledger_bytes.uploaded + excluded.uploaded"_s,
         {workerId, now - now % HourMs, std::max<qint64>(downloaded, 0),
          std::max<qint64>(uploaded, 0)});
-    return upsert ? Status(Ok{}) : Status(upsert.error());
+    if (!upsert)
+        qCWarning(lcLedger).noquote() << "cannot count bytes of worker" << workerId << ":"
+                                      << upsert.error().message;
 }
 
 void LedgerStore::addUploadedBy(const QString &uploadOwner, qint64 bytes)
@@ -134,11 +136,8 @@ void LedgerStore::addUploadedBy(const QString &uploadOwner, qint64 bytes)
         return;
     bool ok = false;
     const qint64 workerId = uploadOwner.mid(7).toLongLong(&ok);
-    if (!ok)
-        return;
-    // The upload itself succeeded: a ledger that cannot be written is logged, not an error.
-    if (Status added = addTransfer(workerId, 0, bytes); !added)
-        qCWarning(lcLedger).noquote() << "cannot count an upload:" << added.error().message;
+    if (ok)
+        addTransfer(workerId, 0, bytes);
 }
 
 Result<std::optional<qint64>> LedgerStore::ownerOf(qint64 workerId)

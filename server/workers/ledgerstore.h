@@ -37,8 +37,9 @@ public:
     // owner took the machine back) and the CPU time its samples show. Nothing for a task no
     // worker held; nothing more for one already written.
     Status recordTaskEnd(qint64 taskId, bool preempted);
-    // Bytes a worker fetched from the server (downloaded) or sent to it (uploaded).
-    Status addTransfer(qint64 workerId, qint64 downloaded, qint64 uploaded);
+    // Bytes a worker fetched from the server (downloaded) or sent to it (uploaded). The transfer
+    // itself went well: a ledger that cannot be written is logged, not the caller's error.
+    void addTransfer(qint64 workerId, qint64 downloaded, qint64 uploaded);
     // Bytes uploaded by an upload owner ("worker:<id>" counts; a user's uploads do not).
     void addUploadedBy(const QString &uploadOwner, qint64 bytes);
 

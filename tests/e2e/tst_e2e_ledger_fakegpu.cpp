@@ -225,7 +225,7 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
     const QString workDir = m_cluster.path(u"workers/donor"_s);
     const Run text = workerReport({}, workDir);
     QVERIFY2(text.exitCode == 0, qPrintable(text.out + text.err));
-    qInfo().noquote() << "ddl-worker report:\n" + text.out;
+    qInfo().noquote() << u"ddl-worker report:\n"_s << text.out;
     QVERIFY2(text.out.contains(u"GPU-hours given: %1"_s.arg(given.gpuSeconds / 3600.0, 0, 'f', 3)),
              qPrintable(text.out));
     QVERIFY2(text.out.contains(u"Tasks run: 1 (1 succeeded, 0 failed)"_s), qPrintable(text.out));
