@@ -42,17 +42,22 @@ Status LedgerCommand::run(CliContext &context, const ParsedArguments &arguments)
     const OwnerLedger ledger = OwnerLedger::fromJson(answer->json());
     if (ledger.workers.isEmpty()) {
         context.console().print(tr("You own no workers. A worker is yours when it enrolled with "
-                                   "a token made for you (ddl-server token create --owner).")
-                                + u'\n');
+                                   "a token made for you (ddl-server token create --owner).") +
+                                u'\n');
         return Ok{};
     }
     QList<QStringList> rows;
     for (const WorkerLedger &worker : ledger.workers)
         rows << row(worker.name, worker.totals);
     rows << row(tr("total"), ledger.total);
-    context.console().print(Output::table({tr("WORKER"), tr("GPU-HOURS"), tr("CPU-HOURS"),
-                                           tr("TASKS RUN/OK/FAILED"), tr("JOBS"),
-                                           tr("PREEMPTIONS"), tr("DOWNLOADED"), tr("UPLOADED")},
+    context.console().print(Output::table({tr("WORKER"),
+                                           tr("GPU-HOURS"),
+                                           tr("CPU-HOURS"),
+                                           tr("TASKS RUN/OK/FAILED"),
+                                           tr("JOBS"),
+                                           tr("PREEMPTIONS"),
+                                           tr("DOWNLOADED"),
+                                           tr("UPLOADED")},
                                           rows));
     return Ok{};
 }

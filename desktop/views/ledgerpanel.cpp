@@ -57,8 +57,7 @@ QString LedgerPanel::describe(const LedgerTotals &totals)
                  .arg(totals.tasksRun)
                  .arg(totals.tasksSucceeded)
                  .arg(totals.tasksFailed)
-          << tr("Jobs run: %1").arg(totals.jobs)
-          << tr("Preemptions: %1").arg(totals.preemptions)
+          << tr("Jobs run: %1").arg(totals.jobs) << tr("Preemptions: %1").arg(totals.preemptions)
           << tr("Downloaded: %1").arg(locale.formattedDataSize(totals.bytesDownloaded))
           << tr("Uploaded: %1").arg(locale.formattedDataSize(totals.bytesUploaded));
     return lines.join(u'\n');
@@ -100,8 +99,7 @@ void LedgerPanel::readWorker()
                                   : ErrorText::describe(result.error()));
         } else {
             const WorkerLedger ledger = WorkerLedger::fromJson(result->json());
-            m_worker->setText(tr("%1 gave:").arg(ledger.name) + u'\n'
-                              + describe(ledger.totals));
+            m_worker->setText(tr("%1 gave:").arg(ledger.name) + u'\n' + describe(ledger.totals));
         }
         finishOne();
     });
@@ -125,8 +123,8 @@ void LedgerPanel::readOwner()
                 ledger.workers.isEmpty()
                     ? tr("You own no workers. A worker is yours when it enrolled with a token "
                          "made for you (ddl-server token create --owner).")
-                    : tr("Your %n worker(s) gave:", nullptr, int(ledger.workers.size())) + u'\n'
-                          + describe(ledger.total));
+                    : tr("Your %n worker(s) gave:", nullptr, int(ledger.workers.size())) + u'\n' +
+                          describe(ledger.total));
         }
         finishOne();
     });

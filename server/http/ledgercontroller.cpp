@@ -8,10 +8,13 @@ namespace ddl::server {
 
 void LedgerController::registerRoutes(Router &router)
 {
-    router.route("GET", "/v1/workers/<arg>/ledger", Access::UserOrWorker,
+    router.route("GET",
+                 "/v1/workers/<arg>/ledger",
+                 Access::UserOrWorker,
                  [this](const HttpRequest &request) { return workerLedger(request); });
-    router.route("GET", "/v1/ledger", Access::User,
-                 [this](const HttpRequest &request) { return ownerLedger(request); });
+    router.route("GET", "/v1/ledger", Access::User, [this](const HttpRequest &request) {
+        return ownerLedger(request);
+    });
 }
 
 static Result<LedgerPeriod> periodOf(const HttpRequest &request)

@@ -14,7 +14,8 @@ class LedgerController
 public:
     explicit LedgerController(LedgerStore &ledger)
         : m_ledger(ledger)
-    {}
+    {
+    }
     void registerRoutes(Router &router);
 
 private:

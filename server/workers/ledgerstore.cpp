@@ -22,10 +22,11 @@ static Result<qint64> parseTime(const QString &text, const QString &field, qint6
         return fallback;
     const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
     if (!time.isValid()) {
-        return Error::make(ErrorCode::BadRequest,
-                           u"%1: must be an ISO 8601 time such as 2026-11-01T00:00:00Z, not \"%2\""_s
-                               .arg(field, text.left(64)),
-                           field);
+        return Error::make(
+            ErrorCode::BadRequest,
+            u"%1: must be an ISO 8601 time such as 2026-11-01T00:00:00Z, not \"%2\""_s.arg(
+                field, text.left(64)),
+            field);
     }
     return time.toMSecsSinceEpoch();
 }
@@ -56,9 +57,10 @@ Result<qint64> LedgerStore::measuredCpuMs(qint64 taskId, qint64 startedAt)
     // A sample's cpu_percent is the task's CPU over the time since the sample before. Thinning
     // drops samples from a long series, so each one kept stands for the time since the one kept
     // before it (the first: since the start). At most utilisation_samples_per_task rows.
-    Result<QSqlQuery> samples = runSql(
-        m_db, u"SELECT at, cpu_percent FROM task_samples WHERE task_id = ? ORDER BY at"_s,
-        {taskId});
+    Result<QSqlQuery> samples =
+        runSql(m_db,
+               u"SELECT at, cpu_percent FROM task_samples WHERE task_id = ? ORDER BY at"_s,
+               {taskId});
     if (!samples)
         return samples.error();
     double cpuMs = 0;
@@ -75,11 +77,11 @@ Result<qint64> LedgerStore::measuredCpuMs(qint64 taskId, qint64 startedAt)
 
 Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
 {
-    Result<QSqlQuery> task = runSql(
-        m_db,
-        u"SELECT t.worker_id, t.job_id, t.role, t.state, t.gpu_indices, t.started_at, "
-        "t.finished_at, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ?"_s,
-        {taskId});
+    Result<QSqlQuery> task =
+        runSql(m_db,
+               u"SELECT t.worker_id, t.job_id, t.role, t.state, t.gpu_indices, t.started_at, "
+               "t.finished_at, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ?"_s,
+               {taskId});
     if (!task)
         return task.error();
     if (!task->next() || task->value(u"worker_id"_s).isNull())
@@ -90,12 +92,10 @@ Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
     const qint64 finishedAt = task->value(u"finished_at"_s).toLongLong();
     // A task that ended before its process started (lost while its data arrived) gave no time.
     const qint64 wallMs = startedAt > 0 && finishedAt > startedAt ? finishedAt - startedAt : 0;
-    const QJsonObject spec =
-        QJsonDocument::fromJson(task->value(u"spec"_s).toByteArray()).object();
+    const QJsonObject spec = QJsonDocument::fromJson(task->value(u"spec"_s).toByteArray()).object();
     // As the scheduler reserves them: cpuNumber, 1 when the role leaves it out.
-    const int cpus = roleNamed(spec, task->value(u"role"_s).toString())
-                         .value(u"cpuNumber"_s)
-                         .toInt(1);
+    const int cpus =
+        roleNamed(spec, task->value(u"role"_s).toString()).value(u"cpuNumber"_s).toInt(1);
     const int gpus = countOfIndices(task->value(u"gpu_indices"_s).toString());
     const QString outcome = preempted ? u"PREEMPTED"_s : task->value(u"state"_s).toString();
     task->finish();
@@ -108,8 +108,15 @@ Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
         m_db,
         u"INSERT INTO ledger_tasks (task_id, worker_id, job_id, ended_at, outcome, gpus, cpus, "
         "wall_ms, cpu_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (task_id) DO NOTHING"_s,
-        {taskId, workerId, jobId, finishedAt > 0 ? finishedAt : nowMs(), outcome, gpus, cpus,
-         wallMs, *cpuMs});
+        {taskId,
+         workerId,
+         jobId,
+         finishedAt > 0 ? finishedAt : nowMs(),
+         outcome,
+         gpus,
+         cpus,
+         wallMs,
+         *cpuMs});
     return insert ? Status(Ok{}) : Status(insert.error());
 }
 
@@ -123,11 +130,13 @@ void LedgerStore::addTransfer(qint64 workerId, qint64 downloaded, qint64 uploade
         u"INSERT INTO ledger_bytes (worker_id, hour, downloaded, uploaded) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (worker_id, hour) DO UPDATE SET downloaded = ledger_bytes.downloaded + "
         "excluded.downloaded, uploaded = ledger_bytes.uploaded + excluded.uploaded"_s,
-        {workerId, now - now % HourMs, std::max<qint64>(downloaded, 0),
+        {workerId,
+         now - now % HourMs,
+         std::max<qint64>(downloaded, 0),
          std::max<qint64>(uploaded, 0)});
     if (!upsert)
-        qCWarning(lcLedger).noquote() << "cannot count bytes of worker" << workerId << ":"
-                                      << upsert.error().message;
+        qCWarning(lcLedger).noquote()
+            << "cannot count bytes of worker" << workerId << ":" << upsert.error().message;
 }
 
 void LedgerStore::addUploadedBy(const QString &uploadOwner, qint64 bytes)
@@ -142,8 +151,8 @@ void LedgerStore::addUploadedBy(const QString &uploadOwner, qint64 bytes)
 
 Result<std::optional<qint64>> LedgerStore::ownerOf(qint64 workerId)
 {
-    Result<QSqlQuery> row = runSql(m_db, u"SELECT owner_id FROM workers WHERE id = ?"_s,
-                                   {workerId});
+    Result<QSqlQuery> row =
+        runSql(m_db, u"SELECT owner_id FROM workers WHERE id = ?"_s, {workerId});
     if (!row)
         return row.error();
     if (!row->next())
@@ -151,8 +160,8 @@ Result<std::optional<qint64>> LedgerStore::ownerOf(qint64 workerId)
     return std::optional<qint64>(row->value(u"owner_id"_s).toLongLong());
 }
 
-Result<LedgerTotals> LedgerStore::totals(const QString &workers, const QVariantList &binds,
-                                         const LedgerPeriod &period)
+Result<LedgerTotals>
+LedgerStore::totals(const QString &workers, const QVariantList &binds, const LedgerPeriod &period)
 {
     Result<QSqlQuery> tasks = runSql(
         m_db,
@@ -161,10 +170,10 @@ Result<LedgerTotals> LedgerStore::totals(const QString &workers, const QVariantL
         "COALESCE(SUM(CASE WHEN outcome = 'PREEMPTED' THEN 1 ELSE 0 END), 0) AS preempted, "
         "COALESCE(SUM(gpus * wall_ms), 0) AS gpu_ms, COALESCE(SUM(cpus * wall_ms), 0) AS "
         "cpu_core_ms, COALESCE(SUM(cpu_ms), 0) AS cpu_ms, COUNT(DISTINCT job_id) AS jobs FROM "
-        "ledger_tasks WHERE worker_id IN ("_s
-            + workers + u") AND ended_at >= ? AND ended_at < ?"_s,
-        QVariantList{stateName(JobState::Succeeded), stateName(JobState::Failed)} + binds
-            + QVariantList{period.sinceMs, period.untilMs});
+        "ledger_tasks WHERE worker_id IN ("_s +
+            workers + u") AND ended_at >= ? AND ended_at < ?"_s,
+        QVariantList{stateName(JobState::Succeeded), stateName(JobState::Failed)} + binds +
+            QVariantList{period.sinceMs, period.untilMs});
     if (!tasks)
         return tasks.error();
     LedgerTotals totals;
@@ -182,15 +191,15 @@ Result<LedgerTotals> LedgerStore::totals(const QString &workers, const QVariantL
     }
     tasks->finish();
     // Hours that begin in the period; an hour that began before `since` is left out whole.
-    const qint64 firstHour = period.sinceMs % HourMs == 0 ? period.sinceMs
-                                                          : period.sinceMs - period.sinceMs % HourMs
-                                                                + HourMs;
-    Result<QSqlQuery> bytes = runSql(
-        m_db,
-        u"SELECT COALESCE(SUM(downloaded), 0) AS downloaded, COALESCE(SUM(uploaded), 0) AS "
-        "uploaded FROM ledger_bytes WHERE worker_id IN ("_s
-            + workers + u") AND hour >= ? AND hour < ?"_s,
-        binds + QVariantList{firstHour, period.untilMs});
+    const qint64 firstHour = period.sinceMs % HourMs == 0
+                                 ? period.sinceMs
+                                 : period.sinceMs - period.sinceMs % HourMs + HourMs;
+    Result<QSqlQuery> bytes =
+        runSql(m_db,
+               u"SELECT COALESCE(SUM(downloaded), 0) AS downloaded, COALESCE(SUM(uploaded), 0) AS "
+               "uploaded FROM ledger_bytes WHERE worker_id IN ("_s +
+                   workers + u") AND hour >= ? AND hour < ?"_s,
+               binds + QVariantList{firstHour, period.untilMs});
     if (!bytes)
         return bytes.error();
     if (bytes->next()) {
@@ -225,8 +234,8 @@ Result<WorkerLedger> LedgerStore::workerLedger(qint64 workerId, const LedgerPeri
 
 Result<OwnerLedger> LedgerStore::ownerLedger(qint64 userId, const LedgerPeriod &period)
 {
-    Result<QSqlQuery> owned = runSql(
-        m_db, u"SELECT id FROM workers WHERE owner_id = ? ORDER BY name, id"_s, {userId});
+    Result<QSqlQuery> owned =
+        runSql(m_db, u"SELECT id FROM workers WHERE owner_id = ? ORDER BY name, id"_s, {userId});
     if (!owned)
         return owned.error();
     QList<qint64> ids;

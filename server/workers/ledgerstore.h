@@ -30,7 +30,8 @@ class LedgerStore
 public:
     explicit LedgerStore(const QSqlDatabase &db)
         : m_db(db)
-    {}
+    {
+    }
 
     // The ended task attempt into its worker's ledger: GPUs and CPU cores it held times its
     // wall time (from the start its worker reported to its end), its outcome (preempted: the
@@ -53,8 +54,8 @@ private:
     // The CPU time the task's utilisation samples show, in milliseconds.
     Result<qint64> measuredCpuMs(qint64 taskId, qint64 startedAt);
     // The sums over the workers that `workers` (a SELECT of worker ids) names.
-    Result<LedgerTotals> totals(const QString &workers, const QVariantList &binds,
-                                const LedgerPeriod &period);
+    Result<LedgerTotals>
+    totals(const QString &workers, const QVariantList &binds, const LedgerPeriod &period);
 
     QSqlDatabase m_db;
 };

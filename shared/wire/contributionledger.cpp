@@ -47,8 +47,10 @@ QJsonObject WorkerLedger::toJson() const
 
 WorkerLedger WorkerLedger::fromJson(const QJsonObject &object)
 {
-    return {object.value(u"worker_id"_s).toString(), object.value(u"name"_s).toString(),
-            object.value(u"owner"_s).toString(), LedgerTotals::fromJson(object)};
+    return {object.value(u"worker_id"_s).toString(),
+            object.value(u"name"_s).toString(),
+            object.value(u"owner"_s).toString(),
+            LedgerTotals::fromJson(object)};
 }
 
 QJsonObject OwnerLedger::toJson() const

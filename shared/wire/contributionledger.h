@@ -17,8 +17,8 @@ struct LedgerTotals
     qint64 tasksRun = 0;           // task attempts that ended on the worker, whatever their end
     qint64 tasksSucceeded = 0;
     qint64 tasksFailed = 0;
-    qint64 preemptions = 0; // attempts the owner took the machine back from
-    qint64 jobs = 0;        // distinct jobs among those attempts
+    qint64 preemptions = 0;     // attempts the owner took the machine back from
+    qint64 jobs = 0;            // distinct jobs among those attempts
     qint64 bytesDownloaded = 0; // code, datasets and images the worker fetched
     qint64 bytesUploaded = 0;   // outputs and logs it sent
 

@@ -54,12 +54,15 @@ void TestDesktopLedger::initTestCase()
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     int exitCode = -1;
     QString errors;
-    const QString token =
-        ServerProcess::runCommand({u"token"_s, u"create"_s, u"--data-dir"_s,
-                                   m_cluster.serverDataDir(), u"--owner"_s,
-                                   u"grace@example.com"_s},
-                                  &exitCode, &errors)
-            .trimmed();
+    const QString token = ServerProcess::runCommand({u"token"_s,
+                                                     u"create"_s,
+                                                     u"--data-dir"_s,
+                                                     m_cluster.serverDataDir(),
+                                                     u"--owner"_s,
+                                                     u"grace@example.com"_s},
+                                                    &exitCode,
+                                                    &errors)
+                              .trimmed();
     QVERIFY2(exitCode == 0 && !token.isEmpty(), qPrintable(errors));
     QVERIFY(m_cluster.startNamedWorker(u"grace-box"_s, {u"--token"_s, token, u"--gpus"_s, u"0"_s}));
 }
@@ -83,15 +86,17 @@ void TestDesktopLedger::workersPageShowsTheLedger()
     // Nothing run yet: the owner's one worker gave nothing.
     QTRY_VERIFY_WITH_TIMEOUT(ledger->ownerText().contains(u"Tasks run: 0"_s), 15000);
 
-    const QString uuid = submitCommandJob(*m_window, u"ledger-job"_s,
-                                          u"python3 -c 'import time; time.sleep(1.5)'"_s);
+    const QString uuid = submitCommandJob(
+        *m_window, u"ledger-job"_s, u"python3 -c 'import time; time.sleep(1.5)'"_s);
     QVERIFY(!uuid.isEmpty());
     workers->table()->selectRow(rowOf(workers, u"grace-box"_s));
     // Refreshed with the list until the task's end is in the ledger.
-    QTRY_VERIFY2_WITH_TIMEOUT(ledger->workerText().contains(u"Tasks run: 1 (1 succeeded, 0 failed)"_s),
-                              qPrintable(ledger->workerText() + m_cluster.workerLog(u"grace-box"_s)),
-                              60000);
-    QVERIFY2(ledger->workerText().startsWith(u"grace-box gave:"_s), qPrintable(ledger->workerText()));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        ledger->workerText().contains(u"Tasks run: 1 (1 succeeded, 0 failed)"_s),
+        qPrintable(ledger->workerText() + m_cluster.workerLog(u"grace-box"_s)),
+        60000);
+    QVERIFY2(ledger->workerText().startsWith(u"grace-box gave:"_s),
+             qPrintable(ledger->workerText()));
     QVERIFY(ledger->workerText().contains(u"Jobs run: 1"_s));
     QVERIFY(ledger->workerText().contains(u"Preemptions: 0"_s));
     // The job has no code or data to fetch; its log (the worker's own lines too) went up.
@@ -108,8 +113,8 @@ void TestDesktopLedger::workersPageShowsTheLedger()
     QVERIFY(m_cluster.startNamedWorker(u"stranger-box"_s, {u"--gpus"_s, u"0"_s}));
     QTRY_COMPARE_WITH_TIMEOUT(workers->model()->rowCount(), 2, 20000);
     workers->table()->selectRow(rowOf(workers, u"stranger-box"_s));
-    QTRY_VERIFY2_WITH_TIMEOUT(ledger->workerText().contains(u"not yours"_s),
-                              qPrintable(ledger->workerText()), 15000);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        ledger->workerText().contains(u"not yours"_s), qPrintable(ledger->workerText()), 15000);
     // The owner's totals stay theirs.
     QVERIFY(ledger->ownerText().contains(u"Tasks run: 1 (1 succeeded"_s));
 }

@@ -79,12 +79,15 @@ void TestE2eLedgerFakeGpu::initTestCase()
     QVERIFY(m_cluster.registerAndLogin(u"bob"_s, u"bob-password"_s));
     int exitCode = -1;
     QString errors;
-    const QString ownerToken =
-        ServerProcess::runCommand({u"token"_s, u"create"_s, u"--data-dir"_s,
-                                   m_cluster.serverDataDir(), u"--owner"_s,
-                                   u"alice@example.org"_s},
-                                  &exitCode, &errors)
-            .trimmed();
+    const QString ownerToken = ServerProcess::runCommand({u"token"_s,
+                                                          u"create"_s,
+                                                          u"--data-dir"_s,
+                                                          m_cluster.serverDataDir(),
+                                                          u"--owner"_s,
+                                                          u"alice@example.org"_s},
+                                                         &exitCode,
+                                                         &errors)
+                                   .trimmed();
     QVERIFY2(exitCode == 0 && ownerToken.startsWith(u"ddle_"_s), qPrintable(errors));
 
     const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
@@ -111,8 +114,8 @@ std::unique_ptr<ApiClient> TestE2eLedgerFakeGpu::loggedIn(const QString &email,
                                                           const QString &password)
 {
     auto client = std::make_unique<ApiClient>(QUrl(m_cluster.serverUrl()), m_trust);
-    const Result<ApiResponse> login = client->postJsonSync(
-        u"/v1/auth/login"_s, {{u"email"_s, email}, {u"password"_s, password}});
+    const Result<ApiResponse> login =
+        client->postJsonSync(u"/v1/auth/login"_s, {{u"email"_s, email}, {u"password"_s, password}});
     if (!login) {
         qWarning("login: %s", qPrintable(login.error().message));
         return nullptr;
@@ -125,9 +128,14 @@ Run TestE2eLedgerFakeGpu::workerReport(const QStringList &extra, const QString &
 {
     QProcess report;
     report.start(ClusterHarness::binary(u"ddl-worker"_s),
-                 QStringList{u"report"_s, u"--server"_s, m_cluster.serverUrl(), u"--ca-cert"_s,
-                             m_cluster.caCert(), u"--work-dir"_s, workDir}
-                     + extra);
+                 QStringList{u"report"_s,
+                             u"--server"_s,
+                             m_cluster.serverUrl(),
+                             u"--ca-cert"_s,
+                             m_cluster.caCert(),
+                             u"--work-dir"_s,
+                             workDir} +
+                     extra);
     if (!report.waitForFinished(30000))
         report.kill();
     return {report.exitStatus() == QProcess::NormalExit ? report.exitCode() : -1,
@@ -179,20 +187,22 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
     QCOMPARE(given.cpuCoreSeconds, given.gpuSeconds);
     QVERIFY2(given.cpuSecondsMeasured > 0, qPrintable(QString::number(given.cpuSecondsMeasured)));
     // The dataset, the code and the runner's image of it came down; the model and logs went up.
-    QVERIFY2(given.bytesDownloaded > DatasetBytes, qPrintable(QString::number(given.bytesDownloaded)));
+    QVERIFY2(given.bytesDownloaded > DatasetBytes,
+             qPrintable(QString::number(given.bytesDownloaded)));
     QVERIFY2(given.bytesUploaded > 0, qPrintable(QString::number(given.bytesUploaded)));
     QCOMPARE(owned.total, given);
     // The same through ddlcli, signed in as the owner.
     const CliRun table = m_cluster.cli(u"alice"_s, {u"ledger"_s});
-    QVERIFY2(table.exitCode == 0 && table.out.contains(u"donor"_s)
-                 && table.out.contains(u"1/1/0"_s) && table.out.contains(u"total"_s),
+    QVERIFY2(table.exitCode == 0 && table.out.contains(u"donor"_s) &&
+                 table.out.contains(u"1/1/0"_s) && table.out.contains(u"total"_s),
              qPrintable(table.out + table.err));
     const CliRun cliJson = m_cluster.cli(u"alice"_s, {u"ledger"_s, u"--output=json"_s});
     QCOMPARE(OwnerLedger::fromJson(QJsonDocument::fromJson(cliJson.out.toUtf8()).object()).total,
              given);
 
     // Bob ran the job, but the worker is not his: its ledger is not found for him.
-    const Result<ApiResponse> refused = bob->getSync(u"/v1/workers/%1/ledger"_s.arg(donor.workerId));
+    const Result<ApiResponse> refused =
+        bob->getSync(u"/v1/workers/%1/ledger"_s.arg(donor.workerId));
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, u"not_found"_s);
     const Result<ApiResponse> bobs = bob->getSync(u"/v1/ledger"_s);
@@ -215,7 +225,8 @@ void TestE2eLedgerFakeGpu::jobOnTheOwnersGpuIsCounted()
         {{u"state"_s, u"SUCCEEDED"_s}, {u"exit_code"_s, 0}});
     QVERIFY(!again);
     QCOMPARE(again.error().code, u"conflict"_s);
-    const Result<ApiResponse> after = alice->getSync(u"/v1/workers/%1/ledger"_s.arg(donor.workerId));
+    const Result<ApiResponse> after =
+        alice->getSync(u"/v1/workers/%1/ledger"_s.arg(donor.workerId));
     QVERIFY(after);
     const LedgerTotals afterResend = WorkerLedger::fromJson(after->json()).totals;
     QCOMPARE(afterResend.tasksRun, 1);
@@ -246,8 +257,8 @@ void TestE2eLedgerFakeGpu::reportWithoutEnrollmentSaysSo()
     const Run report = workerReport({}, empty);
     QVERIFY(report.exitCode != 0);
     QVERIFY2(report.err.contains(u"has not enrolled yet"_s), qPrintable(report.err));
-    const Run badFlag = workerReport({u"--since"_s, u"yesterday"_s},
-                                     m_cluster.path(u"workers/donor"_s));
+    const Run badFlag =
+        workerReport({u"--since"_s, u"yesterday"_s}, m_cluster.path(u"workers/donor"_s));
     QVERIFY(badFlag.exitCode != 0);
     QVERIFY2(badFlag.err.contains(u"since"_s), qPrintable(badFlag.err));
 }

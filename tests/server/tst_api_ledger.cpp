@@ -6,8 +6,8 @@
 
 #include "app/tokencommand.h"
 #include "store/database.h"
-#include "workers/ledgerstore.h"
 #include "wire/contributionledger.h"
+#include "workers/ledgerstore.h"
 
 #include <QThread>
 
@@ -29,8 +29,12 @@ private:
     // A worker enrolled with a token made for ownerEmail (empty: nobody's), with GPUs.
     Worker enrollOwned(const QString &name, const QString &ownerEmail, int gpus);
     // Submits a job of one task (gpus GPUs, cpus cores) for user and leases it to worker.
-    qint64 leaseOneTask(const QString &user, const Worker &worker, const QByteArray &package,
-                        int gpus, int cpus, QString *uuid = nullptr);
+    qint64 leaseOneTask(const QString &user,
+                        const Worker &worker,
+                        const QByteArray &package,
+                        int gpus,
+                        int cpus,
+                        QString *uuid = nullptr);
     WorkerLedger ledgerOf(const Worker &worker, const QString &token);
 };
 
@@ -41,7 +45,8 @@ Worker tst_ApiLedger::enrollOwned(const QString &name, const QString &ownerEmail
         qWarning("token create: %s", qPrintable(token.error().message));
         return {};
     }
-    const Answer answer = post(u"/v1/workers/enroll"_s, {},
+    const Answer answer = post(u"/v1/workers/enroll"_s,
+                               {},
                                {{u"enroll_token"_s, *token},
                                 {u"name"_s, name},
                                 {u"hostname"_s, QString(name + u".local"_s)},
@@ -59,8 +64,12 @@ Worker tst_ApiLedger::enrollOwned(const QString &name, const QString &ownerEmail
     return worker;
 }
 
-qint64 tst_ApiLedger::leaseOneTask(const QString &user, const Worker &worker,
-                                   const QByteArray &package, int gpus, int cpus, QString *uuid)
+qint64 tst_ApiLedger::leaseOneTask(const QString &user,
+                                   const Worker &worker,
+                                   const QByteArray &package,
+                                   int gpus,
+                                   int cpus,
+                                   QString *uuid)
 {
     QJsonObject spec = wireSpec(u"ledger"_s);
     QJsonArray roles = spec.value(u"taskRoles"_s).toArray();
@@ -74,7 +83,8 @@ qint64 tst_ApiLedger::leaseOneTask(const QString &user, const Worker &worker,
         *uuid = job;
     const QJsonArray tasks = lease(worker);
     if (tasks.size() != 1 || tasks.at(0).toObject().value(u"job_uuid"_s).toString() != job) {
-        qWarning("expected one lease of job %s, got %s", qPrintable(job),
+        qWarning("expected one lease of job %s, got %s",
+                 qPrintable(job),
                  QJsonDocument(tasks).toJson().constData());
         return 0;
     }
@@ -141,8 +151,7 @@ void tst_ApiLedger::gpuTaskCountsOnceForItsOwner()
     // The worker reads its own; nobody else's worker, and no other user, reads it.
     QCOMPARE(ledgerOf(worker, worker.token).totals, first.totals);
     VERIFY_ERROR(get(u"/v1/workers/%1/ledger"_s.arg(worker.id), user), 404, "not_found");
-    VERIFY_ERROR(get(u"/v1/workers/%1/ledger"_s.arg(worker.id), stranger.token), 404,
-                 "not_found");
+    VERIFY_ERROR(get(u"/v1/workers/%1/ledger"_s.arg(worker.id), stranger.token), 404, "not_found");
     VERIFY_ERROR(get(u"/v1/workers/%1/ledger"_s.arg(worker.id), {}), 401, "unauthorized");
     VERIFY_ERROR(get(u"/v1/workers/nine/ledger"_s, owner), 404, "not_found");
     VERIFY_ERROR(get(u"/v1/workers/999999/ledger"_s, owner), 404, "not_found");
@@ -178,7 +187,8 @@ void tst_ApiLedger::preemptionCounts()
         leaseOneTask(user, worker, someBytes("ledger-preempt", 1000), 1, 1, &uuid);
     QVERIFY(taskId > 0);
     VERIFY_STATUS(reportState(worker, taskId, u"RUNNING"_s), 200);
-    VERIFY_STATUS(post(u"/v1/workers/tasks/%1/state"_s.arg(taskId), worker.token,
+    VERIFY_STATUS(post(u"/v1/workers/tasks/%1/state"_s.arg(taskId),
+                       worker.token,
                        {{u"state"_s, u"STOPPED"_s},
                         {u"preempted"_s, true},
                         {u"message"_s, u"the owner is using the GPU"_s}}),

@@ -28,7 +28,8 @@ QString ledgerText(const WorkerLedger &ledger)
 {
     const LedgerTotals &t = ledger.totals;
     QString text = u"Worker %1 \"%2\"%3\n"_s.arg(
-        ledger.workerId, ledger.name,
+        ledger.workerId,
+        ledger.name,
         ledger.owner.isEmpty() ? u", no owner"_s : u", owned by "_s + ledger.owner);
     text += u"GPU-hours given: %1 (%2 GPU-seconds)\n"_s.arg(hours(t.gpuSeconds))
                 .arg(t.gpuSeconds, 0, 'f', 1);
@@ -63,10 +64,11 @@ int runLedgerReport(const QStringList &arguments)
     WorkerConfig::addOptions(parser);
     const QCommandLineOption jsonOption(u"json"_s, u"Print the ledger as JSON."_s);
     const QCommandLineOption sinceOption(
-        u"since"_s, u"Only what happened from this time on (ISO 8601, 2026-11-01T00:00:00Z)."_s,
+        u"since"_s,
+        u"Only what happened from this time on (ISO 8601, 2026-11-01T00:00:00Z)."_s,
         u"time"_s);
-    const QCommandLineOption untilOption(u"until"_s, u"Only what happened before this time."_s,
-                                         u"time"_s);
+    const QCommandLineOption untilOption(
+        u"until"_s, u"Only what happened before this time."_s, u"time"_s);
     parser.addOptions({jsonOption, sinceOption, untilOption});
     // arguments[1] is "report".
     QStringList withoutCommand = arguments;
@@ -93,9 +95,9 @@ int runLedgerReport(const QStringList &arguments)
         return fail(u"this worker has not enrolled yet (no %1): start ddl-worker with this "
                     "config first"_s.arg(identityPath));
     if ((*identity)->server != config->serverUrl.toString())
-        return fail(u"%1 holds the enrollment of %2, not of %3: pass the --server the worker "
-                    "enrolled with"_s.arg(identityPath, (*identity)->server,
-                                          config->serverUrl.toString()));
+        return fail(
+            u"%1 holds the enrollment of %2, not of %3: pass the --server the worker "
+            "enrolled with"_s.arg(identityPath, (*identity)->server, config->serverUrl.toString()));
     ServerTrust trust;
     if (!config->caCertFile.isEmpty()) {
         Result<ServerTrust> fromFile = ServerTrust::fromCaFile(config->caCertFile);
@@ -117,7 +119,8 @@ int runLedgerReport(const QStringList &arguments)
         return fail(u"cannot read the ledger from %1: %2"_s.arg(config->serverUrl.toString(),
                                                                 answer.error().message));
     if (parser.isSet(jsonOption)) {
-        std::printf("%s", QJsonDocument(answer->json()).toJson(QJsonDocument::Indented).constData());
+        std::printf("%s",
+                    QJsonDocument(answer->json()).toJson(QJsonDocument::Indented).constData());
         return 0;
     }
     std::printf("%s", qUtf8Printable(ledgerText(WorkerLedger::fromJson(answer->json()))));
