@@ -57,6 +57,7 @@ int runLedgerReport(const QStringList &arguments)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(
+        u"ddl-worker report [--json] [--since TIME] [--until TIME] [config flags]\n"
         u"Prints what this worker gave: GPU-hours, CPU-hours, tasks and jobs run, bytes moved "
         u"and preemptions, as the server's contribution ledger holds them. Reads the worker's "
         u"config (--config, or --server, --ca-cert and --work-dir) and its enrollment."_s);
