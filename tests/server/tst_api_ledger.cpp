@@ -110,7 +110,7 @@ void tst_ApiLedger::gpuTaskCountsOnceForItsOwner()
     QVERIFY(worker.id > 0 && stranger.id > 0);
 
     // The worker fetches the job's code (one blob of 50,000 bytes), runs the task on one GPU
-    // and three cores for a little over a second, and sends 100 bytes of log.
+    // and three cores for a little over a second, sends 100 bytes of log and uploads an output.
     const QByteArray package = someBytes("ledger-package", 50000);
     const qint64 taskId = leaseOneTask(user, worker, package, 1, 3);
     QVERIFY(taskId > 0);
@@ -120,6 +120,9 @@ void tst_ApiLedger::gpuTaskCountsOnceForItsOwner()
     VERIFY_STATUS(reportState(worker, taskId, u"RUNNING"_s), 200);
     QThread::msleep(1200);
     VERIFY_STATUS(sendLogBatch(worker, taskId, {0, u"o100"_s, 0, 0}, QByteArray(100, 'x')), 200);
+    // Its output: one blob of 20,000 bytes, uploaded with the worker's token.
+    const QByteArray output = someBytes("ledger-output", 20000);
+    QCOMPARE(uploadBlob(worker.token, output), sha256Of(output));
     VERIFY_STATUS(reportState(worker, taskId, u"SUCCEEDED"_s, 0), 200);
 
     const WorkerLedger first = ledgerOf(worker, owner);
@@ -136,7 +139,7 @@ void tst_ApiLedger::gpuTaskCountsOnceForItsOwner()
     // The same wall time, three cores instead of one GPU.
     QCOMPARE(first.totals.cpuCoreSeconds, 3 * first.totals.gpuSeconds);
     QCOMPARE(first.totals.bytesDownloaded, package.size());
-    QCOMPARE(first.totals.bytesUploaded, 100);
+    QCOMPARE(first.totals.bytesUploaded, 100 + output.size());
 
     // The end reported again: refused as a stale lease, and counted once still; written into
     // the ledger again (as a race of two ends would): nothing changes.
