@@ -4,6 +4,7 @@
 #include "commands/authcommands.h"
 #include "commands/cancelcommand.h"
 #include "commands/datasetcommand.h"
+#include "commands/ledgercommand.h"
 #include "commands/downloadcommand.h"
 #include "commands/elasticdlcommand.h"
 #include "commands/imagecommand.h"
@@ -44,6 +45,7 @@ CliApplication::CliApplication(Console &console,
     m_commands.push_back(std::make_unique<DatasetCommand>());
     m_commands.push_back(std::make_unique<ImageCommand>());
     m_commands.push_back(std::make_unique<ZooCommand>());
+    m_commands.push_back(std::make_unique<LedgerCommand>());
     m_commands.push_back(std::make_unique<VersionCommand>());
     // The seeds' command lines (docs/cli.md).
     m_commands.push_back(std::make_unique<PaddleJobCommand>());

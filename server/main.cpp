@@ -28,7 +28,8 @@ int main(int argc, char *argv[])
         "DDL server: jobs, uploads and workers over HTTPS.\n"
         "  ddl-server --data-dir DIR [--listen HOST:PORT] [--database postgresql://...]\n"
         "                                                   run the server\n"
-        "  ddl-server token create --data-dir DIR           print a worker enrollment token\n"
+        "  ddl-server token create --data-dir DIR [--owner EMAIL]\n"
+        "                                                   print a worker enrollment token\n"
         "  ddl-server user limits --data-dir DIR --email E [--max-gpus N] [--max-running-jobs N]\n"
         "                                                   set a user's limits (-1: none)"));
     parser.addHelpOption();
@@ -66,6 +67,10 @@ int main(int argc, char *argv[])
     const QCommandLineOption emailOption(QStringLiteral("email"),
                                          QStringLiteral("user limits: the user's email."),
                                          QStringLiteral("email"));
+    const QCommandLineOption ownerOption(QStringLiteral("owner"),
+                                         QStringLiteral("token create: the user who owns the "
+                                                        "workers it enrolls (their ledger)."),
+                                         QStringLiteral("email"));
     const QCommandLineOption maxGpusOption(QStringLiteral("max-gpus"),
                                            QStringLiteral("user limits: GPUs in use at once "
                                                           "(-1: no limit)."),
@@ -75,7 +80,7 @@ int main(int argc, char *argv[])
                                                           "(-1: no limit)."),
                                            QStringLiteral("n"));
     parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
-                       keyOption, timeoutOption, samplesOption, emailOption, maxGpusOption,
+                       keyOption, timeoutOption, samplesOption, emailOption, ownerOption, maxGpusOption,
                        maxJobsOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("token create | user limits"));
@@ -109,7 +114,8 @@ int main(int argc, char *argv[])
 
     const QStringList command = parser.positionalArguments();
     if (command == QStringList{QStringLiteral("token"), QStringLiteral("create")}) {
-        ddl::Result<QString> token = createEnrollToken(config.dataDir, config.database);
+        ddl::Result<QString> token = createEnrollToken(config.dataDir, config.database,
+                                                     parser.value(ownerOption));
         if (!token)
             return fail(token.error().message);
         std::printf("%s\n", qUtf8Printable(*token));

@@ -4,6 +4,7 @@
 #include "agent/workeragent.h"
 #include "config/workerconfig.h"
 #include "process/terminationsignals.h"
+#include "report/ledgerreport.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -29,10 +30,15 @@ int main(int argc, char *argv[])
                            u"%{category}: %{message}"_s);
     }
 
+    // `ddl-worker report`: the worker's contribution ledger, then exit (docs/owners.md).
+    if (app.arguments().size() > 1 && app.arguments().at(1) == u"report"_s)
+        return ddl::worker::runLedgerReport(app.arguments());
+
     QCommandLineParser parser;
     parser.setApplicationDescription(
         u"Runs DDL tasks on this machine for a DDL server: enrolls, reports its CPUs, memory "
-        u"and GPUs, leases tasks and streams their logs and outputs back."_s);
+        u"and GPUs, leases tasks and streams their logs and outputs back.\n"
+        u"  ddl-worker report [--json]   what this worker gave (its contribution ledger)"_s);
     parser.addHelpOption();
     parser.addVersionOption();
     ddl::worker::WorkerConfig::addOptions(parser);

@@ -4,6 +4,7 @@
 #include "core/errortext.h"
 #include "core/requestcallback.h"
 #include "models/workermodel.h"
+#include "views/ledgerpanel.h"
 #include "views/utilisationchartsview.h"
 
 #include <QHeaderView>
@@ -24,6 +25,7 @@ WorkersView::WorkersView(QWidget *parent)
     , m_table(new QTableView(this))
     , m_status(new QLabel(this))
     , m_charts(new UtilisationChartsView(this))
+    , m_ledger(new LedgerPanel(this))
 {
     m_table->setObjectName(u"workerTable"_s);
     m_table->setModel(m_model);
@@ -36,6 +38,7 @@ WorkersView::WorkersView(QWidget *parent)
     auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(m_table);
     splitter->addWidget(m_charts);
+    splitter->addWidget(m_ledger);
     splitter->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(splitter, 1);
@@ -51,6 +54,7 @@ WorkersView::WorkersView(QWidget *parent)
 void WorkersView::setClient(ApiClient *client)
 {
     m_client = client;
+    m_ledger->setClient(client);
     if (isVisible())
         refresh();
 }
@@ -109,6 +113,7 @@ QString WorkersView::selectedWorkerId() const
 void WorkersView::refreshUtilisation()
 {
     const QString id = selectedWorkerId();
+    m_ledger->showWorker(id);
     if (!m_client || m_utilisationBusy || id.isEmpty())
         return;
     m_utilisationBusy = true;

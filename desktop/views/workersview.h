@@ -13,11 +13,12 @@ class ApiClient;
 
 namespace ddl::desktop {
 
+class LedgerPanel;
 class UtilisationChartsView;
 class WorkerModel;
 
 // The workers screen: the machines of the pool, refreshed while it is shown, and the selected
-// worker's CPU, memory and GPU use over time (the last day at most).
+// worker's CPU, memory and GPU use over time (the last day at most), with its ledger.
 class WorkersView : public QWidget
 {
     Q_OBJECT
@@ -29,6 +30,7 @@ public:
     WorkerModel *model() const { return m_model; }
     QTableView *table() const { return m_table; }
     UtilisationChartsView *charts() const { return m_charts; }
+    LedgerPanel *ledger() const { return m_ledger; }
     void refresh();
 
 signals:
@@ -49,6 +51,7 @@ private:
     QTableView *m_table;
     QLabel *m_status;
     UtilisationChartsView *m_charts;
+    LedgerPanel *m_ledger;
     QTimer m_timer;
     bool m_busy = false;
     bool m_utilisationBusy = false;

@@ -8,6 +8,7 @@
 #include "http/datasetcontroller.h"
 #include "http/imagecontroller.h"
 #include "http/jobcontroller.h"
+#include "http/ledgercontroller.h"
 #include "http/uploadcontroller.h"
 #include "http/workercontroller.h"
 #include "scheduler/leadership.h"
@@ -113,9 +114,11 @@ void ServerApp::registerRoutes()
     m_jobController =
         std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs, s.utilisation);
     m_uploadController = std::make_unique<UploadController>(s.uploads);
-    m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers);
+    m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers, s.ledger);
     m_workerController =
-        std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs, s.utilisation);
+        std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs, s.utilisation,
+                                           s.ledger);
+    m_ledgerController = std::make_unique<LedgerController>(s.ledger);
     m_datasetController = std::make_unique<DatasetController>(s.datasets);
     m_imageController = std::make_unique<ImageController>(s.images);
     m_authController->registerRoutes(*m_router);
@@ -123,6 +126,7 @@ void ServerApp::registerRoutes()
     m_uploadController->registerRoutes(*m_router);
     m_blobController->registerRoutes(*m_router);
     m_workerController->registerRoutes(*m_router);
+    m_ledgerController->registerRoutes(*m_router);
     m_datasetController->registerRoutes(*m_router);
     m_imageController->registerRoutes(*m_router);
 }

@@ -15,6 +15,7 @@ class DatasetController;
 class ImageController;
 class FrontServer;
 class JobController;
+class LedgerController;
 class Leadership;
 class Router;
 class UploadController;
@@ -45,6 +46,7 @@ private:
     std::unique_ptr<UploadController> m_uploadController;
     std::unique_ptr<BlobController> m_blobController;
     std::unique_ptr<WorkerController> m_workerController;
+    std::unique_ptr<LedgerController> m_ledgerController;
     std::unique_ptr<DatasetController> m_datasetController;
     std::unique_ptr<ImageController> m_imageController;
     // Last: its connections, and the requests on them, go before what they call.

@@ -1,5 +1,7 @@
 #include "uploadservice.h"
 
+#include "workers/ledgerstore.h"
+
 #include "core/sha256.h"
 #include "core/sha256stream.h"
 #include "store/sql.h"
@@ -281,6 +283,7 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
             return completed.error();
         upload->complete = true;
     }
+    LedgerStore(m_db).addUploadedBy(owner, sink.length());
     return upload;
 }
 
@@ -331,7 +334,13 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         if (Status recorded = recordBlob(owner, entry.sha256, entry.size); !recorded)
             return recorded;
     }
-    return transaction.commit();
+    if (Status committed = transaction.commit(); !committed)
+        return committed;
+    qint64 bytes = 0;
+    for (const BlobBatch::Entry &entry : entries)
+        bytes += entry.size;
+    LedgerStore(m_db).addUploadedBy(owner, bytes);
+    return Ok{};
 }
 
 bool UploadService::ownsBlob(const QString &owner, const QString &sha256)

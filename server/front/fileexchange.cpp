@@ -53,6 +53,7 @@ DataExchange::Step FileExchange::start()
         return Step::DoneClose;
     }
     m_left = range.length;
+    m_length = range.length;
     m_buffer.resize(ReadBytes);
     return pump();
 }
@@ -72,12 +73,18 @@ DataExchange::Step FileExchange::pump()
             qWarning("cannot read %s: %s", qUtf8Printable(m_file.fileName()),
                      qUtf8Printable(m_file.errorString()));
             m_socket->abort();
+            if (m_bodySent)
+                std::exchange(m_bodySent, nullptr)(m_length - m_left);
             return Step::DoneClose;
         }
         m_socket->write(m_buffer.constData(), n);
         m_left -= n;
     }
-    return m_left > 0 ? Step::Continue : done();
+    if (m_left > 0)
+        return Step::Continue;
+    if (m_bodySent)
+        std::exchange(m_bodySent, nullptr)(m_length);
+    return done();
 }
 
 } // namespace ddl::server

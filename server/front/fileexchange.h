@@ -5,6 +5,8 @@
 
 #include <QFile>
 
+#include <functional>
+
 namespace ddl::server {
 
 // GET (or HEAD) of a stored file: a blob, an artifact. Honours one Range; reads 128 KiB at a
@@ -17,6 +19,9 @@ public:
 
     Step start() override;
     Step onWritten() override;
+    // Called once with the body bytes written when the body ends, sent whole or cut short by
+    // the server (a client that goes away mid-body is not told of).
+    void setBodySent(std::function<void(qint64 bytes)> bodySent) { m_bodySent = std::move(bodySent); }
 
 private:
     Step pump();
@@ -26,7 +31,9 @@ private:
     RequestHead m_head;
     QByteArray m_etag;
     qint64 m_left = 0;
+    qint64 m_length = 0;
     QByteArray m_buffer;
+    std::function<void(qint64)> m_bodySent;
 };
 
 } // namespace ddl::server

@@ -4,6 +4,7 @@
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "front/fileexchange.h"
+#include "workers/ledgerstore.h"
 #include "workers/workerservice.h"
 
 namespace ddl::server {
@@ -42,8 +43,14 @@ Exchange BlobController::download(const HttpRequest &request, QSslSocket *socket
     Result<QString> path = readablePath(request.caller(), sha256);
     if (!path)
         return path.error();
-    return Exchange(
-        std::make_unique<FileExchange>(socket, *path, request.head(), sha256.toLatin1()));
+    auto exchange =
+        std::make_unique<FileExchange>(socket, *path, request.head(), sha256.toLatin1());
+    if (request.caller().worker) {
+        exchange->setBodySent([ledger = &m_ledger, workerId = request.worker().id](qint64 bytes) {
+            ledger->addTransfer(workerId, bytes, 0);
+        });
+    }
+    return Exchange(std::move(exchange));
 }
 
 } // namespace ddl::server

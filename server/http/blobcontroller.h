@@ -5,6 +5,7 @@
 namespace ddl::server {
 
 class BlobStorage;
+class LedgerStore;
 class UploadService;
 class WorkerService;
 
@@ -13,10 +14,12 @@ class WorkerService;
 class BlobController
 {
 public:
-    BlobController(BlobStorage &blobs, UploadService &uploads, WorkerService &workers)
+    BlobController(BlobStorage &blobs, UploadService &uploads, WorkerService &workers,
+                   LedgerStore &ledger)
         : m_blobs(blobs)
         , m_uploads(uploads)
         , m_workers(workers)
+        , m_ledger(ledger)
     {
     }
     void registerRoutes(Router &router);
@@ -31,6 +34,7 @@ private:
     BlobStorage &m_blobs;
     UploadService &m_uploads;
     WorkerService &m_workers;
+    LedgerStore &m_ledger; // a worker's downloads count in its contribution ledger
 };
 
 } // namespace ddl::server

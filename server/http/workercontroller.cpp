@@ -1,6 +1,7 @@
 #include "workercontroller.h"
 
 #include "logs/logstorage.h"
+#include "workers/ledgerstore.h"
 #include "requestreader.h"
 #include "scheduler/scheduler.h"
 #include "workers/utilisationservice.h"
@@ -147,6 +148,7 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
         Result<LogOffsets> offsets = m_logs.append(id, batch);
         if (!offsets)
             return HttpReply::error(offsets.error());
+        m_ledger.addTransfer(worker.id, 0, batch.bytes.size());
         QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};
         if (batch.tagged) {
             answer.insert(QStringLiteral("stdout_offset"), offsets->stdoutSize);

@@ -4,6 +4,7 @@
 
 namespace ddl::server {
 
+class LedgerStore;
 class LogStorage;
 class Scheduler;
 class UtilisationService;
@@ -16,11 +17,13 @@ public:
     WorkerController(WorkerService &workers,
                      Scheduler &scheduler,
                      LogStorage &logs,
-                     UtilisationService &utilisation)
+                     UtilisationService &utilisation,
+                     LedgerStore &ledger)
         : m_workers(workers)
         , m_scheduler(scheduler)
         , m_logs(logs)
         , m_utilisation(utilisation)
+        , m_ledger(ledger)
     {}
     void registerRoutes(Router &router);
 
@@ -34,6 +37,7 @@ private:
     Scheduler &m_scheduler;
     LogStorage &m_logs;
     UtilisationService &m_utilisation;
+    LedgerStore &m_ledger; // log bytes count as uploaded in the worker's ledger
 };
 
 } // namespace ddl::server

@@ -2,6 +2,7 @@
 
 #include "scheduler/scheduler.h"
 #include "store/sql.h"
+#include "workers/ledgerstore.h"
 #include "wire/jobstate.h"
 
 #include <QHash>
@@ -50,6 +51,8 @@ Status JobProgress::taskEnded(qint64 taskId, const TaskEnd &end)
         return ended.error();
     if (!*ended)
         return transaction.commit(); // already ended: a resend
+    if (Status counted = LedgerStore(m_db).recordTaskEnd(taskId, false); !counted)
+        return counted;
     const Result<TaskRow> task = m_store.task(taskId);
     if (!task)
         return task.error();
@@ -76,6 +79,8 @@ Status JobProgress::taskPreempted(qint64 taskId, const QString &why)
         return ended.error();
     if (!*ended)
         return transaction.commit(); // already ended: a resend
+    if (Status counted = LedgerStore(m_db).recordTaskEnd(taskId, true); !counted)
+        return counted;
     const Result<TaskRow> task = m_store.task(taskId);
     if (!task)
         return task.error();

@@ -113,6 +113,24 @@ const std::vector<QStringList> &schemaMigrations()
         {
             QStringLiteral("ALTER TABLE jobs ADD COLUMN preemptions INTEGER NOT NULL DEFAULT 0"),
         },
+        // 10: the contribution ledger (docs/owners.md): who owns a worker (the user named when
+        // its enrollment token was made), and what each worker gave, written as it happens: one
+        // row per task attempt that ended on it (the task id makes a resent end count once),
+        // and the bytes it moved, summed per hour.
+        {
+            QStringLiteral("ALTER TABLE enroll_tokens ADD COLUMN owner_id INTEGER"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN owner_id INTEGER"),
+            QStringLiteral("CREATE INDEX workers_owner ON workers (owner_id)"),
+            QStringLiteral("CREATE TABLE ledger_tasks (task_id INTEGER NOT NULL, worker_id "
+                           "INTEGER NOT NULL, job_id INTEGER NOT NULL, ended_at INTEGER NOT NULL, "
+                           "outcome TEXT NOT NULL, gpus INTEGER NOT NULL, cpus INTEGER NOT NULL, "
+                           "wall_ms INTEGER NOT NULL, cpu_ms INTEGER NOT NULL, PRIMARY KEY "
+                           "(task_id))"),
+            QStringLiteral("CREATE INDEX ledger_tasks_worker ON ledger_tasks (worker_id, ended_at)"),
+            QStringLiteral("CREATE TABLE ledger_bytes (worker_id INTEGER NOT NULL, hour INTEGER "
+                           "NOT NULL, downloaded INTEGER NOT NULL, uploaded INTEGER NOT NULL, "
+                           "PRIMARY KEY (worker_id, hour))"),
+        },
     };
     return migrations;
 }

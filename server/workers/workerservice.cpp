@@ -48,13 +48,14 @@ static WorkerNode declaredNode(qint64 id, const QString &address, const QJsonObj
     return node;
 }
 
-Result<QString> WorkerService::createEnrollToken()
+Result<QString> WorkerService::createEnrollToken(std::optional<qint64> ownerId)
 {
     const QString token = SecretToken::generate(QStringLiteral("ddle_"));
     Result<QSqlQuery> insert = runSql(m_db,
                                       QStringLiteral("INSERT INTO enroll_tokens (token_hash, "
-                                                     "created_at) VALUES (?, ?)"),
-                                      {SecretToken::hashOf(token), nowMs()});
+                                                     "created_at, owner_id) VALUES (?, ?, ?)"),
+                                      {SecretToken::hashOf(token), nowMs(),
+                                       ownerId ? QVariant(*ownerId) : QVariant()});
     if (!insert)
         return insert.error();
     return token;
@@ -126,7 +127,8 @@ static Error badRuntimes()
 Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QString &peerAddress)
 {
     Result<QSqlQuery> token = runSql(m_db,
-                                     QStringLiteral("SELECT 1 FROM enroll_tokens WHERE token_hash = ?"),
+                                     QStringLiteral("SELECT owner_id FROM enroll_tokens WHERE "
+                                                    "token_hash = ?"),
                                      {SecretToken::hashOf(
                                          request.value(QStringLiteral("enroll_token")).toString())});
     if (!token)
@@ -137,6 +139,9 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
                                           "ddl-server token create"),
                            QStringLiteral("enroll_token"));
     }
+    // The worker's owner (for its contribution ledger) is the user its token was made for.
+    const QVariant ownerId = token->value(u"owner_id"_s);
+    token->finish();
     const QString name = request.value(QStringLiteral("name")).toString();
     if (name.isEmpty() || name.size() > 200)
         return badField(QStringLiteral("name"), QStringLiteral("must be 1 to 200 characters"));
@@ -165,8 +170,8 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
         m_db,
         QStringLiteral(
             "INSERT INTO workers (name, hostname, address, token_hash, cpus, memory_mb, "
-            "gpus, slots, gpu_type, runtimes, state, last_seen, created_at) VALUES (?, ?, "
-            "?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?)"),
+            "gpus, slots, gpu_type, runtimes, state, last_seen, created_at, owner_id) VALUES (?, "
+            "?, ?, ?, ?, ?, ?, ?, ?, ?, 'ONLINE', ?, ?, ?)"),
         {name,
          // Never NULL (the column is NOT NULL): a worker that sends none has "".
          request.value(QStringLiteral("hostname")).toString(QStringLiteral("")),
@@ -179,7 +184,8 @@ Result<QJsonObject> WorkerService::enroll(const QJsonObject &request, const QStr
          gpuType,
          *runtimes,
          now,
-         now});
+         now,
+         ownerId});
     if (!id)
         return id.error();
     qCInfo(lcWorkers) << "worker" << *id << name << "enrolled from" << address;

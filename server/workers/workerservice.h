@@ -8,6 +8,8 @@
 #include <QJsonObject>
 #include <QSqlDatabase>
 
+#include <optional>
+
 namespace ddl::server {
 
 class Scheduler;
@@ -21,8 +23,9 @@ public:
     WorkerService(const QSqlDatabase &db, UploadService &uploads, JobProgress &progress,
                   Scheduler &scheduler);
 
-    // For `ddl-server token create`: a new enrollment token, shown once.
-    Result<QString> createEnrollToken();
+    // For `ddl-server token create [--owner EMAIL]`: a new enrollment token, shown once. The
+    // workers it enrolls are ownerId's (they read their contribution ledger), or nobody's.
+    Result<QString> createEnrollToken(std::optional<qint64> ownerId = std::nullopt);
     Result<QJsonObject> enroll(const QJsonObject &request, const QString &peerAddress);
     Result<WorkerRef> authenticate(const QString &workerToken);
     // Records the heartbeat; answers the tasks the worker must stop.

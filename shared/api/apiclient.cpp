@@ -312,6 +312,16 @@ ApiRequest *ApiClient::workerUtilisation(const QString &workerId)
     return get(QStringLiteral("/v1/workers/") + workerId + QStringLiteral("/utilisation"));
 }
 
+ApiRequest *ApiClient::workerLedger(const QString &workerId)
+{
+    return get(QStringLiteral("/v1/workers/") + workerId + QStringLiteral("/ledger"));
+}
+
+ApiRequest *ApiClient::ownerLedger()
+{
+    return get(QStringLiteral("/v1/ledger"));
+}
+
 Result<ApiResponse> ApiClient::getSync(const QString &path, const QUrlQuery &query)
 {
     std::unique_ptr<ApiRequest> request(get(path, query));

@@ -135,6 +135,11 @@ public:
     ApiRequest *workers();
     // One worker's machine over time (its "id" in workers()); reads with WorkerUtilisation.
     ApiRequest *workerUtilisation(const QString &workerId);
+    // A worker's contribution ledger (its owner, or the worker with its own token); reads with
+    // WorkerLedger::fromJson.
+    ApiRequest *workerLedger(const QString &workerId);
+    // The signed-in owner's workers' ledgers and their sum; reads with OwnerLedger::fromJson.
+    ApiRequest *ownerLedger();
 
 signals:
     // A request that carried the access token was answered 401: the token must be refreshed.

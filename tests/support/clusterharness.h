@@ -64,6 +64,7 @@ public:
     QString serverUrl() const { return m_url; }
     QString enrollToken() const { return m_enrollToken; }
     QString caCert() const { return m_server.caFile(); }
+    QString serverDataDir() const { return m_server.dataDir(); }
     QString path(const QString &relative) const;
     QString serverLog() const { return m_server.log(); }
     QString workerLog() const;

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "wire/contributionledger.h"
+
+#include <QPointer>
+#include <QWidget>
+
+class QLabel;
+
+namespace ddl {
+class ApiClient;
+}
+
+namespace ddl::desktop {
+
+// What a worker gave the pool (its contribution ledger, docs/owners.md) beside the signed-in
+// user's workers summed: GPU-hours, CPU-hours, tasks and jobs, bytes, preemptions. Read from the
+// server without blocking; only a worker's owner is shown its ledger.
+class LedgerPanel : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit LedgerPanel(QWidget *parent = nullptr);
+    void setClient(ApiClient *client);
+    // Reads the ledger of this worker (empty: none selected) and the owner's totals again.
+    void showWorker(const QString &workerId);
+
+    QString workerText() const;
+    QString ownerText() const;
+
+    // The ledger as the panel words it (one line per figure).
+    static QString describe(const LedgerTotals &totals);
+
+signals:
+    // Both reads ended, shown or their errors.
+    void refreshed();
+
+private:
+    void readWorker();
+    void readOwner();
+    void finishOne();
+
+    QPointer<ApiClient> m_client;
+    QLabel *m_worker;
+    QLabel *m_owner;
+    QString m_workerId;
+    bool m_workerBusy = false;
+    bool m_ownerBusy = false;
+};
+
+} // namespace ddl::desktop
