@@ -6,6 +6,7 @@
 #include "blobs/uploadservice.h"
 #include "datasets/datasetservice.h"
 #include "images/imageservice.h"
+#include "jobs/checkpointservice.h"
 #include "jobs/joboutputs.h"
 #include "jobs/jobprogress.h"
 #include "jobs/jobservice.h"
@@ -37,6 +38,7 @@ struct ServerServices
         , outputs(db)
         , workers(db, uploads, progress, scheduler)
         , utilisation(db, utilisationLimits)
+        , checkpoints(db, datasets)
     {}
 
     QSqlDatabase db;
@@ -53,6 +55,7 @@ struct ServerServices
     JobOutputs outputs;
     WorkerService workers;
     UtilisationService utilisation;
+    CheckpointService checkpoints;
 };
 
 } // namespace ddl::server
