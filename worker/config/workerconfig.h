@@ -34,6 +34,7 @@ inline constexpr char SampleInterval[] = "sample_interval";
 inline constexpr char OnlyWhenIdle[] = "only_when_idle";
 inline constexpr char Available[] = "available";
 inline constexpr char PreemptNotice[] = "preempt_notice";
+inline constexpr char CheckpointInterval[] = "checkpoint_interval";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -73,7 +74,9 @@ struct WorkerConfig
     AvailabilityWindows availableHours;
     bool onlyWhenIdle = false;
     int preemptNoticeS = 30;
-
+    // How often a running task's DDL_CHECKPOINT_DIR is uploaded (--checkpoint-interval, seconds;
+    // docs/checkpoints.md); 0: only when it is preempted or fails.
+    int checkpointIntervalS = 300;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task
