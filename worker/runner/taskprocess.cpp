@@ -78,7 +78,8 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
     env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
     env.insert(u"DDL_OUTPUT_DIR"_s, paths.outputDir);
     // What the task saves here its next attempt (after a preemption or failure) finds here again.
-    env.insert(u"DDL_CHECKPOINT_DIR"_s, paths.checkpointDir);
+    if (!paths.checkpointDir.isEmpty())
+        env.insert(u"DDL_CHECKPOINT_DIR"_s, paths.checkpointDir);
     QStringList gpus;
     for (int index : input.gpuIndices)
         gpus << QString::number(index);
@@ -130,7 +131,9 @@ SandboxSpec taskSandboxSpec(const TaskLease &lease,
         spec.writablePaths << paths.codeDir; // `git clone`, build folders: as in a container
     if (!venvDir.isEmpty())
         spec.readOnlyPaths << venvDir;
-    spec.writablePaths << paths.outputDir << paths.checkpointDir << paths.scratchDir;
+    spec.writablePaths << paths.outputDir << paths.scratchDir;
+    if (!paths.checkpointDir.isEmpty())
+        spec.writablePaths << paths.checkpointDir;
     spec.scratchDir = paths.scratchDir;
     spec.workingDir = paths.codeDir;
     spec.gpuDevices = lease.gpus > 0;
@@ -253,6 +256,9 @@ bool TaskProcess::setupContainer(const LaunchSpec &spec)
 
 void TaskProcess::start(const LaunchSpec &spec)
 {
+    // The sandbox and podman bind it: it must exist (TaskRunner made it; a bare start has not).
+    if (!spec.paths.checkpointDir.isEmpty())
+        QDir().mkpath(spec.paths.checkpointDir);
     if (!spec.image.isEmpty()) {
         if (spec.kind == TaskLease::Kind::Ddl && !writeRunner(spec.paths.runnerFile))
             return;
