@@ -73,6 +73,7 @@ CheckpointSync::CheckpointSync(ApiClient *client,
     , m_folder(folder)
     , m_hashCachePath(hashCachePath)
     , m_log(std::move(log))
+    , m_recorded(lease.checkpointManifest) // a restored folder left as it was is not sent again
 {
     connect(&m_interval, &QTimer::timeout, this, [this] {
         if (!m_busy)
