@@ -13,7 +13,8 @@ class CheckpointController
 public:
     explicit CheckpointController(CheckpointService &checkpoints)
         : m_checkpoints(checkpoints)
-    {}
+    {
+    }
     void registerRoutes(Router &router);
 
 private:

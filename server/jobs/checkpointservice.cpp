@@ -13,11 +13,11 @@ namespace ddl::server {
 CheckpointService::CheckpointService(const QSqlDatabase &db, DatasetService &datasets)
     : m_db(db)
     , m_datasets(datasets)
-{}
+{
+}
 
-Result<QJsonObject> CheckpointService::record(const WorkerRef &worker,
-                                              qint64 taskId,
-                                              const QJsonObject &request)
+Result<QJsonObject>
+CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
 {
     Result<QSqlQuery> task = runSql(m_db,
                                     u"SELECT job_id, role, role_index, attempt FROM tasks WHERE "
@@ -64,9 +64,8 @@ Result<QJsonObject> CheckpointService::record(const WorkerRef &worker,
     entry.createdAtMs = nowMs();
     if (Status recorded = JobCheckpoints(m_db).record(entry); !recorded)
         return recorded.error();
-    return QJsonObject{{u"attempt"_s, entry.attempt},
-                       {u"files"_s, entry.files},
-                       {u"size"_s, entry.size}};
+    return QJsonObject{
+        {u"attempt"_s, entry.attempt}, {u"files"_s, entry.files}, {u"size"_s, entry.size}};
 }
 
 } // namespace ddl::server

@@ -10,7 +10,8 @@ namespace ddl::server {
 
 JobCheckpoints::JobCheckpoints(const QSqlDatabase &db)
     : m_db(db)
-{}
+{
+}
 
 Status JobCheckpoints::record(const CheckpointEntry &entry)
 {
@@ -23,8 +24,15 @@ Status JobCheckpoints::record(const CheckpointEntry &entry)
         "manifest_sha256 = excluded.manifest_sha256, files = excluded.files, size = "
         "excluded.size, created_at = excluded.created_at WHERE checkpoints.attempt <= "
         "excluded.attempt"_s,
-        {entry.jobId, entry.role, entry.roleIndex, entry.attempt, entry.taskId,
-         entry.manifestSha256, entry.files, entry.size, entry.createdAtMs});
+        {entry.jobId,
+         entry.role,
+         entry.roleIndex,
+         entry.attempt,
+         entry.taskId,
+         entry.manifestSha256,
+         entry.files,
+         entry.size,
+         entry.createdAtMs});
     if (!upsert)
         return upsert.error();
     return Ok{};
@@ -45,9 +53,8 @@ static CheckpointEntry entryOf(const QSqlQuery &row, qint64 jobId)
     return entry;
 }
 
-Result<std::optional<CheckpointEntry>> JobCheckpoints::latest(qint64 jobId,
-                                                              const QString &role,
-                                                              int roleIndex)
+Result<std::optional<CheckpointEntry>>
+JobCheckpoints::latest(qint64 jobId, const QString &role, int roleIndex)
 {
     Result<QSqlQuery> query = runSql(m_db,
                                      u"SELECT role, role_index, attempt, task_id, "

@@ -30,7 +30,8 @@ constexpr char Train[] = "python main.py \"$PAI_DATA_DIR\" \"$PAI_OUTPUT_DIR\"";
 bool writeFile(const QString &path, const QByteArray &content)
 {
     QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(content) == content.size();
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(content) == content.size();
 }
 
 // The test accuracy the example prints at its end; -1 when it did not.
@@ -79,20 +80,26 @@ void TestE2eCheckpointsFakeGpu::initTestCase()
     QVERIFY(QDir().mkpath(bin));
     m_gpuApps = m_cluster.path(u"gpu-apps.csv"_s);
     QVERIFY(writeFile(m_gpuApps, {}));
-    const QByteArray script = "#!/bin/sh\ncase \"$*\" in\n*query-compute-apps*) cat '"
-                              + m_gpuApps.toUtf8()
-                              + "' ;;\n*) echo '0, Fake GPU, 16384 MiB' ;;\nesac\n";
+    const QByteArray script = "#!/bin/sh\ncase \"$*\" in\n*query-compute-apps*) cat '" +
+                              m_gpuApps.toUtf8() +
+                              "' ;;\n*) echo '0, Fake GPU, 16384 MiB' ;;\nesac\n";
     QVERIFY(writeFile(bin + u"/nvidia-smi"_s, script));
     QVERIFY(QFile::setPermissions(bin + u"/nvidia-smi"_s,
-                                  QFileDevice::ReadOwner | QFileDevice::WriteOwner
-                                      | QFileDevice::ExeOwner));
+                                  QFileDevice::ReadOwner | QFileDevice::WriteOwner |
+                                      QFileDevice::ExeOwner));
     QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
     // Checkpoints go up every second: the preemption below comes after one was saved.
     QVERIFY(m_cluster.startNamedWorker(QString::fromLatin1(WorkerA),
-                                       {u"--only-when-idle"_s, u"--preempt-notice"_s, u"5"_s,
-                                        u"--slots"_s, u"1"_s, u"--checkpoint-interval"_s, u"1"_s,
-                                        u"--sample-interval"_s, u"0"_s},
+                                       {u"--only-when-idle"_s,
+                                        u"--preempt-notice"_s,
+                                        u"5"_s,
+                                        u"--slots"_s,
+                                        u"1"_s,
+                                        u"--checkpoint-interval"_s,
+                                        u"1"_s,
+                                        u"--sample-interval"_s,
+                                        u"0"_s},
                                        environment));
     QVERIFY2(pollUntil([&] { return m_cluster.serverLog().contains(u"enrolled from"_s); }, 15000),
              qPrintable(m_cluster.workerLog(QString::fromLatin1(WorkerA))));
@@ -107,12 +114,12 @@ QString TestE2eCheckpointsFakeGpu::submit(const QString &name,
     if (repo.isEmpty())
         return {};
     if (!writeFile(QDir(repo).filePath(u"job.json"_s),
-                   openPaiJob(name, {{u"main"_s, 1, 0, command}}, extra))
-        || !ClusterHarness::git(repo, {u"add"_s, u"job.json"_s})
-        || !ClusterHarness::git(repo, {u"commit"_s, u"-qm"_s, u"job"_s}))
+                   openPaiJob(name, {{u"main"_s, 1, 0, command}}, extra)) ||
+        !ClusterHarness::git(repo, {u"add"_s, u"job.json"_s}) ||
+        !ClusterHarness::git(repo, {u"commit"_s, u"-qm"_s, u"job"_s}))
         return {};
-    const CliRun submitted = m_cluster.cli(
-        QString::fromLatin1(User), {u"submit"_s, u"--job_config=job.json"_s}, repo);
+    const CliRun submitted =
+        m_cluster.cli(QString::fromLatin1(User), {u"submit"_s, u"--job_config=job.json"_s}, repo);
     const QString uuid = jobUuidOf(submitted.out);
     if (uuid.isEmpty())
         qWarning("submit: %s%s", qPrintable(submitted.out), qPrintable(submitted.err));
@@ -127,12 +134,12 @@ QString TestE2eCheckpointsFakeGpu::logs(const QString &uuid)
 QString TestE2eCheckpointsFakeGpu::diagnostics(const QString &uuid)
 {
     return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson())
-           + u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker A ---\n"_s
-           + m_cluster.workerLog(QString::fromLatin1(WorkerA)).right(3000)
-           + u"\n--- worker B ---\n"_s
-           + m_cluster.workerLog(QString::fromLatin1(WorkerB)).right(3000)
-           + u"\n--- server ---\n"_s + m_cluster.serverLog().right(3000);
+               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
+           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker A ---\n"_s +
+           m_cluster.workerLog(QString::fromLatin1(WorkerA)).right(3000) +
+           u"\n--- worker B ---\n"_s +
+           m_cluster.workerLog(QString::fromLatin1(WorkerB)).right(3000) + u"\n--- server ---\n"_s +
+           m_cluster.serverLog().right(3000);
 }
 
 // The band to compare with: the same example, never interrupted.
@@ -154,10 +161,10 @@ void TestE2eCheckpointsFakeGpu::preemptedJobResumesOnAnotherWorker()
     QVERIFY(m_uninterruptedAccuracy > 0);
     const QString user = QString::fromLatin1(User);
     // Slowed to about 20 s of training, so that the owner comes back in the middle of it.
-    const QString uuid = submit(u"iris-preempted"_s,
-                                QString::fromLatin1(Train),
-                                {{u"retryCount"_s, 0},
-                                 {u"jobEnvs"_s, QJsonObject{{u"IRIS_EPOCH_PAUSE_S"_s, u"0.5"_s}}}});
+    const QString uuid = submit(
+        u"iris-preempted"_s,
+        QString::fromLatin1(Train),
+        {{u"retryCount"_s, 0}, {u"jobEnvs"_s, QJsonObject{{u"IRIS_EPOCH_PAUSE_S"_s, u"0.5"_s}}}});
     QVERIFY(!uuid.isEmpty());
 
     // Training on A has saved a checkpoint, and A uploaded it.
@@ -185,8 +192,12 @@ void TestE2eCheckpointsFakeGpu::preemptedJobResumesOnAnotherWorker()
 
     // Another worker comes: the job goes on there from A's checkpoint, and succeeds.
     QVERIFY(m_cluster.startNamedWorker(QString::fromLatin1(WorkerB),
-                                       {u"--slots"_s, u"1"_s, u"--checkpoint-interval"_s, u"1"_s,
-                                        u"--sample-interval"_s, u"0"_s}));
+                                       {u"--slots"_s,
+                                        u"1"_s,
+                                        u"--checkpoint-interval"_s,
+                                        u"1"_s,
+                                        u"--sample-interval"_s,
+                                        u"0"_s}));
     const QString state = m_cluster.waitForJobEnd(user, uuid, 120000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
     const QString log = logs(uuid);
@@ -208,11 +219,12 @@ void TestE2eCheckpointsFakeGpu::preemptedJobResumesOnAnotherWorker()
     // The same final accuracy as the run never interrupted (one flower of 30 either way at most).
     const double accuracy = finalAccuracy(log);
     QVERIFY2(qAbs(accuracy - m_uninterruptedAccuracy) < 0.034,
-             qPrintable(u"%1 against %2\n"_s.arg(accuracy).arg(m_uninterruptedAccuracy)
-                        + diagnostics(uuid)));
+             qPrintable(u"%1 against %2\n"_s.arg(accuracy).arg(m_uninterruptedAccuracy) +
+                        diagnostics(uuid)));
     // ddlcli progress shows where the job would go on from.
     const CliRun progress = m_cluster.cli(user, {u"progress"_s, u"--job_uuid="_s + uuid});
-    QVERIFY2(progress.out.contains(u"checkpoint: main[0] from attempt"_s), qPrintable(progress.out));
+    QVERIFY2(progress.out.contains(u"checkpoint: main[0] from attempt"_s),
+             qPrintable(progress.out));
     qInfo("resumed on %s from epoch %d; test accuracy %.3f", WorkerB, epoch, accuracy);
 }
 
@@ -222,10 +234,10 @@ void TestE2eCheckpointsFakeGpu::failedTaskIsRetriedFromItsCheckpoint()
     const QString command =
         u"if [ \"$DDL_TASK_ATTEMPT\" = 1 ]; then timeout -s KILL 5 %1; echo crashed; exit 1; "
         "fi; %1"_s.arg(QString::fromLatin1(Train));
-    const QString uuid = submit(u"iris-retried"_s,
-                                command,
-                                {{u"retryCount"_s, 1},
-                                 {u"jobEnvs"_s, QJsonObject{{u"IRIS_EPOCH_PAUSE_S"_s, u"0.3"_s}}}});
+    const QString uuid = submit(
+        u"iris-retried"_s,
+        command,
+        {{u"retryCount"_s, 1}, {u"jobEnvs"_s, QJsonObject{{u"IRIS_EPOCH_PAUSE_S"_s, u"0.3"_s}}}});
     QVERIFY(!uuid.isEmpty());
     const QString user = QString::fromLatin1(User);
     const QString state = m_cluster.waitForJobEnd(user, uuid, 120000);
@@ -239,8 +251,8 @@ void TestE2eCheckpointsFakeGpu::failedTaskIsRetriedFromItsCheckpoint()
     QVERIFY2(epoch > 0 && epoch < 40, qPrintable(diagnostics(uuid)));
     const double accuracy = finalAccuracy(log);
     QVERIFY2(qAbs(accuracy - m_uninterruptedAccuracy) < 0.034,
-             qPrintable(u"%1 against %2\n"_s.arg(accuracy).arg(m_uninterruptedAccuracy)
-                        + diagnostics(uuid)));
+             qPrintable(u"%1 against %2\n"_s.arg(accuracy).arg(m_uninterruptedAccuracy) +
+                        diagnostics(uuid)));
     qInfo("retried from epoch %d; test accuracy %.3f", epoch, accuracy);
 }
 

@@ -20,11 +20,11 @@ QByteArray manifestOf(const QMap<QString, QByteArray> &files)
                                    {QStringLiteral("size"), it.value().size()},
                                    {QStringLiteral("sha256"), sha256Of(it.value())}});
     }
-    const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("kind"),
-                                                       QStringLiteral("ddl-dataset")},
-                                                      {QStringLiteral("version"), 1},
-                                                      {QStringLiteral("files"), entries}})
-                                .toJson(QJsonDocument::Compact);
+    const QByteArray json =
+        QJsonDocument(QJsonObject{{QStringLiteral("kind"), QStringLiteral("ddl-dataset")},
+                                  {QStringLiteral("version"), 1},
+                                  {QStringLiteral("files"), entries}})
+            .toJson(QJsonDocument::Compact);
     const Result<DatasetManifest> manifest = DatasetManifest::parse(json);
     return manifest ? manifest->toJson() : QByteArray();
 }
@@ -56,8 +56,8 @@ void tst_ApiCheckpoints::onlyACompleteUploadOfTheWorkerIsRecorded()
     // A half upload: the manifest is stored, one of its files is not.
     const QByteArray sent = someBytes("ckpt sent", 4000);
     QVERIFY(!uploadBlob(worker.token, sent).isEmpty());
-    const QByteArray half = manifestOf({{QStringLiteral("a.bin"), sent},
-                                        {QStringLiteral("b.bin"), someBytes("ckpt unsent", 10)}});
+    const QByteArray half = manifestOf(
+        {{QStringLiteral("a.bin"), sent}, {QStringLiteral("b.bin"), someBytes("ckpt unsent", 10)}});
     const QString halfSha = uploadBlob(worker.token, half);
     QVERIFY(!halfSha.isEmpty());
     const Answer refused = post(path, worker.token, checkpointBody(halfSha));
@@ -69,12 +69,10 @@ void tst_ApiCheckpoints::onlyACompleteUploadOfTheWorkerIsRecorded()
     const QString usersSha = uploadBlob(started->user, usersManifest);
     QVERIFY(!usersSha.isEmpty());
     VERIFY_ERROR(post(path, worker.token, checkpointBody(usersSha)), 400, "bad_request");
-    VERIFY_ERROR(post(path, worker.token, checkpointBody(QStringLiteral("../x"))), 400,
-                 "bad_request");
-    QVERIFY(job(started->user, started->uuid)
-                .value(QLatin1String("checkpoints"))
-                .toArray()
-                .isEmpty());
+    VERIFY_ERROR(
+        post(path, worker.token, checkpointBody(QStringLiteral("../x"))), 400, "bad_request");
+    QVERIFY(
+        job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
 
     // Another worker cannot record a checkpoint of a task that is not its own.
     const QByteArray whole = manifestOf({{QStringLiteral("a.bin"), sent}});
@@ -120,8 +118,8 @@ void tst_ApiCheckpoints::nextAttemptGetsTheCheckpoint()
 
     // A worker that runs none of the job's tasks cannot read the checkpoint.
     const Worker stranger = enrollWorker(QStringLiteral("ckpt-next-stranger"));
-    QVERIFY(get(QStringLiteral("/v1/workers/blobs/") + sha256Of(state), stranger.token).status
-            != 200);
+    QVERIFY(get(QStringLiteral("/v1/workers/blobs/") + sha256Of(state), stranger.token).status !=
+            200);
 
     // The task fails; the job's retry is leased with the checkpoint, to whichever worker.
     VERIFY_STATUS(reportState(worker, started->taskId, QStringLiteral("FAILED"), 1), 200);
@@ -130,8 +128,7 @@ void tst_ApiCheckpoints::nextAttemptGetsTheCheckpoint()
     for (int round = 0; round < 20 && retry.isEmpty(); ++round) {
         for (const Worker &candidate : {worker, stranger, m_someWorker}) {
             for (const QJsonValue &value : lease(candidate)) {
-                if (value.toObject().value(QLatin1String("job_uuid")).toString()
-                    == started->uuid) {
+                if (value.toObject().value(QLatin1String("job_uuid")).toString() == started->uuid) {
                     retry = value.toObject();
                     holder = candidate;
                 }
@@ -164,7 +161,8 @@ void tst_ApiCheckpoints::checkpointOverTheLimitIsRefused()
 {
     const std::optional<RunningTask> started = startOneTask(QStringLiteral("ckpt-limit"));
     QVERIFY(started);
-    QCOMPARE(started->lease.value(QLatin1String("checkpoint_max_bytes")).toInteger(), qint64(1024 * 1024));
+    QCOMPARE(started->lease.value(QLatin1String("checkpoint_max_bytes")).toInteger(),
+             qint64(1024 * 1024));
     QVERIFY(started->lease.value(QLatin1String("checkpoint_manifest")).isNull());
     const QByteArray big = someBytes("ckpt big", 1024 * 1024 + 1);
     QVERIFY(!uploadBlob(started->worker.token, big).isEmpty());
@@ -176,13 +174,13 @@ void tst_ApiCheckpoints::checkpointOverTheLimitIsRefused()
              started->worker.token,
              checkpointBody(manifestSha));
     VERIFY_ERROR(refused, 413, "payload_too_large");
-    QVERIFY2(refused.error().value(QLatin1String("message")).toString().contains(
-                 QLatin1String("checkpoint_max_bytes")),
+    QVERIFY2(refused.error()
+                 .value(QLatin1String("message"))
+                 .toString()
+                 .contains(QLatin1String("checkpoint_max_bytes")),
              qPrintable(refused.describe()));
-    QVERIFY(job(started->user, started->uuid)
-                .value(QLatin1String("checkpoints"))
-                .toArray()
-                .isEmpty());
+    QVERIFY(
+        job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_ApiCheckpoints)

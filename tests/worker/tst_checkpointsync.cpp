@@ -31,8 +31,8 @@ bool writeFile(const QString &path, const QByteArray &content)
 {
     QDir().mkpath(QFileInfo(path).absolutePath());
     QFile file(path);
-    return file.open(QIODevice::WriteOnly | QIODevice::Truncate)
-           && file.write(content) == content.size();
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) &&
+           file.write(content) == content.size();
 }
 
 QByteArray readFile(const QString &path)
@@ -205,10 +205,10 @@ void tst_CheckpointSync::folderOverTheLimitIsNotSent()
     small.checkpointMaxBytes = 1000;
     const QStringList lines = finalUpload(small, m_folder);
     QCOMPARE(lines.size(), 1);
-    QVERIFY2(lines.first().startsWith(u"checkpoint not uploaded: DDL_CHECKPOINT_DIR holds %1 bytes "
-                                      u"in 2 file(s), more than the 1000 bytes"_s.arg(
-                                          weights().size() + 1))
-                 && lines.first().contains(u"checkpoint_max_bytes"_s),
+    QVERIFY2(lines.first().startsWith(
+                 u"checkpoint not uploaded: DDL_CHECKPOINT_DIR holds %1 bytes "
+                 u"in 2 file(s), more than the 1000 bytes"_s.arg(weights().size() + 1)) &&
+                 lines.first().contains(u"checkpoint_max_bytes"_s),
              qPrintable(lines.join(u'\n')));
 }
 
@@ -224,7 +224,10 @@ void tst_CheckpointSync::nextAttemptGetsWritableCopies()
     const QString folder = m_dir->filePath(u"work/tasks/2/checkpoint"_s);
     QVERIFY(QDir().mkpath(folder));
     QStringList lines;
-    CheckpointSync sync(m_worker.get(), next, folder, m_dir->filePath(u"work/hashes-2"_s),
+    CheckpointSync sync(m_worker.get(),
+                        next,
+                        folder,
+                        m_dir->filePath(u"work/hashes-2"_s),
                         [&lines](const QString &line) { lines << line; });
     std::optional<ddl::Status> restored;
     sync.restore(&cache, [&restored](const ddl::Status &status) { restored = status; });

@@ -20,10 +20,10 @@ namespace {
 
 // The regular files of folder, relative path first. Symbolic links are not followed: a link
 // that points out of the folder never takes what it points at to the server.
-template<typename Visit>
-void forEachFile(const QString &folder, Visit visit)
+template <typename Visit> void forEachFile(const QString &folder, Visit visit)
 {
-    QDirIterator it(folder, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
+    QDirIterator it(
+        folder, QDir::Files | QDir::Hidden | QDir::System, QDirIterator::Subdirectories);
     while (it.hasNext()) {
         const QFileInfo info(it.next());
         if (!info.isSymLink() && info.isFile())
@@ -48,8 +48,8 @@ CopyResult copyCheckpoint(const QString &source, const QString &destination)
         if (!result.error.isEmpty())
             return;
         const QString target = QDir(destination).filePath(root.relativeFilePath(info.filePath()));
-        if (!QDir().mkpath(QFileInfo(target).path()) || !QFile::copy(info.filePath(), target)
-            || !QFile::setPermissions(target, QFile::ReadOwner | QFile::WriteOwner)) {
+        if (!QDir().mkpath(QFileInfo(target).path()) || !QFile::copy(info.filePath(), target) ||
+            !QFile::setPermissions(target, QFile::ReadOwner | QFile::WriteOwner)) {
             result.error = u"cannot copy %1 to %2"_s.arg(info.filePath(), target);
             return;
         }

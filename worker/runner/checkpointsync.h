@@ -62,8 +62,8 @@ private:
     void abandonUpload();
     void handleSurveyed(const Survey &survey, std::function<void()> then);
     void handleUploaded(std::function<void()> then);
-    void record(const QString &manifest, qint64 bytes, int files, qint64 sent,
-                std::function<void()> then);
+    void record(
+        const QString &manifest, qint64 bytes, int files, qint64 sent, std::function<void()> then);
     // A line for the task's log, unless it is the one said last (a failing periodic upload
     // says so once, not every interval).
     void say(const QString &line);
