@@ -102,6 +102,17 @@ QString Output::jobStatus(const QJsonObject &object)
     QString text = u"status: "_s + stateName(job->state) + u'\n';
     if (job->state == JobState::Waiting && !job->reason.isEmpty())
         text += u"reason: "_s + job->reason + u'\n';
+    // Where each task's next attempt would start from (docs/checkpoints.md).
+    for (const QJsonValue &value : object.value("checkpoints"_L1).toArray()) {
+        const QJsonObject checkpoint = value.toObject();
+        text += u"checkpoint: %1[%2] from attempt %3 at %4, %5 in %6 file(s)\n"_s.arg(
+            checkpoint.value("role"_L1).toString(),
+            QString::number(checkpoint.value("role_index"_L1).toInt()),
+            QString::number(checkpoint.value("attempt"_L1).toInt()),
+            checkpoint.value("created_at"_L1).toString(),
+            humanSize(checkpoint.value("size"_L1).toInteger()),
+            QString::number(checkpoint.value("files"_L1).toInt()));
+    }
     return text;
 }
 

@@ -2,11 +2,17 @@
 
 DDL calls main(dataset_dir, model_output_dir). The dataset folder holds iris.csv (Fisher's 150
 flowers, the copy in ./data). Progress is printed as DDL_METRIC lines that DDL charts.
+
+Training is full-batch gradient descent in epochs of METRIC_EVERY steps. Where DDL_CHECKPOINT_DIR
+is set, each epoch ends by saving the epoch and the weights there, and a run that finds such a
+checkpoint goes on from it: a preempted or failed job resumes on its next attempt, on whichever
+worker, and ends with the same weights as a run that was never interrupted.
 """
 import csv
 import json
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -16,6 +22,8 @@ STEPS = 400
 METRIC_EVERY = 10
 TEST_FRACTION = 0.2
 SEED = 7
+EPOCHS = STEPS // METRIC_EVERY
+CHECKPOINT_FILE = "iris-state.npz"
 
 
 def load_iris(dataset_dir):
@@ -58,6 +66,24 @@ def accuracy(params, x, y):
     return float((forward(params, x)[1].argmax(axis=1) == y).mean())
 
 
+def save_checkpoint(folder, epoch, params, history):
+    """Written beside, then renamed: a checkpoint is whole or absent, whenever the task ends."""
+    path = os.path.join(folder, CHECKPOINT_FILE)
+    with open(path + ".tmp", "wb") as f:
+        np.savez(f, epoch=epoch, history=np.array(json.dumps(history)), **params)
+    os.replace(path + ".tmp", path)
+
+
+def load_checkpoint(folder):
+    """(epoch, params, history) of the checkpoint in folder, or None."""
+    path = os.path.join(folder, CHECKPOINT_FILE)
+    if not os.path.isfile(path):
+        return None
+    with np.load(path, allow_pickle=False) as state:
+        params = {name: state[name] for name in ("w1", "b1", "w2", "b2")}
+        return int(state["epoch"]), params, json.loads(str(state["history"]))
+
+
 def main(dataset_dir, model_output_dir):
     rng = np.random.default_rng(SEED)
     features, labels, classes = load_iris(dataset_dir)
@@ -74,7 +100,16 @@ def main(dataset_dir, model_output_dir):
     }
     targets = np.eye(len(classes))[train_y]
     history = []
-    for step in range(1, STEPS + 1):
+    checkpoint_dir = os.environ.get("DDL_CHECKPOINT_DIR", "")
+    # Seconds to pause after each epoch (default none): lets one try a preemption by hand.
+    pause = float(os.environ.get("IRIS_EPOCH_PAUSE_S", "0"))
+    first_epoch = 1
+    resumed = load_checkpoint(checkpoint_dir) if checkpoint_dir else None
+    if resumed:
+        epoch, params, history = resumed
+        first_epoch = epoch + 1
+        print(f"resumed from the checkpoint of epoch {epoch} of {EPOCHS}")
+    for step in range((first_epoch - 1) * METRIC_EVERY + 1, STEPS + 1):
         hidden, probabilities = forward(params, train_x)
         loss = float(-np.mean(np.sum(targets * np.log(probabilities + 1e-12), axis=1)))
         # Backpropagation of the mean cross-entropy.
@@ -91,6 +126,11 @@ def main(dataset_dir, model_output_dir):
                       "train_accuracy": round(accuracy(params, train_x, train_y), 4)}
             history.append(metric)
             print("DDL_METRIC " + json.dumps(metric))
+        if step % METRIC_EVERY == 0:
+            if checkpoint_dir:
+                save_checkpoint(checkpoint_dir, step // METRIC_EVERY, params, history)
+            if pause > 0:
+                time.sleep(pause)
 
     test_accuracy = accuracy(params, test_x, test_y)
     print(f"final test accuracy: {test_accuracy:.3f} ({len(test_y)} flowers)")

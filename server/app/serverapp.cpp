@@ -5,6 +5,7 @@
 #include "front/router.h"
 #include "http/authcontroller.h"
 #include "http/blobcontroller.h"
+#include "http/checkpointcontroller.h"
 #include "http/datasetcontroller.h"
 #include "http/imagecontroller.h"
 #include "http/jobcontroller.h"
@@ -47,6 +48,8 @@ Status ServerApp::start()
     limits.samplesPerWorker = m_config.utilisationSamplesPerWorker;
     m_services =
         std::make_unique<ServerServices>(*db, m_config.dataDir, m_config.maxBlobBytes, limits);
+    m_services->checkpoints.setMaxBytes(m_config.checkpointMaxBytes);
+    m_services->scheduler.setCheckpointMaxBytes(m_config.checkpointMaxBytes);
     for (Status prepared : {m_services->blobs.prepare(), m_services->logs.prepare()}) {
         if (!prepared)
             return prepared;
@@ -121,6 +124,7 @@ void ServerApp::registerRoutes()
     m_ledgerController = std::make_unique<LedgerController>(s.ledger);
     m_datasetController = std::make_unique<DatasetController>(s.datasets);
     m_imageController = std::make_unique<ImageController>(s.images);
+    m_checkpointController = std::make_unique<CheckpointController>(s.checkpoints);
     m_authController->registerRoutes(*m_router);
     m_jobController->registerRoutes(*m_router);
     m_uploadController->registerRoutes(*m_router);
@@ -129,6 +133,7 @@ void ServerApp::registerRoutes()
     m_ledgerController->registerRoutes(*m_router);
     m_datasetController->registerRoutes(*m_router);
     m_imageController->registerRoutes(*m_router);
+    m_checkpointController->registerRoutes(*m_router);
 }
 
 void ServerApp::handleHousekeeping()

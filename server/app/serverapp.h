@@ -11,6 +11,7 @@ namespace ddl::server {
 struct ServerServices;
 class AuthController;
 class BlobController;
+class CheckpointController;
 class DatasetController;
 class ImageController;
 class FrontServer;
@@ -49,6 +50,7 @@ private:
     std::unique_ptr<LedgerController> m_ledgerController;
     std::unique_ptr<DatasetController> m_datasetController;
     std::unique_ptr<ImageController> m_imageController;
+    std::unique_ptr<CheckpointController> m_checkpointController;
     // Last: its connections, and the requests on them, go before what they call.
     std::unique_ptr<FrontServer> m_front;
     QTimer m_housekeeping;

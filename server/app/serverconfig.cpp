@@ -59,6 +59,8 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
                 config.workerTimeoutSeconds = entry.second.as<int>();
             } else if (key == QLatin1String("max_blob_bytes")) {
                 config.maxBlobBytes = entry.second.as<long long>();
+            } else if (key == QLatin1String("checkpoint_max_bytes")) {
+                config.checkpointMaxBytes = std::max(0LL, entry.second.as<long long>());
             } else if (key == QLatin1String("utilisation_samples_per_task")) {
                 config.utilisationSamplesPerTask = std::max(10, entry.second.as<int>());
             } else if (key == QLatin1String("utilisation_samples_per_worker")) {
@@ -67,7 +69,8 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
                 return bad(QStringLiteral("unknown setting %1; known: data_dir, database, listen, "
                                           "tls_cert, tls_key, worker_timeout_seconds, "
                                           "max_blob_bytes, utilisation_samples_per_task, "
-                                          "utilisation_samples_per_worker")
+                                          "utilisation_samples_per_worker, "
+                                          "checkpoint_max_bytes")
                                .arg(key));
             }
         }

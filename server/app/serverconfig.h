@@ -25,9 +25,12 @@ struct ServerConfig
     // Utilisation samples kept per task and per worker's machine (then thinned).
     int utilisationSamplesPerTask = 1000;
     int utilisationSamplesPerWorker = 20000;
+    // The most one task's checkpoint may hold (docs/checkpoints.md).
+    qint64 checkpointMaxBytes = 10LL * 1024 * 1024 * 1024;
 
     // Parses the YAML keys data_dir, database, listen, tls_cert, tls_key, worker_timeout_seconds,
-    // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker; unknown keys
+    // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker,
+    // checkpoint_max_bytes; unknown keys
     // are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".

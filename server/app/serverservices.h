@@ -6,6 +6,7 @@
 #include "blobs/uploadservice.h"
 #include "datasets/datasetservice.h"
 #include "images/imageservice.h"
+#include "jobs/checkpointservice.h"
 #include "jobs/joboutputs.h"
 #include "jobs/jobprogress.h"
 #include "jobs/jobservice.h"
@@ -39,6 +40,7 @@ struct ServerServices
         , workers(db, uploads, progress, scheduler)
         , utilisation(db, utilisationLimits)
         , ledger(db)
+        , checkpoints(db, datasets)
     {}
 
     QSqlDatabase db;
@@ -56,6 +58,7 @@ struct ServerServices
     WorkerService workers;
     UtilisationService utilisation;
     LedgerStore ledger;
+    CheckpointService checkpoints;
 };
 
 } // namespace ddl::server

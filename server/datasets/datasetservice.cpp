@@ -284,8 +284,13 @@ Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject 
 Result<DatasetManifest> DatasetService::acceptManifest(qint64 userId,
                                                        const QString &manifestSha256)
 {
-    Result<DatasetManifest> manifest = loadManifest(UploadService::userOwner(userId),
-                                                    manifestSha256);
+    return acceptManifest(UploadService::userOwner(userId), manifestSha256);
+}
+
+Result<DatasetManifest> DatasetService::acceptManifest(const QString &owner,
+                                                       const QString &manifestSha256)
+{
+    Result<DatasetManifest> manifest = loadManifest(owner, manifestSha256);
     if (!manifest)
         return manifest;
     if (Status registered = registerManifest(manifestSha256, *manifest); !registered)

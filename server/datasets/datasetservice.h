@@ -35,6 +35,8 @@ public:
     // A manifest the user uploaded whose files they all have, remembered file by file so that a
     // worker running a job that names it may fetch them (images are such manifests too).
     Result<DatasetManifest> acceptManifest(qint64 userId, const QString &manifestSha256);
+    // The same for a manifest of any uploader ("worker:<id>": a task's checkpoint).
+    Result<DatasetManifest> acceptManifest(const QString &owner, const QString &manifestSha256);
 
 private:
     Result<DatasetManifest> loadManifest(const QString &owner, const QString &manifestSha256);

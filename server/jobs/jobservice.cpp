@@ -4,6 +4,7 @@
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
 #include "images/imageservice.h"
+#include "jobs/jobcheckpoints.h"
 #include "jobspec/jobspecparser.h"
 #include "scheduler/openpaienvironment.h"
 #include "scheduler/scheduler.h"
@@ -423,7 +424,13 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         task.message = row.value(u"message"_s).toString();
         job.tasks.append(task);
     }
-    return job.toJson();
+    QJsonObject detail = job.toJson();
+    // Where each task's next attempt would start from (docs/checkpoints.md).
+    Result<QJsonArray> checkpoints = JobCheckpoints(m_db).forJob(jobId);
+    if (!checkpoints)
+        return checkpoints.error();
+    detail.insert(u"checkpoints"_s, *checkpoints);
+    return detail;
 }
 
 } // namespace ddl::server

@@ -1,5 +1,6 @@
 #include "leasebuilder.h"
 
+#include "jobs/jobcheckpoints.h"
 #include "openpaienvironment.h"
 #include "store/sql.h"
 #include "wire/jobstate.h"
@@ -11,8 +12,9 @@ using namespace Qt::StringLiterals;
 
 namespace ddl::server {
 
-LeaseBuilder::LeaseBuilder(const QSqlDatabase &db)
+LeaseBuilder::LeaseBuilder(const QSqlDatabase &db, qint64 checkpointMaxBytes)
     : m_db(db)
+    , m_checkpointMaxBytes(checkpointMaxBytes)
 {
 }
 
@@ -197,6 +199,15 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         lease.datasetManifest = row.value(u"dataset_manifest"_s).toString();
         lease.imageManifest = row.value(u"image_manifest"_s).toString();
         lease.outputPrefix = outputPrefix(spec, lease.role, lease.roleIndex);
+        lease.checkpointMaxBytes = m_checkpointMaxBytes;
+        const Result<std::optional<CheckpointEntry>> checkpoint =
+            JobCheckpoints(m_db).latest(jobId, lease.role, lease.roleIndex);
+        if (!checkpoint)
+            return checkpoint.error();
+        if (*checkpoint) {
+            lease.checkpointManifest = (*checkpoint)->manifestSha256;
+            lease.checkpointAttempt = (*checkpoint)->attempt;
+        }
 
         const QList<TaskHost> hosts = taskHosts(m_db, jobId, lease.attempt);
         QJsonObject env = paiEnvironment(

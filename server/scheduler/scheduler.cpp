@@ -458,7 +458,7 @@ Result<QJsonArray> Scheduler::lease(qint64 workerId)
         if (Result<int> placed = schedule(); !placed)
             return placed.error();
     }
-    Result<QList<TaskLease>> leases = LeaseBuilder(m_db).undelivered(workerId);
+    Result<QList<TaskLease>> leases = LeaseBuilder(m_db, m_checkpointMaxBytes).undelivered(workerId);
     if (!leases)
         return leases.error();
     QJsonArray answer;

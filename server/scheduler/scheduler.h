@@ -72,6 +72,8 @@ public:
     void requestPass();
     // The tasks placed on this worker that it has not collected yet, marked collected.
     Result<QJsonArray> lease(qint64 workerId);
+    // The checkpoint limit leases carry (LeaseBuilder).
+    void setCheckpointMaxBytes(qint64 bytes) { m_checkpointMaxBytes = bytes; }
 
     int queuedJobs() const { return int(m_queue.size()); }
     const GangPlacer &placer() const { return m_placer; }
@@ -100,6 +102,7 @@ private:
                    const QList<std::pair<QueuedJob *, QString>> &reasons);
 
     QSqlDatabase m_db;
+    qint64 m_checkpointMaxBytes = 0;
     GangPlacer m_placer;
     QHash<qint64, QueuedJob> m_queue;
     QHash<qint64, Allocation> m_allocations; // by task id

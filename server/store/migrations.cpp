@@ -131,6 +131,15 @@ const std::vector<QStringList> &schemaMigrations()
                            "NOT NULL, downloaded INTEGER NOT NULL, uploaded INTEGER NOT NULL, "
                            "PRIMARY KEY (worker_id, hour))"),
         },
+        // 11: the latest complete checkpoint of each task of a job (docs/checkpoints.md): a dataset
+        // manifest of blobs the task's worker uploaded, handed to the task's next attempt.
+        {
+            QStringLiteral("CREATE TABLE checkpoints (job_id INTEGER NOT NULL REFERENCES jobs(id), "
+                           "role TEXT NOT NULL, role_index INTEGER NOT NULL, attempt INTEGER NOT "
+                           "NULL, task_id INTEGER NOT NULL, manifest_sha256 TEXT NOT NULL, files "
+                           "INTEGER NOT NULL, size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
+                           "PRIMARY KEY (job_id, role, role_index))"),
+        },
     };
     return migrations;
 }

@@ -523,8 +523,12 @@ bool WorkerService::mayRead(const WorkerRef &worker, const QString &sha256)
                        "AND t.state = ? AND (j.package_sha256 = ? OR j.dataset_sha256 = ? OR "
                        "j.dataset_manifest = ? OR j.image_manifest = ? OR EXISTS (SELECT 1 FROM "
                        "manifest_files m WHERE m.manifest_sha256 IN (j.dataset_manifest, "
-                       "j.image_manifest) AND m.sha256 = ?)) LIMIT 1"),
-        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256, sha256});
+                       "j.image_manifest) AND m.sha256 = ?) OR EXISTS (SELECT 1 FROM checkpoints "
+                       "c WHERE c.job_id = j.id AND (c.manifest_sha256 = ? OR EXISTS (SELECT 1 "
+                       "FROM manifest_files cm WHERE cm.manifest_sha256 = c.manifest_sha256 AND "
+                       "cm.sha256 = ?)))) LIMIT 1"),
+        {worker.id, stateName(JobState::Running), sha256, sha256, sha256, sha256, sha256, sha256,
+         sha256});
     return query && query->next();
 }
 

@@ -40,7 +40,7 @@ public:
     Status recordEvent(const WorkerRef &worker, qint64 taskId, const QJsonObject &request);
     static constexpr int MaxEventChars = 500;
     static constexpr int MaxEventsPerTask = 20;
-    // Whether a blob is code or data of a task leased to this worker.
+    // Whether a blob is code, data or a checkpoint of a task leased to this worker.
     bool mayRead(const WorkerRef &worker, const QString &sha256);
 
     // GET /v1/workers for users: every enrolled worker with its capacity, state and how many

@@ -66,8 +66,10 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
         if (!isSha256Hex(lease.datasetSha256))
             return leaseError(u"dataset_sha256"_s, u"must be a SHA-256 hex digest or null"_s);
     }
-    for (const auto &[field, manifest] : {std::pair{u"dataset_manifest"_s, &lease.datasetManifest},
-                                          std::pair{u"image_manifest"_s, &lease.imageManifest}}) {
+    for (const auto &[field, manifest] :
+         {std::pair{u"dataset_manifest"_s, &lease.datasetManifest},
+          std::pair{u"image_manifest"_s, &lease.imageManifest},
+          std::pair{u"checkpoint_manifest"_s, &lease.checkpointManifest}}) {
         const QJsonValue value = object.value(field);
         if (value.isString() && !value.toString().isEmpty()) {
             *manifest = value.toString();
@@ -77,6 +79,10 @@ Result<TaskLease> TaskLease::fromJson(const QJsonObject &object, qint64 *taskIdO
             return leaseError(field, u"must be a SHA-256 hex digest or null"_s);
         }
     }
+    lease.checkpointAttempt = object.value(u"checkpoint_attempt"_s).toInt(0);
+    lease.checkpointMaxBytes = object.value(u"checkpoint_max_bytes"_s).toInteger(0);
+    if (lease.checkpointMaxBytes < 0)
+        return leaseError(u"checkpoint_max_bytes"_s, u"must be >= 0"_s);
     // Tasks of a job with several share its artifacts, each in a folder of its own.
     lease.outputPrefix = object.value(u"output_prefix"_s).toString();
     if (!lease.outputPrefix.isEmpty() && !isSafeOutputPrefix(lease.outputPrefix))
@@ -129,6 +135,9 @@ QJsonObject TaskLease::toJson() const
         {u"image_manifest"_s, orNull(imageManifest)},
         {u"env"_s, environment},
         {u"output_prefix"_s, outputPrefix},
+        {u"checkpoint_manifest"_s, orNull(checkpointManifest)},
+        {u"checkpoint_attempt"_s, checkpointAttempt},
+        {u"checkpoint_max_bytes"_s, checkpointMaxBytes},
     };
 }
 

@@ -38,6 +38,13 @@ struct TaskLease
     // Where the task's output files go among the job's artifacts ("worker-1/"); empty: at the
     // root (a job of one task).
     QString outputPrefix;
+    // The latest checkpoint an earlier attempt of this task left (docs/checkpoints.md): a
+    // DatasetManifest blob the worker lays out into DDL_CHECKPOINT_DIR before the task starts;
+    // empty: none. checkpointAttempt: the attempt that uploaded it.
+    QString checkpointManifest;
+    int checkpointAttempt = 0;
+    // The most the task's checkpoint may hold on the server; 0: no limit given.
+    qint64 checkpointMaxBytes = 0;
 
     QJsonObject toJson() const;
     // Errors name the field; a lease whose task_id could be read keeps it in taskIdOut so that

@@ -215,6 +215,9 @@ void tst_Wire::leaseRoundTrip()
     lease.datasetManifest = QString(64, u'b');
     lease.env = {{u"PAI_TASK_ROLE_INDEX"_s, u"1"_s}, {u"TF_CONFIG"_s, u"{}"_s}};
     lease.outputPrefix = u"worker-1/"_s;
+    lease.checkpointManifest = QString(64, u'c');
+    lease.checkpointAttempt = 1;
+    lease.checkpointMaxBytes = 1 << 20;
 
     const QJsonObject json = lease.toJson();
     // What the worker reads is what the server built, field by field.
@@ -239,8 +242,17 @@ void tst_Wire::leaseRoundTrip()
     QCOMPARE(read->datasetManifest, lease.datasetManifest);
     QCOMPARE(read->env, lease.env);
     QCOMPARE(read->outputPrefix, lease.outputPrefix);
+    QCOMPARE(read->checkpointManifest, lease.checkpointManifest);
+    QCOMPARE(read->checkpointAttempt, lease.checkpointAttempt);
+    QCOMPARE(read->checkpointMaxBytes, lease.checkpointMaxBytes);
     // Absent data is null on the wire, as docs/api.md says.
     QVERIFY(json.value(u"dataset_sha256"_s).isNull());
+    // A checkpoint manifest that is not a digest is refused, naming the field.
+    QJsonObject badCheckpoint = json;
+    badCheckpoint.insert(u"checkpoint_manifest"_s, u"../../etc"_s);
+    const Result<TaskLease> refused = TaskLease::fromJson(badCheckpoint);
+    QVERIFY(!refused.ok());
+    QCOMPARE(refused.error().field, u"checkpoint_manifest"_s);
     QCOMPARE(json.value(u"gpu_indices"_s).toArray(), QJsonArray({0, 3}));
 }
 

@@ -113,6 +113,7 @@ void ServerApiTestCase::initTestCase()
     QVERIFY(config.setListen(QStringLiteral("127.0.0.1:0")));
     config.workerTimeoutSeconds = 600; // housekeeping must not take the tests' workers away
     config.maxBlobBytes = 64 * 1024 * 1024;
+    config.checkpointMaxBytes = 1024 * 1024; // tst_api_checkpoints sends one over it
     m_server = std::make_unique<ServerApp>(config);
     Status started = m_server->start();
     QVERIFY2(started, started ? "" : qPrintable(started.error().message));

@@ -106,7 +106,7 @@ private slots:
     void hostileAttemptFails_data();
     void hostileAttemptFails();
     void otherTasksAndTheCacheAreInvisible();
-    void outputAndScratchAreWritable();
+    void outputScratchAndCheckpointAreWritable();
     void pathsAndEnvironmentMatch_data();
     void pathsAndEnvironmentMatch();
     void noNetworkBlocksLoopback_data();
@@ -323,12 +323,13 @@ def main(dataset_dir, model_output_dir):
     QCOMPARE(names(""), (QStringList{u"cache"_s, u"tasks"_s}));
     QCOMPARE(names("/tasks"), QStringList{u"7"_s});
     QCOMPARE(names("/tasks/7"),
-             (QStringList{u"bin"_s, u"code"_s, u"ddl_runner.py"_s, u"output"_s, u"scratch"_s}));
+             (QStringList{u"bin"_s, u"checkpoint"_s, u"code"_s, u"ddl_runner.py"_s, u"output"_s,
+                          u"scratch"_s}));
     QCOMPARE(names("/cache"), QStringList{u"datasets"_s});
     QCOMPARE(names("/cache/datasets"), QStringList{DatasetSha});
 }
 
-void tst_Sandbox::outputAndScratchAreWritable()
+void tst_Sandbox::outputScratchAndCheckpointAreWritable()
 {
     REQUIRE_SANDBOX();
     const QString privateName = u"ddl-tst-sandbox-%1"_s.arg(QCoreApplication::applicationPid());
@@ -342,6 +343,8 @@ def main(dataset_dir, model_output_dir):
     os.close(fd)
     with open(os.path.expanduser("~/.cache-marker"), "w") as f:
         f.write("home")
+    with open(os.path.join(os.environ["DDL_CHECKPOINT_DIR"], "epoch.txt"), "w") as f:
+        f.write("3")
     with open("/tmp/" + os.environ["PRIVATE_NAME"], "w") as f:
         f.write("private tmp")
     print("RESULT " + json.dumps({"home": os.environ["HOME"], "tmpdir": os.environ["TMPDIR"],
@@ -356,6 +359,7 @@ def main(dataset_dir, model_output_dir):
     QVERIFY(result.value(u"scratch_file"_s).toString().startsWith(m_paths.scratchDir + u'/'));
     QCOMPARE(readFile(result.value(u"scratch_file"_s).toString()), QByteArray("scratch"));
     QCOMPARE(readFile(m_paths.scratchDir + u"/.cache-marker"_s), QByteArray("home"));
+    QCOMPARE(readFile(m_paths.checkpointDir + u"/epoch.txt"_s), QByteArray("3"));
     // /tmp is the sandbox's own.
     QVERIFY(!QFile::exists(u"/tmp/"_s + privateName));
 }

@@ -36,6 +36,8 @@ private slots:
     void ownerPolicy();
     void idleInput_data();
     void idleInput();
+    void checkpointInterval_data();
+    void checkpointInterval();
 
 private:
     // flags after --config of a worker.yaml in dir: the server and work_dir, then yaml.
@@ -561,6 +563,43 @@ void tst_WorkerConfig::idleInput()
         QCOMPARE(parsed->taskDiskLimitBytes, 20LL << 30);
         QCOMPARE(parsed->lendGpus, (QStringList{u"0"_s, u"GPU-8912d640-82a1"_s}));
     }
+}
+
+void tst_WorkerConfig::checkpointInterval_data()
+{
+    QTest::addColumn<QByteArray>("yaml");
+    QTest::addColumn<QStringList>("flags");
+    QTest::addColumn<int>("seconds");
+    QTest::addColumn<QString>("error"); // empty: valid; else what the message says
+
+    QTest::newRow("default: 5 minutes") << QByteArray() << QStringList() << 300 << QString();
+    QTest::newRow("file") << QByteArray("checkpoint_interval: 60\n") << QStringList() << 60
+                          << QString();
+    QTest::newRow("flag over the file: off")
+        << QByteArray("checkpoint_interval: 60\n")
+        << QStringList{u"--checkpoint-interval"_s, u"0"_s} << 0 << QString();
+    QTest::newRow("not seconds") << QByteArray("checkpoint_interval: often\n") << QStringList()
+                                 << 300 << u"between 0 (off) and 86400, got 'often'"_s;
+    QTest::newRow("negative flag") << QByteArray()
+                                   << QStringList{u"--checkpoint-interval"_s, u"-5"_s} << 300
+                                   << u"got '-5'"_s;
+}
+
+void tst_WorkerConfig::checkpointInterval()
+{
+    QFETCH(QByteArray, yaml);
+    QFETCH(QStringList, flags);
+    QFETCH(QString, error);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const ddl::Result<WorkerConfig> parsed = parseWithFile(dir, yaml, flags);
+    QCOMPARE(parsed.ok(), error.isEmpty());
+    if (!error.isEmpty()) {
+        QCOMPARE(parsed.error().field, u"checkpoint_interval"_s);
+        QVERIFY2(parsed.error().message.contains(error), qPrintable(parsed.error().message));
+        return;
+    }
+    QTEST(parsed->checkpointIntervalS, "seconds");
 }
 
 QTEST_GUILESS_MAIN(tst_WorkerConfig)

@@ -780,6 +780,7 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.logFlushIntervalMs = m_config.logFlushIntervalMs;
     services.killGraceMs = m_config.killGraceMs;
     services.preemptNoticeS = m_config.preemptNoticeS;
+    services.checkpointIntervalS = m_config.checkpointIntervalS;
     if (m_slurm) {
         services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
             return slurm->createStep(lease, parent);

@@ -148,6 +148,18 @@ Result<QStringList> parseLendGpus(const QString &text, const QString &origin)
     return gpus;
 }
 
+Result<int> parseCheckpointInterval(const QString &text, const QString &origin)
+{
+    bool ok = false;
+    const int seconds = text.trimmed().toInt(&ok);
+    if (!ok || seconds < 0 || seconds > 86400) {
+        return configError(origin,
+                           configkey::CheckpointInterval,
+                           u"must be whole seconds between 0 (off) and 86400, got '%1'"_s.arg(text));
+    }
+    return seconds;
+}
+
 Result<bool> parseSwitch(const YAML::Node &node, const QString &origin, const char *key)
 {
     bool value = false;
@@ -205,7 +217,8 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
                                         configkey::IdleInputMinutes,
                                         configkey::InputDevices,
                                         configkey::LendGpus,
-                                        configkey::TaskDiskLimit};
+                                        configkey::TaskDiskLimit,
+                                        configkey::CheckpointInterval};
     for (const auto &entry : root) {
         const std::string key = entry.first.as<std::string>("");
         const bool isKnown = std::any_of(
@@ -311,6 +324,13 @@ Result<WorkerConfig> WorkerConfig::fromYaml(const QByteArray &yaml, const QStrin
         if (!gpus)
             return gpus.error();
         config.lendGpus = *gpus;
+    }
+    if (root[configkey::CheckpointInterval]) {
+        const Result<int> interval =
+            parseCheckpointInterval(text(configkey::CheckpointInterval), origin);
+        if (!interval)
+            return interval.error();
+        config.checkpointIntervalS = *interval;
     }
     if (root[configkey::OnlyWhenIdle]) {
         const Result<bool> on =
@@ -444,6 +464,10 @@ void WorkerConfig::addOptions(QCommandLineParser &parser)
          u"Seconds a preempted task has between SIGTERM and SIGKILL, also given to every task "
          u"as DDL_PREEMPT_NOTICE_S. Default: 30."_s,
          u"seconds"_s},
+        {flagName(configkey::CheckpointInterval),
+         u"Seconds between uploads of a running task's DDL_CHECKPOINT_DIR (only changed files "
+         u"travel); 0: only when the task is preempted or fails. Default: 300."_s,
+         u"seconds"_s},
         {flagName(configkey::Partition),
          u"The Slurm partition of --backend slurm (default: the cluster's default partition)."_s,
          u"name"_s},
@@ -550,6 +574,12 @@ Result<WorkerConfig> WorkerConfig::fromParser(const QCommandLineParser &parser)
         if (!gpus)
             return gpus.error();
         config.lendGpus = *gpus;
+    }
+    if (auto value = flag(configkey::CheckpointInterval)) {
+        const Result<int> interval = parseCheckpointInterval(*value, origin);
+        if (!interval)
+            return interval.error();
+        config.checkpointIntervalS = *interval;
     }
     if (parser.isSet(flagName(configkey::OnlyWhenIdle)))
         config.onlyWhenIdle = true;

@@ -39,6 +39,7 @@ inline constexpr char IdleInputMinutes[] = "idle_input_minutes";
 inline constexpr char InputDevices[] = "input_devices";
 inline constexpr char LendGpus[] = "lend_gpus";
 inline constexpr char TaskDiskLimit[] = "task_disk_limit";
+inline constexpr char CheckpointInterval[] = "checkpoint_interval";
 } // namespace configkey
 
 // Everything the worker is told at start: read from worker.yaml (--config), then overridden by
@@ -89,6 +90,9 @@ struct WorkerConfig
     // to the cache) grows past this fails, checked every diskCheckIntervalMs. 0: no limit.
     qint64 taskDiskLimitBytes = 0;
 
+    // How often a running task's DDL_CHECKPOINT_DIR is uploaded (--checkpoint-interval, seconds;
+    // docs/checkpoints.md); 0: only when it is preempted or fails.
+    int checkpointIntervalS = 300;
 
     // Timings of the daemon; not configurable by users, shortened by tests.
     int heartbeatIntervalMs = 1000; // also how soon a cancel reaches the task

@@ -21,6 +21,7 @@ TaskPaths TaskPaths::forTask(const QString &tasksRoot, qint64 taskId)
     paths.taskDir = QDir(tasksRoot).filePath(QString::number(taskId));
     paths.codeDir = paths.taskDir + u"/code"_s;
     paths.outputDir = paths.taskDir + u"/output"_s;
+    paths.checkpointDir = paths.taskDir + u"/checkpoint"_s;
     paths.scratchDir = paths.taskDir + u"/scratch"_s;
     paths.datasetDir = paths.taskDir + u"/dataset"_s;
     paths.binDir = paths.taskDir + u"/bin"_s;
@@ -76,6 +77,9 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
     env.insert(u"DDL_PREEMPT_NOTICE_S"_s, QString::number(input.preemptNoticeS));
     env.insert(u"DDL_DATASET_DIR"_s, paths.datasetDir);
     env.insert(u"DDL_OUTPUT_DIR"_s, paths.outputDir);
+    // What the task saves here its next attempt (after a preemption or failure) finds here again.
+    if (!paths.checkpointDir.isEmpty())
+        env.insert(u"DDL_CHECKPOINT_DIR"_s, paths.checkpointDir);
     QStringList gpus;
     for (int index : input.gpuIndices)
         gpus << QString::number(index);
@@ -131,6 +135,8 @@ SandboxSpec taskSandboxSpec(const TaskLease &lease,
     if (!venvDir.isEmpty())
         spec.readOnlyPaths << venvDir;
     spec.writablePaths << paths.outputDir << paths.scratchDir;
+    if (!paths.checkpointDir.isEmpty())
+        spec.writablePaths << paths.checkpointDir;
     spec.scratchDir = paths.scratchDir;
     spec.workingDir = paths.codeDir;
     spec.gpuDevices = lease.gpus > 0;
@@ -253,6 +259,9 @@ bool TaskProcess::setupContainer(const LaunchSpec &spec)
 
 void TaskProcess::start(const LaunchSpec &spec)
 {
+    // The sandbox and podman bind it: it must exist (TaskRunner made it; a bare start has not).
+    if (!spec.paths.checkpointDir.isEmpty())
+        QDir().mkpath(spec.paths.checkpointDir);
     if (!spec.image.isEmpty()) {
         if (spec.kind == TaskLease::Kind::Ddl && !writeRunner(spec.paths.runnerFile))
             return;

@@ -13,13 +13,14 @@
 
 namespace ddl::worker {
 
-// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output,scratch,bin} and the dataset
-// it reads.
+// The folders of one task: WORK_DIR/tasks/<task_id>/{code,output,checkpoint,scratch,bin} and
+// the dataset it reads.
 struct TaskPaths
 {
     QString taskDir;
     QString codeDir;
     QString outputDir;
+    QString checkpointDir; // DDL_CHECKPOINT_DIR: uploaded while it runs, restored on its next attempt
     QString scratchDir; // HOME and TMPDIR of the task
     QString datasetDir;
     QString binDir;     // first on the task's PATH: `python` when the system has only python3
@@ -61,7 +62,7 @@ inline constexpr qint64 TaskProcessAllowance = 4096;
 
 // What the sandbox shows a task: its dataset, runner, bin folder and venv read-only; its code
 // read-only for kind Ddl and writable for kind OpenPai (its commands work in it, as in an
-// OpenPAI container); its output and scratch folders writable, the scratch as HOME and TMPDIR; the
+// OpenPAI container); its output, checkpoint and scratch folders writable, the scratch as HOME and TMPDIR; the
 // system folders read-only; and nothing else of the work folder or the owner's home. A task without
 // GPUs gets RLIMIT_DATA of twice its memoryMB plus 1 GiB per process (RLIMIT_AS would count the
 // address space that threads and malloc arenas only reserve; GPU tasks get none, as CUDA reserves
@@ -96,7 +97,7 @@ QProcessEnvironment cleanEnvironment(const QString &home);
 // PAI_* the worker fills (current container ip/port; job, role and index when the server left
 // them out); PAI_DATA_DIR, PAI_OUTPUT_DIR and PAI_CODE_DIR as the task's real folders (the job's
 // own strings as PAI_*_DIR_URI); DDL_DATASET_DIR, DDL_OUTPUT_DIR, CUDA_VISIBLE_DEVICES,
-// PYTHONPATH, and the venv.
+// DDL_CHECKPOINT_DIR, PYTHONPATH, and the venv.
 QProcessEnvironment
 taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnvironmentInput &input);
 

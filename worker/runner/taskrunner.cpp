@@ -8,6 +8,7 @@
 #include "jobspec/jobspec.h"
 #include "core/sha256.h"
 #include "process/cpuaffinity.h"
+#include "runner/checkpointsync.h"
 #include "runner/logstreamer.h"
 #include "runner/venvmanager.h"
 #include "wire/jobstate.h"
@@ -30,6 +31,10 @@ namespace {
 constexpr int LogDrainTimeoutMs = 30000;
 constexpr int StateReportAttempts = 30;
 constexpr int StateReportRetryMs = 2000;
+// The last checkpoint upload of a failed task; a preempted one has what is left of its notice,
+// at least MinPreemptedCheckpointMs.
+constexpr int FailedCheckpointTimeoutMs = 120000;
+constexpr int MinPreemptedCheckpointMs = 10000;
 
 } // namespace
 
@@ -66,11 +71,12 @@ void TaskRunner::start()
     // Kept in the cache while the task may use them; the cache's janitor evicts only the rest.
     m_services.cache->pin(pinOwner(),
                           {m_lease.packageSha256, m_lease.datasetSha256, m_lease.datasetManifest,
-                           m_lease.imageManifest});
+                           m_lease.imageManifest, m_lease.checkpointManifest});
     // A folder left by an earlier run of the worker under the same id is stale.
     if (QFileInfo::exists(m_paths.taskDir))
         QDir(m_paths.taskDir).removeRecursively();
-    if (!QDir().mkpath(m_paths.outputDir) || !QDir().mkpath(m_paths.scratchDir)) {
+    if (!QDir().mkpath(m_paths.outputDir) || !QDir().mkpath(m_paths.checkpointDir)
+        || !QDir().mkpath(m_paths.scratchDir)) {
         failPreparation(u"cannot create the task folder %1"_s.arg(m_paths.taskDir));
         return;
     }
@@ -81,6 +87,13 @@ void TaskRunner::start()
         failPreparation(opened.error().message);
         return;
     }
+    m_checkpoints = new CheckpointSync(
+        m_services.client,
+        m_lease,
+        m_paths.checkpointDir,
+        m_paths.taskDir + u"/checkpoint-hashes"_s,
+        [this](const QString &line) { m_log->appendLine(line); },
+        this);
     const QString gpus = m_gpuIndices.isEmpty() ? u"no GPU"_s : u"GPU %1"_s.arg([this] {
         QStringList list;
         for (int index : m_gpuIndices)
@@ -149,7 +162,7 @@ void TaskRunner::fetchDataset()
     }
     if (m_lease.datasetSha256.isEmpty()) {
         QDir().mkpath(m_paths.datasetDir);
-        prepareEnvironment();
+        restoreCheckpoint();
         return;
     }
     m_log->appendLine(u"fetching dataset %1"_s.arg(m_lease.datasetSha256));
@@ -162,7 +175,7 @@ void TaskRunner::fetchDataset()
                 return;
             }
             m_paths.datasetDir = *folder;
-            prepareEnvironment();
+            restoreCheckpoint();
         });
 }
 
@@ -178,8 +191,23 @@ void TaskRunner::fetchManifestDataset()
                 return;
             }
             m_paths.datasetDir = *folder;
-            prepareEnvironment();
+            restoreCheckpoint();
         });
+}
+
+void TaskRunner::restoreCheckpoint()
+{
+    m_checkpoints->restore(m_services.cache, [this](const Status &restored) {
+        if (!stillPreparing())
+            return;
+        if (!restored) {
+            failPreparation(u"cannot lay out the checkpoint of attempt %1 (manifest %2): %3"_s.arg(
+                QString::number(m_lease.checkpointAttempt), m_lease.checkpointManifest,
+                restored.error().message));
+            return;
+        }
+        prepareEnvironment();
+    });
 }
 
 bool TaskRunner::runsInContainer() const
@@ -352,6 +380,7 @@ void TaskRunner::handleProcessStarted()
     m_phase = Phase::Running;
     qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "running,"
                                       << m_process->describe();
+    m_checkpoints->startPeriodic(m_services.checkpointIntervalS);
     m_runningReportInFlight = true;
     reportState(stateName(JobState::Running), std::nullopt, {}, [this] {
         m_runningReportInFlight = false;
@@ -372,6 +401,24 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     m_log->appendLine(u"process finished: %1"_s.arg(description));
     // -1: no exit status (not started, or killed by a signal).
     const std::optional<int> code = exitCode >= 0 ? std::optional<int>(exitCode) : std::nullopt;
+    // A preempted or failed task runs again: what it saved goes to the server first, so that
+    // the next attempt starts from it. A cancelled or succeeded one needs none.
+    const bool runsAgain = started && (!m_preempted.isEmpty() || (!m_cancelled && code != 0));
+    if (!runsAgain) {
+        m_checkpoints->stop();
+        concludeProcess(started, code, description);
+        return;
+    }
+    m_savingCheckpoint = true;
+    m_checkpoints->finalUpload(finalCheckpointTimeoutMs(), [this, started, code, description] {
+        concludeProcess(started, code, description);
+    });
+}
+
+void TaskRunner::concludeProcess(bool started,
+                                 std::optional<int> code,
+                                 const QString &description)
+{
     if (!m_preempted.isEmpty()) {
         finishTask(stateName(JobState::Stopped), code, m_preempted, false);
     } else if (!m_overLimit.isEmpty()) {
@@ -390,9 +437,17 @@ void TaskRunner::handleProcessFinished(int exitCode, const QString &description)
     }
 }
 
+int TaskRunner::finalCheckpointTimeoutMs() const
+{
+    if (m_preempted.isEmpty())
+        return FailedCheckpointTimeoutMs;
+    const qint64 left = qint64(m_services.preemptNoticeS) * 1000 - m_preemptedSince.elapsed();
+    return int(std::max<qint64>(left, MinPreemptedCheckpointMs));
+}
+
 void TaskRunner::cancel()
 {
-    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+    if (m_cancelled || m_savingCheckpoint || m_phase == Phase::Finishing || m_phase == Phase::Done)
         return;
     m_cancelled = true;
     qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "cancelled by the server";
@@ -409,9 +464,10 @@ void TaskRunner::cancel()
 
 void TaskRunner::preempt(const QString &why)
 {
-    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+    if (m_cancelled || m_savingCheckpoint || m_phase == Phase::Finishing || m_phase == Phase::Done)
         return;
     m_cancelled = true;
+    m_preemptedSince.start();
     m_preempted = u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(
         m_services.workerName, why);
     qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << m_preempted;
@@ -467,6 +523,8 @@ void TaskRunner::finishTask(const QString &state,
     if (m_phase == Phase::Finishing || m_phase == Phase::Done)
         return;
     m_phase = Phase::Finishing;
+    if (m_checkpoints)
+        m_checkpoints->stop();
     // Its process has ended: the cache may evict its code and data again.
     m_services.cache->unpin(pinOwner());
     m_finalState = state;

@@ -3,6 +3,7 @@
 #include "runner/taskprocess.h"
 #include "wire/tasklease.h"
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QPointer>
 #include <functional>
@@ -15,6 +16,7 @@ class ApiClient;
 namespace ddl::worker {
 
 class BlobCache;
+class CheckpointSync;
 class ImageLoader;
 class LogStreamer;
 class VenvManager;
@@ -36,13 +38,15 @@ struct TaskServices
     int logFlushIntervalMs = 100;
     int killGraceMs = 5000;
     int preemptNoticeS = 30; // the grace of a preempted task (DDL_PREEMPT_NOTICE_S)
+    int checkpointIntervalS = 300; // uploads of DDL_CHECKPOINT_DIR while it runs; 0: none
     // Where tasks run; empty: as processes of this machine (TaskProcess). The Slurm backend
     // gives one that makes each task a step of a Slurm job (worker/slurm).
     std::function<TaskExecution *(const TaskLease &lease, QObject *parent)> executionFactory;
 };
 
 // Runs one leased task from start to end: fetches its code and dataset through the cache,
-// extracts the code into WORK_DIR/tasks/<id>/code, prepares a venv when the package has a
+// extracts the code into WORK_DIR/tasks/<id>/code, lays out its latest checkpoint (CheckpointSync),
+// prepares a venv when the package has a
 // requirements.txt, runs the process in the sandbox on its CPU cores (reporting RUNNING when it
 // starts) while its output streams to the server, then uploads every file of output/ as an
 // artifact (under the lease's output prefix, "worker-1/", when the job has several tasks) and
@@ -109,6 +113,7 @@ private:
     void extractPackage(const QString &blob);
     void fetchDataset();
     void fetchManifestDataset();
+    void restoreCheckpoint();
     void prepareEnvironment();
     // A ddl:// image: its OCI layout through the cache, loaded into podman once.
     void fetchImage();
@@ -118,6 +123,10 @@ private:
     void launch();
     void handleProcessStarted();
     void handleProcessFinished(int exitCode, const QString &description);
+    // The final state of a task whose process ended (after its last checkpoint upload).
+    void concludeProcess(bool started, std::optional<int> code, const QString &description);
+    // How long the last checkpoint upload of an ended task may take.
+    int finalCheckpointTimeoutMs() const;
     // A pending reason of the cluster: an event, and the job's reason while it waits.
     void handleWaiting(const QString &reason);
     void failPreparation(const QString &message);
@@ -146,6 +155,9 @@ private:
     TaskPaths m_paths;
     Phase m_phase = Phase::Preparing;
     LogStreamer *m_log = nullptr;
+    CheckpointSync *m_checkpoints = nullptr;
+    bool m_savingCheckpoint = false; // the process ended; its last checkpoint is on its way
+    QElapsedTimer m_preemptedSince;
     TaskExecution *m_process = nullptr;
     QString m_python;
     QString m_venvDir;

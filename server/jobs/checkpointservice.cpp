@@ -1,0 +1,71 @@
+#include "checkpointservice.h"
+
+#include "core/sha256.h"
+#include "datasets/datasetservice.h"
+#include "jobs/jobcheckpoints.h"
+#include "store/sql.h"
+#include "wire/jobstate.h"
+
+using namespace Qt::StringLiterals;
+
+namespace ddl::server {
+
+CheckpointService::CheckpointService(const QSqlDatabase &db, DatasetService &datasets)
+    : m_db(db)
+    , m_datasets(datasets)
+{
+}
+
+Result<QJsonObject>
+CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
+{
+    Result<QSqlQuery> task = runSql(m_db,
+                                    u"SELECT job_id, role, role_index, attempt FROM tasks WHERE "
+                                    "id = ? AND worker_id = ? AND state = ?"_s,
+                                    {taskId, worker.id, stateName(JobState::Running)});
+    if (!task)
+        return task.error();
+    if (!task->next()) {
+        return Error::make(ErrorCode::Conflict,
+                           u"task %1 is not leased to this worker any more; its checkpoint is "
+                           "not kept"_s.arg(taskId),
+                           u"task_id"_s);
+    }
+    CheckpointEntry entry;
+    entry.jobId = task->value(u"job_id"_s).toLongLong();
+    entry.role = task->value(u"role"_s).toString();
+    entry.roleIndex = task->value(u"role_index"_s).toInt();
+    entry.attempt = task->value(u"attempt"_s).toInt();
+    entry.taskId = taskId;
+    task->finish();
+
+    entry.manifestSha256 = request.value(u"manifest_sha256"_s).toString();
+    if (!isSha256Hex(entry.manifestSha256)) {
+        return Error::make(ErrorCode::BadRequest,
+                           u"manifest_sha256 must be the SHA-256 hex digest of an uploaded "
+                           "dataset manifest"_s,
+                           u"manifest_sha256"_s);
+    }
+    // The manifest and every file it lists must be blobs this worker stored.
+    Result<DatasetManifest> manifest =
+        m_datasets.acceptManifest(u"worker:"_s + QString::number(worker.id), entry.manifestSha256);
+    if (!manifest)
+        return manifest.error();
+    entry.files = int(manifest->files().size());
+    entry.size = manifest->totalSize();
+    if (entry.size > m_maxBytes) {
+        return Error::make(ErrorCode::PayloadTooLarge,
+                           u"the checkpoint holds %1 bytes, more than the %2 bytes this server "
+                           "keeps of one (checkpoint_max_bytes); keep less in "
+                           "DDL_CHECKPOINT_DIR"_s.arg(entry.size)
+                               .arg(m_maxBytes),
+                           u"manifest_sha256"_s);
+    }
+    entry.createdAtMs = nowMs();
+    if (Status recorded = JobCheckpoints(m_db).record(entry); !recorded)
+        return recorded.error();
+    return QJsonObject{
+        {u"attempt"_s, entry.attempt}, {u"files"_s, entry.files}, {u"size"_s, entry.size}};
+}
+
+} // namespace ddl::server
