@@ -11,6 +11,7 @@
 #include "jobs/jobservice.h"
 #include "logs/logstorage.h"
 #include "scheduler/scheduler.h"
+#include "workers/canaryservice.h"
 #include "workers/utilisationservice.h"
 #include "workers/workerservice.h"
 
@@ -37,6 +38,7 @@ struct ServerServices
         , outputs(db)
         , workers(db, uploads, progress, scheduler)
         , utilisation(db, utilisationLimits)
+        , canaries(db, blobs, scheduler)
     {}
 
     QSqlDatabase db;
@@ -53,6 +55,7 @@ struct ServerServices
     JobOutputs outputs;
     WorkerService workers;
     UtilisationService utilisation;
+    CanaryService canaries;
 };
 
 } // namespace ddl::server

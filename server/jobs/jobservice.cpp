@@ -9,6 +9,7 @@
 #include "scheduler/scheduler.h"
 #include "store/jobstore.h"
 #include "store/sql.h"
+#include "workers/trustservice.h"
 #include "wire/jobmessage.h"
 #include "wire/jobstate.h"
 
@@ -40,7 +41,7 @@ static QList<TaskDemand> demandsOf(const JobSpec &spec)
     for (const TaskRole &role : spec.taskRoles) {
         for (int i = 0; i < role.taskNumber; ++i)
             demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1,
-                                      spec.gpuType, containerImage});
+                                      spec.gpuType, containerImage, spec.minWorkerTrust});
     }
     return demands;
 }
@@ -385,7 +386,10 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
                        "w.name AS worker, w.address, t.port, t.gpu_indices, t.attempt, "
-                       "t.started_at, t.finished_at, t.message "
+                       "t.started_at, t.finished_at, t.message, w.id AS worker_id, w.uptime_ms, "
+                       "w.heartbeat_losses, w.tasks_ended, w.tasks_failed_by_worker, "
+                       "w.canaries_passed, w.canaries_failed, w.verified, w.quarantined, "
+                       "w.quarantine_reason "
                        "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? "
                        "ORDER BY t.attempt, t.task_index"),
         {jobId});
@@ -406,6 +410,9 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
             task.exitCode = row.value(u"exit_code"_s).toInt();
         task.worker = row.value(u"worker"_s).toString();
         task.address = row.value(u"address"_s).toString();
+        // The trust of the worker that ran (or runs) it, as of now (docs/trust.md).
+        if (!row.value(u"worker_id"_s).isNull())
+            task.workerTrust = TrustService::trustOf(row).score;
         task.port = row.value(u"port"_s).toInt();
         if (task.port > 0) {
             for (const auto &[label, ports] :
