@@ -425,7 +425,9 @@ Result<int> Scheduler::schedule()
                               ? QStringLiteral("; behind 1 job in the queue")
                               : QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
             }
-            ++waitingAhead;
+            // A canary waits for its one worker only: no user's job is behind it.
+            if (job->tasks.isEmpty() || job->tasks.first().canaryFor == 0)
+                ++waitingAhead;
             if (reason != job->reason)
                 changedReasons.append({job, reason});
         }
