@@ -20,18 +20,20 @@ Result<QString> WorkersCommand::list() const
     Result<QSqlDatabase> db = openStore(*this);
     if (!db)
         return db.error();
-    Result<QSqlQuery> rows = runSql(*db,
-                                    u"SELECT name, state, "_s + TrustService::Columns
-                                        + u" FROM workers ORDER BY id"_s);
+    Result<QSqlQuery> rows = runSql(
+        *db, u"SELECT name, state, "_s + TrustService::Columns + u" FROM workers ORDER BY id"_s);
     if (!rows)
         return rows.error();
-    QList<QStringList> table{{u"ID"_s, u"NAME"_s, u"STATE"_s, u"TRUST"_s, u"TRUST STATE"_s,
-                              u"REASON"_s}};
+    QList<QStringList> table{
+        {u"ID"_s, u"NAME"_s, u"STATE"_s, u"TRUST"_s, u"TRUST STATE"_s, u"REASON"_s}};
     while (rows->next()) {
         const WorkerTrust trust = TrustService::trustOf(*rows);
-        table.append({QString::number(trust.workerId), rows->value(u"name"_s).toString(),
-                      rows->value(u"state"_s).toString(), QString::number(trust.score),
-                      trust.stateName(), trust.quarantineReason});
+        table.append({QString::number(trust.workerId),
+                      rows->value(u"name"_s).toString(),
+                      rows->value(u"state"_s).toString(),
+                      QString::number(trust.score),
+                      trust.stateName(),
+                      trust.quarantineReason});
     }
     if (table.size() == 1)
         return u"no workers enrolled yet (make a token with ddl-server token create)"_s;
@@ -55,13 +57,13 @@ Result<QString> WorkersCommand::quarantine(qint64 workerId, const QString &reaso
     Result<QSqlDatabase> db = openStore(*this);
     if (!db)
         return db.error();
-    const QString why = reason.trimmed().isEmpty() ? u"quarantined by the admin"_s
-                                                   : reason.trimmed().left(500);
+    const QString why =
+        reason.trimmed().isEmpty() ? u"quarantined by the admin"_s : reason.trimmed().left(500);
     if (Status marked = TrustService(*db).quarantine(workerId, why); !marked)
         return marked.error();
     return u"worker %1 quarantined (%2): it gets no new tasks until ddl-server workers "
            "release %1"_s.arg(workerId)
-        .arg(why);
+               .arg(why);
 }
 
 Result<QString> WorkersCommand::release(qint64 workerId) const

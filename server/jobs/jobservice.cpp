@@ -9,9 +9,9 @@
 #include "scheduler/scheduler.h"
 #include "store/jobstore.h"
 #include "store/sql.h"
-#include "workers/trustservice.h"
 #include "wire/jobmessage.h"
 #include "wire/jobstate.h"
+#include "workers/trustservice.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -66,7 +66,8 @@ CanaryService::CanaryService(const QSqlDatabase &db, BlobStorage &blobs, Schedul
     : m_db(db)
     , m_blobs(blobs)
     , m_scheduler(scheduler)
-{}
+{
+}
 
 Result<QString> CanaryService::packageSha256()
 {
@@ -87,7 +88,8 @@ Result<QString> CanaryService::packageSha256()
         return written.error();
     if (m_blobs.hasBlob(written->sha256)) {
         m_blobs.discard(partId);
-    } else if (Status placed = m_blobs.moveIntoPlace(partId, written->sha256, BlobStorage::Sync::Now);
+    } else if (Status placed =
+                   m_blobs.moveIntoPlace(partId, written->sha256, BlobStorage::Sync::Now);
                !placed) {
         return placed.error();
     }
@@ -125,8 +127,10 @@ Status CanaryService::judgeEnded()
         "t.message FROM tasks t WHERE t.job_id = j.id ORDER BY t.id DESC LIMIT 1) AS message "
         "FROM jobs j WHERE j.canary_worker_id IS NOT NULL AND j.canary_verdict IS NULL AND "
         "j.state IN (?, ?, ?)"_s,
-        {QString(CanaryChallenge::OutputFile), stateName(JobState::Succeeded),
-         stateName(JobState::Failed), stateName(JobState::Stopped)});
+        {QString(CanaryChallenge::OutputFile),
+         stateName(JobState::Succeeded),
+         stateName(JobState::Failed),
+         stateName(JobState::Stopped)});
     if (!ended)
         return ended.error();
     struct Verdict
@@ -140,7 +144,9 @@ Status CanaryService::judgeEnded()
     while (ended->next()) {
         const QSqlQuery &row = *ended;
         Verdict verdict{row.value(u"id"_s).toLongLong(),
-                        row.value(u"canary_worker_id"_s).toLongLong(), std::nullopt, {}};
+                        row.value(u"canary_worker_id"_s).toLongLong(),
+                        std::nullopt,
+                        {}};
         const QString state = row.value(u"state"_s).toString();
         const QString answer = row.value(u"canary_answer"_s).toString();
         const QString output = row.value(u"output"_s).toString();
@@ -150,20 +156,20 @@ Status CanaryService::judgeEnded()
             verdict.text = u"passed"_s;
         } else if (state == stateName(JobState::Succeeded)) {
             verdict.passed = false;
-            verdict.text = output.isEmpty()
-                               ? u"failed canary job %1: it wrote no %2"_s.arg(verdict.jobId).arg(
-                                     CanaryChallenge::OutputFile)
-                               : u"failed canary job %1: its %2 has SHA-256 %3, not %4"_s
-                                     .arg(verdict.jobId)
-                                     .arg(CanaryChallenge::OutputFile)
-                                     .arg(output.left(12), answer.left(12));
+            verdict.text =
+                output.isEmpty()
+                    ? u"failed canary job %1: it wrote no %2"_s.arg(verdict.jobId)
+                          .arg(CanaryChallenge::OutputFile)
+                    : u"failed canary job %1: its %2 has SHA-256 %3, not %4"_s.arg(verdict.jobId)
+                          .arg(CanaryChallenge::OutputFile)
+                          .arg(output.left(12), answer.left(12));
         } else if (state == stateName(JobState::Failed) && !exitCode.isNull()) {
             verdict.passed = false;
             verdict.text = u"failed canary job %1: it exited with code %2"_s.arg(verdict.jobId)
                                .arg(exitCode.toInt());
         } else {
-            verdict.text = u"inconclusive: %1 %2"_s.arg(state, row.value(u"message"_s).toString())
-                               .trimmed();
+            verdict.text =
+                u"inconclusive: %1 %2"_s.arg(state, row.value(u"message"_s).toString()).trimmed();
         }
         verdicts.append(verdict);
     }
@@ -182,15 +188,15 @@ Status CanaryService::judgeEnded()
             continue; // judged by another server meanwhile
         TrustService trust(m_db);
         if (verdict.passed.has_value()) {
-            if (Status recorded = trust.recordCanary(verdict.workerId, *verdict.passed,
-                                                     verdict.text, nextCanaryAt());
+            if (Status recorded = trust.recordCanary(
+                    verdict.workerId, *verdict.passed, verdict.text, nextCanaryAt());
                 !recorded)
                 return recorded;
-        } else if (Result<QSqlQuery> later = runSql(m_db,
-                                                    u"UPDATE workers SET next_canary_at = ? WHERE "
-                                                    "id = ?"_s,
-                                                    {nowMs() + RetryAfterInconclusiveMs,
-                                                     verdict.workerId});
+        } else if (Result<QSqlQuery> later =
+                       runSql(m_db,
+                              u"UPDATE workers SET next_canary_at = ? WHERE "
+                              "id = ?"_s,
+                              {nowMs() + RetryAfterInconclusiveMs, verdict.workerId});
                    !later) {
             return later.error();
         }
@@ -200,8 +206,8 @@ Status CanaryService::judgeEnded()
             qCWarning(lcCanaries).noquote()
                 << "worker" << verdict.workerId << "quarantined:" << verdict.text;
         else
-            qCInfo(lcCanaries).noquote() << "worker" << verdict.workerId << "canary"
-                                         << verdict.jobId << verdict.text;
+            qCInfo(lcCanaries).noquote()
+                << "worker" << verdict.workerId << "canary" << verdict.jobId << verdict.text;
     }
     return Ok{};
 }
@@ -238,8 +244,8 @@ Result<qint64> CanaryService::systemUserId()
                                         {QString(SystemUser), nowMs()});
     if (!inserted)
         return inserted.error();
-    Result<QSqlQuery> user = runSql(m_db, u"SELECT id FROM users WHERE email = ?"_s,
-                                    {QString(SystemUser)});
+    Result<QSqlQuery> user =
+        runSql(m_db, u"SELECT id FROM users WHERE email = ?"_s, {QString(SystemUser)});
     if (!user)
         return user.error();
     if (!user->next())

@@ -25,7 +25,8 @@ const QString TrustService::Columns =
 
 TrustService::TrustService(const QSqlDatabase &db)
     : m_db(db)
-{}
+{
+}
 
 WorkerTrust TrustService::trustOf(const QSqlQuery &row)
 {
@@ -66,8 +67,8 @@ Status TrustService::recordLoss(qint64 workerId)
                        {workerId}));
 }
 
-Status TrustService::recordCanary(qint64 workerId, bool passed, const QString &reason,
-                                  qint64 nextCanaryAt)
+Status
+TrustService::recordCanary(qint64 workerId, bool passed, const QString &reason, qint64 nextCanaryAt)
 {
     if (passed) {
         return done(runSql(m_db,
@@ -83,10 +84,10 @@ Status TrustService::recordCanary(qint64 workerId, bool passed, const QString &r
 
 static Error noWorker(qint64 workerId)
 {
-    return Error::make(ErrorCode::NotFound,
-                       u"no worker %1 on this server; see the ids with ddl-server workers list"_s
-                           .arg(workerId),
-                       u"worker"_s);
+    return Error::make(
+        ErrorCode::NotFound,
+        u"no worker %1 on this server; see the ids with ddl-server workers list"_s.arg(workerId),
+        u"worker"_s);
 }
 
 Result<WorkerTrust> TrustService::trust(qint64 workerId)

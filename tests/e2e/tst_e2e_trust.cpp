@@ -49,7 +49,8 @@ private:
 
 static const QString User = u"tess"_s;
 
-bool TestE2eTrust::startCluster(ClusterHarness &cluster, const QString &worker,
+bool TestE2eTrust::startCluster(ClusterHarness &cluster,
+                                const QString &worker,
                                 const QStringList &args)
 {
     if (!cluster.startServer({u"--canaries"_s, u"--worker-timeout"_s, u"600"_s})) {
@@ -63,8 +64,8 @@ bool TestE2eTrust::startCluster(ClusterHarness &cluster, const QString &worker,
 
 QString TestE2eTrust::admin(ClusterHarness &cluster, const QStringList &args, int *exitCode)
 {
-    return ServerProcess::runCommand(QStringList{u"workers"_s} + args
-                                         + QStringList{u"--data-dir"_s, cluster.path(u"server"_s)},
+    return ServerProcess::runCommand(QStringList{u"workers"_s} + args +
+                                         QStringList{u"--data-dir"_s, cluster.path(u"server"_s)},
                                      exitCode);
 }
 
@@ -73,7 +74,10 @@ AdminRow TestE2eTrust::adminRow(ClusterHarness &cluster, const QString &worker)
     for (const QString &line : admin(cluster, {u"list"_s}).split(u'\n', Qt::SkipEmptyParts)) {
         const QStringList cells = line.split(u' ', Qt::SkipEmptyParts);
         if (cells.size() >= 5 && cells.at(1) == worker) {
-            return AdminRow{cells.at(0), cells.at(2), cells.at(3).toInt(), cells.at(4),
+            return AdminRow{cells.at(0),
+                            cells.at(2),
+                            cells.at(3).toInt(),
+                            cells.at(4),
                             QStringList(cells.mid(5)).join(u' ')};
         }
     }
@@ -85,13 +89,15 @@ QString TestE2eTrust::submit(ClusterHarness &cluster, const QString &repo, const
     const CliRun run = cluster.cli(User, {u"submit"_s, u"--job_config="_s + jobFile}, repo);
     const QString uuid = jobUuidOf(run.out);
     if (uuid.isEmpty())
-        qWarning("submit of %s failed: %s %s", qUtf8Printable(jobFile), qUtf8Printable(run.out),
+        qWarning("submit of %s failed: %s %s",
+                 qUtf8Printable(jobFile),
+                 qUtf8Printable(run.out),
                  qUtf8Printable(run.err));
     return uuid;
 }
 
-QString TestE2eTrust::waitForReason(ClusterHarness &cluster, const QString &uuid,
-                                    const QString &needle)
+QString
+TestE2eTrust::waitForReason(ClusterHarness &cluster, const QString &uuid, const QString &needle)
 {
     QString reason;
     pollUntil(
@@ -103,12 +109,12 @@ QString TestE2eTrust::waitForReason(ClusterHarness &cluster, const QString &uuid
     return reason;
 }
 
-QString TestE2eTrust::diagnostics(ClusterHarness &cluster, const QString &uuid,
-                                  const QString &worker)
+QString
+TestE2eTrust::diagnostics(ClusterHarness &cluster, const QString &uuid, const QString &worker)
 {
-    return QString::fromUtf8(QJsonDocument(cluster.job(User, uuid)).toJson()) + u"\n--- "_s
-           + worker + u" ---\n"_s + cluster.workerLog(worker).right(3000)
-           + u"\n--- server ---\n"_s + cluster.serverLog().right(4000);
+    return QString::fromUtf8(QJsonDocument(cluster.job(User, uuid)).toJson()) + u"\n--- "_s +
+           worker + u" ---\n"_s + cluster.workerLog(worker).right(3000) + u"\n--- server ---\n"_s +
+           cluster.serverLog().right(4000);
 }
 
 void TestE2eTrust::honestWorkerPassesItsCanaryThenRunsUserJobs()
@@ -121,8 +127,9 @@ void TestE2eTrust::honestWorkerPassesItsCanaryThenRunsUserJobs()
         u"trust"_s,
         {{u"first.json"_s, openPaiJob(u"first"_s, {{u"main"_s, 1, 0, u"echo first"_s}})},
          {u"second.json"_s, openPaiJob(u"second"_s, {{u"main"_s, 1, 0, u"echo second"_s}})},
-         {u"picky.json"_s, openPaiJob(u"picky"_s, {{u"main"_s, 1, 0, u"echo picky"_s}},
-                                      {{u"minWorkerTrust"_s, 90}})}});
+         {u"picky.json"_s,
+          openPaiJob(
+              u"picky"_s, {{u"main"_s, 1, 0, u"echo picky"_s}}, {{u"minWorkerTrust"_s, 90}})}});
     QVERIFY(!repo.isEmpty());
 
     // Submitted before any worker: it waits, and goes to the worker only after its canary.
@@ -146,7 +153,8 @@ void TestE2eTrust::honestWorkerPassesItsCanaryThenRunsUserJobs()
     QVERIFY2(progress.out.contains(u"TRUST"_s), qPrintable(progress.out));
     // The canary ran before the user's job on that worker.
     const QString log = cluster.workerLog(worker);
-    QVERIFY2(log.indexOf(u"canary-w"_s) >= 0 && log.indexOf(u"canary-w"_s) < log.indexOf(u"first"_s),
+    QVERIFY2(log.indexOf(u"canary-w"_s) >= 0 &&
+                 log.indexOf(u"canary-w"_s) < log.indexOf(u"first"_s),
              qPrintable(log));
 
     // minWorkerTrust 90: the only worker has 40, so the job waits and says so.
@@ -184,9 +192,10 @@ void TestE2eTrust::honestWorkerPassesItsCanaryThenRunsUserJobs()
 
     // Bad admin input is refused with the way out.
     QString errors;
-    ServerProcess::runCommand({u"workers"_s, u"release"_s, u"999"_s, u"--data-dir"_s,
-                               cluster.path(u"server"_s)},
-                              &code, &errors);
+    ServerProcess::runCommand(
+        {u"workers"_s, u"release"_s, u"999"_s, u"--data-dir"_s, cluster.path(u"server"_s)},
+        &code,
+        &errors);
     QCOMPARE(code, 1);
     QVERIFY2(errors.contains(u"no worker 999 on this server; see the ids with ddl-server workers "
                              "list"_s),
@@ -200,16 +209,17 @@ void TestE2eTrust::canaryFails_cheatingworker()
     const QString wrapper = cluster.path(u"cheating-python3"_s);
     QFile script(wrapper);
     QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write("#!/bin/sh\n"
-                 "/usr/bin/python3 \"$@\"\n"
-                 "status=$?\n"
-                 "# DDL's runner gets: -u RUNNER CODE DATASET OUTPUT\n"
-                 "if [ -d \"$5\" ]; then for f in \"$5\"/*; do [ -f \"$f\" ] && echo forged > \"$f\"; "
-                 "done; fi\n"
-                 "exit $status\n");
+    script.write(
+        "#!/bin/sh\n"
+        "/usr/bin/python3 \"$@\"\n"
+        "status=$?\n"
+        "# DDL's runner gets: -u RUNNER CODE DATASET OUTPUT\n"
+        "if [ -d \"$5\" ]; then for f in \"$5\"/*; do [ -f \"$f\" ] && echo forged > \"$f\"; "
+        "done; fi\n"
+        "exit $status\n");
     script.close();
-    QVERIFY(script.setPermissions(script.permissions() | QFile::ExeOwner | QFile::ExeGroup
-                                  | QFile::ExeOther));
+    QVERIFY(script.setPermissions(script.permissions() | QFile::ExeOwner | QFile::ExeGroup |
+                                  QFile::ExeOther));
     const QString worker = u"cheater"_s;
     // Without the sandbox, so that the wrapper (in the test's folder) is the interpreter.
     QVERIFY(startCluster(cluster, worker, {u"--python"_s, wrapper, u"--no-sandbox"_s}));
@@ -217,9 +227,9 @@ void TestE2eTrust::canaryFails_cheatingworker()
         u"cheat"_s, {{u"job.json"_s, openPaiJob(u"victim"_s, {{u"main"_s, 1, 0, u"echo"_s}})}});
     QVERIFY(!repo.isEmpty());
 
-    QVERIFY2(pollUntil([&] { return adminRow(cluster, worker).trustState == u"quarantined"_s; },
-                       60000),
-             qPrintable(cluster.serverLog() + cluster.workerLog(worker)));
+    QVERIFY2(
+        pollUntil([&] { return adminRow(cluster, worker).trustState == u"quarantined"_s; }, 60000),
+        qPrintable(cluster.serverLog() + cluster.workerLog(worker)));
     const AdminRow row = adminRow(cluster, worker);
     QCOMPARE(row.trust, 0);
     QVERIFY2(row.reason.contains(u"failed canary job"_s) && row.reason.contains(u"canary.txt"_s),
@@ -237,7 +247,8 @@ void TestE2eTrust::canaryFails_cheatingworker()
     const QJsonObject job = cluster.job(User, victim);
     QCOMPARE(job.value(u"state"_s).toString(), u"WAITING"_s);
     QVERIFY(job.value(u"tasks"_s).toArray().at(0).toObject().value(u"worker"_s).isNull());
-    QVERIFY2(!cluster.workerLog(worker).contains(u"victim"_s), qPrintable(cluster.workerLog(worker)));
+    QVERIFY2(!cluster.workerLog(worker).contains(u"victim"_s),
+             qPrintable(cluster.workerLog(worker)));
 }
 
 QTEST_GUILESS_MAIN(TestE2eTrust)

@@ -82,9 +82,9 @@ void tst_Trust::honestPythonGivesTheAnswer()
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QByteArray written = file.readAll();
     QCOMPARE(written, CanaryChallenge::expectedOutput(challenge.seed));
-    QCOMPARE(QString::fromLatin1(QCryptographicHash::hash(written, QCryptographicHash::Sha256)
-                                     .toHex()),
-             challenge.answerSha256);
+    QCOMPARE(
+        QString::fromLatin1(QCryptographicHash::hash(written, QCryptographicHash::Sha256).toHex()),
+        challenge.answerSha256);
 }
 
 void tst_Trust::challengesDiffer()
