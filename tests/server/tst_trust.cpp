@@ -1,5 +1,6 @@
 // The trust score's formula (docs/trust.md), and the canary's known answer checked against a real
 // python3 running the canary's own command.
+#include "app/serverconfig.h"
 #include "workers/canaryservice.h"
 #include "workers/trustscore.h"
 
@@ -22,6 +23,7 @@ private slots:
     void score();
     void honestPythonGivesTheAnswer();
     void challengesDiffer();
+    void canariesAreAServerSetting();
 };
 
 void tst_Trust::score_data()
@@ -95,6 +97,30 @@ void tst_Trust::challengesDiffer()
     QVERIFY(a.seed != b.seed);
     QVERIFY(a.answerSha256 != b.answerSha256);
     QCOMPARE(a.seed.size(), 32);
+}
+
+void tst_Trust::canariesAreAServerSetting()
+{
+    // Off unless the admin turns them on (docs/trust.md: why).
+    QCOMPARE(ServerConfig().canaries, false);
+    QTemporaryDir dir;
+    const auto configWith = [&dir](const QByteArray &yaml) {
+        const QString path = dir.filePath(u"server.yaml"_s);
+        QFile file(path);
+        file.open(QIODevice::WriteOnly | QIODevice::Truncate);
+        file.write(yaml);
+        file.close();
+        return ServerConfig::fromYamlFile(path);
+    };
+    const ddl::Result<ServerConfig> on =
+        configWith("data_dir: /x\ncanaries: true\ncanary_interval_hours: 6\n");
+    QVERIFY2(on.ok(), qPrintable(on.ok() ? QString() : on.error().message));
+    QCOMPARE(on->canaries, true);
+    QCOMPARE(on->canaryIntervalHours, 6.0);
+    const ddl::Result<ServerConfig> never = configWith("canary_interval_hours: 0\n");
+    QVERIFY(!never.ok());
+    QVERIFY2(never.error().message.contains(u"canary_interval_hours must be more than 0"_s),
+             qPrintable(never.error().message));
 }
 
 QTEST_GUILESS_MAIN(tst_Trust)
