@@ -352,10 +352,16 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
         return QStringLiteral("a canary for worker %1, which is not online or has no room now")
             .arg(needs.canaryFor);
     if (cluster.online == 0 && needs.minTrust > 0) {
+        // Workers still proving themselves may be trusted enough soon.
+        const QString awaiting =
+            cluster.awaitingCanary == 0
+                ? QString()
+                : QStringLiteral("; %1 waiting for a canary check").arg(cluster.awaitingCanary);
         return QStringLiteral("needs a worker with %1; no online worker is one (the most trusted "
-                              "online worker has trust %2; see docs/trust.md)")
+                              "online worker has trust %2%3; see docs/trust.md)")
             .arg(kindOfWorker(needs))
-            .arg(cluster.mostTrust);
+            .arg(cluster.mostTrust)
+            .arg(awaiting);
     }
     if (cluster.online == 0) {
         if (needs.containerImage.isEmpty()) {

@@ -769,7 +769,7 @@ void tst_GangPlacer::trustDecidesWhichWorkersTakeTasks()
     tooTrusting.minTrust = 90;
     QCOMPARE(GangPlacer::explain(gang({tooTrusting}), placer.summary(tooTrusting)),
              u"needs a worker with trust >= 90; no online worker is one (the most trusted online "
-             "worker has trust 80; see docs/trust.md)"_s);
+             "worker has trust 80; 1 waiting for a canary check; see docs/trust.md)"_s);
     GangPlacer held = placerWith({Declared{}, Declared{}});
     held.worker(1)->quarantined = true;
     held.worker(2)->awaitingCanary = true;
