@@ -292,6 +292,13 @@ void TestDesktopModels::taskModelUpdatesInPlace()
     QCOMPARE(model.label(1), u"worker #1"_s);
     QCOMPARE(model.index(1, TaskModel::StateColumn).data(TaskModel::StateRole).toString(),
              u"SUCCEEDED"_s);
+    // The worker that ran a task, with its trust (docs/trust.md).
+    ddl::TaskMessage placed = task(2, ddl::JobState::Succeeded);
+    placed.worker = u"gpu-a"_s;
+    placed.workerTrust = 40;
+    model.setTasks({task(1, ddl::JobState::Running), placed});
+    QCOMPARE(model.index(1, TaskModel::WorkerColumn).data().toString(), u"gpu-a (trust 40)"_s);
+    QCOMPARE(model.index(0, TaskModel::WorkerColumn).data().toString(), QString());
 }
 
 void TestDesktopModels::artifactTree()
