@@ -386,12 +386,10 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
                        "w.name AS worker, w.address, t.port, t.gpu_indices, t.attempt, "
-                       "t.started_at, t.finished_at, t.message, w.id AS worker_id, w.uptime_ms, "
-                       "w.heartbeat_losses, w.tasks_ended, w.tasks_failed_by_worker, "
-                       "w.canaries_passed, w.canaries_failed, w.verified, w.quarantined, "
-                       "w.quarantine_reason "
-                       "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? "
-                       "ORDER BY t.attempt, t.task_index"),
+                       "t.started_at, t.finished_at, t.message, w.id AS worker_id, ")
+            + TrustService::scoreColumns(u"w"_s)
+            + QStringLiteral(" FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE "
+                             "t.job_id = ? ORDER BY t.attempt, t.task_index"),
         {jobId});
     if (!tasks)
         return tasks.error();

@@ -77,7 +77,8 @@ Result<JobRow> JobStore::job(qint64 jobId) const
 }
 
 static constexpr auto TaskColumns = "SELECT id, job_id, attempt, role, role_index, state, "
-                                    "exit_code, message, cancel_requested, worker_id, started_at FROM tasks "_L1;
+                                    "exit_code, message, cancel_requested, worker_id, started_at "
+                                    "FROM tasks "_L1;
 
 static Result<TaskRow> taskOf(const QSqlQuery &row)
 {

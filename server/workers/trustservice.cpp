@@ -19,9 +19,25 @@ QJsonObject WorkerTrust::toJson() const
     return object;
 }
 
-const QString TrustService::Columns =
-    u"id, uptime_ms, heartbeat_losses, tasks_ended, tasks_failed_by_worker, canaries_passed, "
-    "canaries_failed, verified, quarantined, quarantine_reason"_s;
+static const QStringList ScoreColumns{u"uptime_ms"_s,
+                                       u"heartbeat_losses"_s,
+                                       u"tasks_ended"_s,
+                                       u"tasks_failed_by_worker"_s,
+                                       u"canaries_passed"_s,
+                                       u"canaries_failed"_s,
+                                       u"verified"_s,
+                                       u"quarantined"_s,
+                                       u"quarantine_reason"_s};
+
+const QString TrustService::Columns = u"id, "_s + ScoreColumns.join(u", "_s);
+
+QString TrustService::scoreColumns(const QString &alias)
+{
+    QStringList qualified;
+    for (const QString &column : ScoreColumns)
+        qualified << alias + u'.' + column;
+    return qualified.join(u", "_s);
+}
 
 TrustService::TrustService(const QSqlDatabase &db)
     : m_db(db)

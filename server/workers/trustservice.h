@@ -33,8 +33,11 @@ class TrustService
 public:
     explicit TrustService(const QSqlDatabase &db);
 
-    // The columns of the workers table that trustOf() reads.
+    // The columns of the workers table that trustOf() reads: id and scoreColumns().
     static const QString Columns;
+    // Those the score and state come from, each prefixed with the workers table's alias
+    // ("w.uptime_ms, ..."), for queries that join workers to other tables.
+    static QString scoreColumns(const QString &alias);
     static WorkerTrust trustOf(const QSqlQuery &row);
 
     // Adds the time since the worker's last heartbeat to its uptime, unless that gap was longer

@@ -536,10 +536,9 @@ Result<QJsonObject> WorkerService::list()
                        "t.state = ?) AS running_tasks, (SELECT COALESCE(SUM(CASE WHEN "
                        "t.gpu_indices = '' THEN 0 ELSE LENGTH(t.gpu_indices) - "
                        "LENGTH(REPLACE(t.gpu_indices, ',', '')) + 1 END), 0) FROM tasks t WHERE "
-                       "t.worker_id = w.id AND t.state = ?) AS gpus_in_use, w.gpu_type, w.runtimes, "
-                       "w.uptime_ms, w.heartbeat_losses, w.tasks_ended, w.tasks_failed_by_worker, "
-                       "w.canaries_passed, w.canaries_failed, w.verified, w.quarantined, "
-                       "w.quarantine_reason FROM workers w ORDER BY w.name, w.id"),
+                       "t.worker_id = w.id AND t.state = ?) AS gpus_in_use, w.gpu_type, w.runtimes, ")
+            + TrustService::scoreColumns(u"w"_s)
+            + QStringLiteral(" FROM workers w ORDER BY w.name, w.id"),
         {stateName(JobState::Running), stateName(JobState::Running)});
     if (!query)
         return query.error();
