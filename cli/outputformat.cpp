@@ -80,7 +80,7 @@ QString Output::taskTable(const QJsonArray &tasks)
     for (const QJsonValue &value : tasks) {
         const Result<TaskMessage> task = TaskMessage::fromJson(value.toObject());
         if (!task) {
-            rows.append({task.error().message, u"-"_s, u"-"_s, u"-"_s, u"-"_s, u"-"_s});
+            rows.append({task.error().message, u"-"_s, u"-"_s, u"-"_s, u"-"_s, u"-"_s, u"-"_s});
             continue;
         }
         rows.append({orDash(task->role),
@@ -88,9 +88,12 @@ QString Output::taskTable(const QJsonArray &tasks)
                      QString::number(task->attempt),
                      stateName(task->state),
                      task->exitCode ? QString::number(*task->exitCode) : u"-"_s,
-                     orDash(task->worker)});
+                     orDash(task->worker),
+                     task->workerTrust ? QString::number(*task->workerTrust) : u"-"_s});
     }
-    return table({tr("ROLE"), tr("INDEX"), tr("ATTEMPT"), tr("STATE"), tr("EXIT"), tr("WORKER")},
+    // TRUST: the worker's trust score now, 0 to 100 (docs/trust.md).
+    return table({tr("ROLE"), tr("INDEX"), tr("ATTEMPT"), tr("STATE"), tr("EXIT"), tr("WORKER"),
+                  tr("TRUST")},
                  rows);
 }
 

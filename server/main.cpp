@@ -2,6 +2,7 @@
 #include "app/serverapp.h"
 #include "app/tokencommand.h"
 #include "app/userlimitscommand.h"
+#include "app/workerscommand.h"
 
 #include <QCommandLineParser>
 #include <QCoreApplication>
@@ -31,7 +32,10 @@ int main(int argc, char *argv[])
         "  ddl-server token create --data-dir DIR [--owner EMAIL]\n"
         "                                                   print a worker enrollment token\n"
         "  ddl-server user limits --data-dir DIR --email E [--max-gpus N] [--max-running-jobs N]\n"
-        "                                                   set a user's limits (-1: none)"));
+        "                                                   set a user's limits (-1: none)\n"
+        "  ddl-server workers list --data-dir DIR          workers with their trust\n"
+        "  ddl-server workers quarantine ID --data-dir DIR [--reason TEXT]\n"
+        "  ddl-server workers release ID --data-dir DIR    (docs/trust.md)"));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption configOption(QStringLiteral("config"),
@@ -79,11 +83,24 @@ int main(int argc, char *argv[])
                                            QStringLiteral("user limits: jobs running at once "
                                                           "(-1: no limit)."),
                                            QStringLiteral("n"));
+    const QCommandLineOption canariesOption(
+        QStringLiteral("canaries"),
+        QStringLiteral("Check each worker with known-answer canary jobs before its first task "
+                       "and at random later; quarantine it when one fails (docs/trust.md)."));
+    const QCommandLineOption canaryIntervalOption(
+        QStringLiteral("canary-interval-hours"),
+        QStringLiteral("A verified worker's next canary comes between 0.5 and 1.5 times this "
+                       "after its last (default 24)."),
+        QStringLiteral("hours"));
+    const QCommandLineOption reasonOption(QStringLiteral("reason"),
+                                          QStringLiteral("workers quarantine: why, for the list."),
+                                          QStringLiteral("text"));
     parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
                        keyOption, timeoutOption, samplesOption, emailOption, ownerOption, maxGpusOption,
-                       maxJobsOption});
+                       maxJobsOption, canariesOption, canaryIntervalOption, reasonOption});
     parser.addPositionalArgument(QStringLiteral("command"),
-                                 QStringLiteral("token create | user limits"));
+                                 QStringLiteral("token create | user limits | workers list | "
+                                                "workers quarantine ID | workers release ID"));
     parser.process(app);
 
     ServerConfig config;
@@ -107,6 +124,15 @@ int main(int argc, char *argv[])
         config.tlsKey = parser.value(keyOption);
     if (parser.isSet(timeoutOption))
         config.workerTimeoutSeconds = std::max(1, parser.value(timeoutOption).toInt());
+    if (parser.isSet(canariesOption))
+        config.canaries = true;
+    if (parser.isSet(canaryIntervalOption)) {
+        bool ok = false;
+        config.canaryIntervalHours = parser.value(canaryIntervalOption).toDouble(&ok);
+        if (!ok || !(config.canaryIntervalHours > 0))
+            return fail(QStringLiteral("--canary-interval-hours must be a number of hours more "
+                                       "than 0"));
+    }
     if (parser.isSet(samplesOption))
         config.utilisationSamplesPerTask = std::max(10, parser.value(samplesOption).toInt());
     if (config.dataDir.isEmpty())
@@ -142,9 +168,36 @@ int main(int argc, char *argv[])
         std::printf("%s\n", qUtf8Printable(*limits));
         return 0;
     }
+    if (command.value(0) == QStringLiteral("workers")) {
+        const WorkersCommand workers{config.dataDir, config.database};
+        const QString action = command.value(1);
+        ddl::Result<QString> answer = QString();
+        if (action == QStringLiteral("list") && command.size() == 2) {
+            answer = workers.list();
+        } else if ((action == QStringLiteral("quarantine") || action == QStringLiteral("release"))
+                   && command.size() == 3) {
+            bool ok = false;
+            const qint64 id = command.at(2).toLongLong(&ok);
+            if (!ok || id <= 0)
+                return fail(QStringLiteral("workers %1 needs the worker's id (a number; see "
+                                           "ddl-server workers list), got \"%2\"")
+                                .arg(action, command.at(2)));
+            answer = action == QStringLiteral("release")
+                         ? workers.release(id)
+                         : workers.quarantine(id, parser.value(reasonOption));
+        } else {
+            return fail(QStringLiteral("workers needs list, quarantine ID or release ID, got "
+                                       "\"%1\"")
+                            .arg(command.join(u' ')));
+        }
+        if (!answer)
+            return fail(answer.error().message);
+        std::printf("%s\n", qUtf8Printable(*answer));
+        return 0;
+    }
     if (!command.isEmpty())
         return fail(QStringLiteral("unknown command \"%1\"; the commands are: token create, "
-                                   "user limits")
+                                   "user limits, workers")
                         .arg(command.join(u' ')));
 
     ServerApp server(config);

@@ -95,7 +95,10 @@ QVariant TaskModel::data(const QModelIndex &index, int role) const
     case RoleColumn: return task.role;
     case IndexColumn: return task.roleIndex;
     case StateColumn: return JobStateStyle::displayName(state);
-    case WorkerColumn: return task.worker;
+    case WorkerColumn:
+        // With the worker's trust score now (docs/trust.md), once it was placed.
+        return task.workerTrust ? tr("%1 (trust %2)").arg(task.worker).arg(*task.workerTrust)
+                                : task.worker;
     case AddressColumn: return addressText(task);
     case PortsColumn: return portsText(task);
     case GpusColumn: {

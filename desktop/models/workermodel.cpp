@@ -90,6 +90,16 @@ QVariant WorkerModel::data(const QModelIndex &index, int role) const
         return seen.isValid() ? QLocale().toString(seen.toLocalTime(), QLocale::ShortFormat)
                               : QString();
     }
+    case TrustColumn: {
+        // The score, 0 to 100, with the state when it is not simply verified (docs/trust.md).
+        const QString trustState = worker.value("trust_state"_L1).toString();
+        const QString score = QString::number(worker.value("trust"_L1).toInt());
+        if (trustState == u"quarantined"_s)
+            return tr("%1 (quarantined)").arg(score);
+        if (trustState == u"unverified"_s)
+            return tr("%1 (unverified)").arg(score);
+        return score;
+    }
     }
     return {};
 }
@@ -108,6 +118,7 @@ QVariant WorkerModel::headerData(int section, Qt::Orientation orientation, int r
     case SlotsColumn: return tr("Slots");
     case RunningColumn: return tr("Running tasks");
     case LastSeenColumn: return tr("Last seen");
+    case TrustColumn: return tr("Trust");
     }
     return {};
 }

@@ -14,7 +14,7 @@ class WorkerModel : public QAbstractTableModel
     Q_OBJECT
 public:
     enum Column { NameColumn, HostColumn, StateColumn, GpusColumn, CpusColumn, MemoryColumn,
-                  SlotsColumn, RunningColumn, LastSeenColumn, ColumnCount };
+                  SlotsColumn, RunningColumn, LastSeenColumn, TrustColumn, ColumnCount };
     // IdRole: the server's id of the worker (its utilisation is read by it).
     enum Role { StateRole = Qt::UserRole, IdRole };
 

@@ -55,6 +55,8 @@ Status ServerApp::start()
             return prepared;
     }
     BlobBatch::sweepParts(m_services->blobs);
+    m_services->scheduler.setCanaries(m_config.canaries);
+    m_services->canaries.setIntervalMs(qint64(m_config.canaryIntervalHours * 3600 * 1000));
     // On PostgreSQL other servers may share the store: the scheduler runs where the lock is.
     if (m_config.database.isEmpty()) {
         if (Status loaded = m_services->scheduler.load(); !loaded)
@@ -141,6 +143,9 @@ void ServerApp::handleHousekeeping()
     // One server judges workers lost (the scheduler's leader, by its clock), not every one.
     if (m_services->scheduler.leading())
         m_services->workers.markLostWorkers(qint64(m_config.workerTimeoutSeconds) * 1000);
+    // Canaries (docs/trust.md): judged and started by the server that places them.
+    if (m_config.canaries && m_services->scheduler.leading())
+        m_services->canaries.tick();
     // Limits change from `ddl-server user limits` in another process; reasons age.
     m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.

@@ -65,12 +65,18 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
                 config.utilisationSamplesPerTask = std::max(10, entry.second.as<int>());
             } else if (key == QLatin1String("utilisation_samples_per_worker")) {
                 config.utilisationSamplesPerWorker = std::max(10, entry.second.as<int>());
+            } else if (key == QLatin1String("canaries")) {
+                config.canaries = entry.second.as<bool>();
+            } else if (key == QLatin1String("canary_interval_hours")) {
+                config.canaryIntervalHours = entry.second.as<double>();
+                if (!(config.canaryIntervalHours > 0))
+                    return bad(QStringLiteral("canary_interval_hours must be more than 0"));
             } else {
                 return bad(QStringLiteral("unknown setting %1; known: data_dir, database, listen, "
                                           "tls_cert, tls_key, worker_timeout_seconds, "
                                           "max_blob_bytes, utilisation_samples_per_task, "
                                           "utilisation_samples_per_worker, "
-                                          "checkpoint_max_bytes")
+                                          "checkpoint_max_bytes, canaries, canary_interval_hours")
                                .arg(key));
             }
         }

@@ -28,10 +28,16 @@ struct ServerConfig
     // The most one task's checkpoint may hold (docs/checkpoints.md).
     qint64 checkpointMaxBytes = 10LL * 1024 * 1024 * 1024;
 
+    // Known-answer canary jobs check each worker before its first task and at random later
+    // (docs/trust.md). Off by default: a private server of one's own machines needs none; a
+    // public one, where strangers enroll workers, should turn them on.
+    bool canaries = false;
+    // A verified worker's next canary comes between 0.5 and 1.5 times this after its last.
+    double canaryIntervalHours = 24;
+
     // Parses the YAML keys data_dir, database, listen, tls_cert, tls_key, worker_timeout_seconds,
     // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker,
-    // checkpoint_max_bytes; unknown keys
-    // are errors.
+    // checkpoint_max_bytes, canaries, canary_interval_hours; unknown keys are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".
     Status setListen(const QString &hostPort);

@@ -12,6 +12,7 @@
 #include "jobs/jobservice.h"
 #include "logs/logstorage.h"
 #include "scheduler/scheduler.h"
+#include "workers/canaryservice.h"
 #include "workers/ledgerstore.h"
 #include "workers/utilisationservice.h"
 #include "workers/workerservice.h"
@@ -41,6 +42,7 @@ struct ServerServices
         , utilisation(db, utilisationLimits)
         , ledger(db)
         , checkpoints(db, datasets)
+        , canaries(db, blobs, scheduler)
     {}
 
     QSqlDatabase db;
@@ -59,6 +61,7 @@ struct ServerServices
     UtilisationService utilisation;
     LedgerStore ledger;
     CheckpointService checkpoints;
+    CanaryService canaries;
 };
 
 } // namespace ddl::server

@@ -12,6 +12,7 @@
 #include "store/sql.h"
 #include "wire/jobmessage.h"
 #include "wire/jobstate.h"
+#include "workers/trustservice.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -41,7 +42,7 @@ static QList<TaskDemand> demandsOf(const JobSpec &spec)
     for (const TaskRole &role : spec.taskRoles) {
         for (int i = 0; i < role.taskNumber; ++i)
             demands.append(TaskDemand{0, role.gpuNumber, role.cpuNumber, role.memoryMB, 1,
-                                      spec.gpuType, containerImage});
+                                      spec.gpuType, containerImage, spec.minWorkerTrust});
     }
     return demands;
 }
@@ -386,9 +387,10 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
         m_db,
         QStringLiteral("SELECT t.id, t.task_index, t.role, t.role_index, t.state, t.exit_code, "
                        "w.name AS worker, w.address, t.port, t.gpu_indices, t.attempt, "
-                       "t.started_at, t.finished_at, t.message "
-                       "FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE t.job_id = ? "
-                       "ORDER BY t.attempt, t.task_index"),
+                       "t.started_at, t.finished_at, t.message, w.id AS worker_id, ")
+            + TrustService::scoreColumns(u"w"_s)
+            + QStringLiteral(" FROM tasks t LEFT JOIN workers w ON w.id = t.worker_id WHERE "
+                             "t.job_id = ? ORDER BY t.attempt, t.task_index"),
         {jobId});
     if (!tasks)
         return tasks.error();
@@ -407,6 +409,9 @@ Result<QJsonObject> JobService::render(qint64 jobId, bool withTasks)
             task.exitCode = row.value(u"exit_code"_s).toInt();
         task.worker = row.value(u"worker"_s).toString();
         task.address = row.value(u"address"_s).toString();
+        // The trust of the worker that ran (or runs) it, as of now (docs/trust.md).
+        if (!row.value(u"worker_id"_s).isNull())
+            task.workerTrust = TrustService::trustOf(row).score;
         task.port = row.value(u"port"_s).toInt();
         if (task.port > 0) {
             for (const auto &[label, ports] :

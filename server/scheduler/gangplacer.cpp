@@ -183,6 +183,12 @@ GangPlacer::Summary GangPlacer::summary(const TaskDemand &needs) const
 {
     Summary cluster;
     for (const WorkerNode &node : m_workers) {
+        if (node.online && needs.canaryFor == 0) {
+            cluster.quarantined += node.quarantined ? 1 : 0;
+            cluster.awaitingCanary += !node.quarantined && node.awaitingCanary ? 1 : 0;
+            if (!node.quarantined && !node.awaitingCanary)
+                cluster.mostTrust = std::max(cluster.mostTrust, node.trust);
+        }
         if (!needs.acceptsWorker(node))
             continue;
         if (!node.online) {
@@ -261,13 +267,17 @@ TaskDemand GangPlacer::needsOf(const QList<TaskDemand> &tasks)
         // GPUs inside a container need a worker that gives them (TaskDemand::acceptsWorker).
         if (!task.containerImage.isEmpty())
             needs.gpus = std::max(needs.gpus, task.gpus);
+        needs.minTrust = std::max(needs.minTrust, task.minTrust);
+        if (needs.canaryFor == 0)
+            needs.canaryFor = task.canaryFor;
     }
     return needs;
 }
 
 bool GangPlacer::anyWorkerFits(const TaskDemand &needs)
 {
-    return needs.gpuType.isEmpty() && needs.containerImage.isEmpty();
+    return needs.gpuType.isEmpty() && needs.containerImage.isEmpty() && needs.minTrust <= 0
+           && needs.canaryFor == 0;
 }
 
 QString GangPlacer::kindOfWorker(const TaskDemand &needs)
@@ -278,6 +288,8 @@ QString GangPlacer::kindOfWorker(const TaskDemand &needs)
     if (!needs.containerImage.isEmpty())
         kind << (needs.gpus > 0 ? QStringLiteral("podman with GPUs (CDI)")
                                 : QStringLiteral("podman"));
+    if (needs.minTrust > 0)
+        kind << QStringLiteral("trust >= %1").arg(needs.minTrust);
     return joinAnd(kind);
 }
 
@@ -336,6 +348,21 @@ QString GangPlacer::explain(const QList<TaskDemand> &tasks, const Summary &clust
     const TaskDemand needs = needsOf(tasks);
     if (anyWorkerFits(needs))
         return explainUntyped(tasks, cluster);
+    if (cluster.online == 0 && needs.canaryFor != 0)
+        return QStringLiteral("a canary for worker %1, which is not online or has no room now")
+            .arg(needs.canaryFor);
+    if (cluster.online == 0 && needs.minTrust > 0) {
+        // Workers still proving themselves may be trusted enough soon.
+        const QString awaiting =
+            cluster.awaitingCanary == 0
+                ? QString()
+                : QStringLiteral("; %1 waiting for a canary check").arg(cluster.awaitingCanary);
+        return QStringLiteral("needs a worker with %1; no online worker is one (the most trusted "
+                              "online worker has trust %2%3; see docs/trust.md)")
+            .arg(kindOfWorker(needs))
+            .arg(cluster.mostTrust)
+            .arg(awaiting);
+    }
     if (cluster.online == 0) {
         if (needs.containerImage.isEmpty()) {
             return QStringLiteral("needs GPU type %1; no online worker has it (start a ddl-worker "
@@ -356,6 +383,20 @@ QString GangPlacer::explainUntyped(const QList<TaskDemand> &tasks, const Summary
                    ? QStringLiteral("the only worker online is in use by its owner")
                    : QStringLiteral("the %1 workers online are in use by their owners")
                          .arg(cluster.ownerBusy);
+    if (cluster.online == 0 && cluster.quarantined + cluster.awaitingCanary > 0) {
+        QStringList held;
+        if (cluster.awaitingCanary > 0)
+            held << (cluster.awaitingCanary == 1
+                         ? QStringLiteral("1 waits for its canary check")
+                         : QStringLiteral("%1 wait for their canary checks")
+                               .arg(cluster.awaitingCanary));
+        if (cluster.quarantined > 0)
+            held << (cluster.quarantined == 1
+                         ? QStringLiteral("1 is quarantined")
+                         : QStringLiteral("%1 are quarantined").arg(cluster.quarantined));
+        return QStringLiteral("no online worker takes tasks now: %1 (docs/trust.md)")
+            .arg(joinAnd(held));
+    }
     if (cluster.online == 0)
         return QStringLiteral("no worker is online; start a ddl-worker");
     if (const QString never = exceedsLargest(tasks, cluster); !never.isEmpty())
@@ -444,16 +485,20 @@ QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
         if (node.totalSlots <= 0)
             continue;
         anyTakesTasks = true;
-        if (!typed.acceptsWorker(node)) {
+        // Trust grows and quarantine ends (docs/trust.md): never a verdict for ever.
+        WorkerNode idle = node;
+        idle.online = true;
+        idle.quarantined = false;
+        idle.awaitingCanary = false;
+        idle.trust = 100;
+        if (!typed.acceptsWorker(idle)) {
             if (!node.gpuType.isEmpty())
                 otherTypes.insert(node.gpuType.toLower(), node.gpuType);
             continue;
         }
         ++ofType;
-        if (!needs.acceptsWorker(node))
+        if (!needs.acceptsWorker(idle))
             continue;
-        WorkerNode idle = node;
-        idle.online = true;
         empty.addWorker(idle);
     }
     // No such worker yet is no verdict: workers may come later.
@@ -476,9 +521,11 @@ QString GangPlacer::neverPlaceable(const QList<TaskDemand> &tasks) const
     if (!empty.place(tasks).isEmpty())
         return {};
     const QString reason = empty.neverPlaceableUntyped(tasks);
-    return anyWorkerFits(needs)
+    TaskDemand kind = needs; // trust is no part of why it can never run
+    kind.minTrust = 0;
+    return anyWorkerFits(kind)
                ? reason
-               : QStringLiteral("on the workers with %1, %2").arg(kindOfWorker(needs), reason);
+               : QStringLiteral("on the workers with %1, %2").arg(kindOfWorker(kind), reason);
 }
 
 QString GangPlacer::neverPlaceableUntyped(const QList<TaskDemand> &tasks) const

@@ -37,6 +37,9 @@ public:
     {
         int online = 0;
         int ownerBusy = 0; // workers it would count but for their owners' policy
+        int quarantined = 0;    // online workers it does not count: quarantined
+        int awaitingCanary = 0; // and those that wait for their canary check
+        int mostTrust = 0;      // the highest trust of the online workers that take tasks
         int largestGpus = 0, largestFreeGpus = 0, largestCpus = 0, largestFreeCpus = 0;
         qint64 largestMemory = 0, largestFreeMemory = 0;
         int freeSlots = 0;

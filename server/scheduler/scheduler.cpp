@@ -6,6 +6,7 @@
 #include "store/jobstore.h"
 #include "store/sql.h"
 #include "wire/jobstate.h"
+#include "workers/trustservice.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,7 +36,9 @@ static QString containerImageOf(const QString &image)
     return JobSpec::needsContainer(image) ? image : QString();
 }
 
-static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString &roleName)
+// canaryFor: the worker a canary job checks (jobs.canary_worker_id), else 0.
+static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString &roleName,
+                           qint64 canaryFor = 0)
 {
     const QJsonObject role = roleNamed(spec, roleName);
     return TaskDemand{taskId,
@@ -44,7 +47,9 @@ static TaskDemand demandOf(qint64 taskId, const QJsonObject &spec, const QString
                       role.value(u"memoryMB"_s).toInteger(),
                       openPaiPortCount(role),
                       spec.value(u"gpuType"_s).toString(),
-                      containerImageOf(spec.value(u"image"_s).toString())};
+                      containerImageOf(spec.value(u"image"_s).toString()),
+                      spec.value(u"minWorkerTrust"_s).toInt(0),
+                      canaryFor};
 }
 
 // The runtimes column: "bubblewrap,podman".
@@ -155,6 +160,8 @@ Status Scheduler::loadCluster()
         node.runtimes = runtimesOf(row.value(u"runtimes"_s).toString());
         m_placer.addWorker(node);
     }
+    workers->finish();
+    reloadTrust();
     Result<QSqlQuery> running = runSql(
         m_db,
         u"SELECT t.id, t.job_id, j.user_id, t.worker_id, t.port, t.gpu_indices, t.role, j.spec "
@@ -189,7 +196,7 @@ void Scheduler::enqueue(qint64 jobId, const QString &cause)
         return;
     Result<QSqlQuery> job =
         runSql(m_db,
-               QStringLiteral("SELECT user_id, priority, spec, attempt, reason "
+               QStringLiteral("SELECT user_id, priority, spec, attempt, reason, canary_worker_id "
                               "FROM jobs WHERE id = ? AND state IN (?, ?)"),
                {jobId, stateName(JobState::Waiting), stateName(JobState::Running)});
     if (!job || !job->next())
@@ -208,7 +215,8 @@ void Scheduler::enqueue(qint64 jobId, const QString &cause)
                {jobId, job->value(u"attempt"_s), stateName(JobState::Waiting)});
     while (tasks && tasks->next()) {
         queued.tasks << demandOf(tasks->value(u"id"_s).toLongLong(), spec,
-                                 tasks->value(u"role"_s).toString());
+                                 tasks->value(u"role"_s).toString(),
+                                 job->value(u"canary_worker_id"_s).toLongLong());
         queued.gpus += queued.tasks.last().gpus;
     }
     if (queued.tasks.isEmpty())
@@ -286,6 +294,28 @@ void Scheduler::reloadLimits()
     }
 }
 
+void Scheduler::setCanaries(bool on)
+{
+    m_canaries = on;
+}
+
+void Scheduler::reloadTrust()
+{
+    Result<QSqlQuery> rows = runSql(m_db, u"SELECT "_s + TrustService::Columns + u" FROM workers"_s);
+    if (!rows) {
+        qCWarning(lcScheduler).noquote() << rows.error().message;
+        return;
+    }
+    while (rows->next()) {
+        const WorkerTrust trust = TrustService::trustOf(*rows);
+        if (WorkerNode *node = m_placer.worker(trust.workerId)) {
+            node->trust = trust.score;
+            node->quarantined = trust.quarantined;
+            node->awaitingCanary = m_canaries && !trust.verified;
+        }
+    }
+}
+
 void Scheduler::requestPass()
 {
     if (!m_passTimer.isActive())
@@ -327,6 +357,8 @@ Result<int> Scheduler::schedule()
     // Limits change from `ddl-server user limits` in another process: read at every pass, a job
     // submitted after the change meets them.
     reloadLimits();
+    // So do quarantines (`ddl-server workers`), and trust moves with canaries and heartbeats.
+    reloadTrust();
     // Each user's jobs by priority, then age; users take turns by priority of their next job,
     // then by what they run already (fair share), then by the age of that job.
     QHash<qint64, QList<QueuedJob *>> byUser;
@@ -393,7 +425,9 @@ Result<int> Scheduler::schedule()
                               ? QStringLiteral("; behind 1 job in the queue")
                               : QStringLiteral("; behind %1 jobs in the queue").arg(waitingAhead);
             }
-            ++waitingAhead;
+            // A canary waits for its one worker only: no user's job is behind it.
+            if (job->tasks.isEmpty() || job->tasks.first().canaryFor == 0)
+                ++waitingAhead;
             if (reason != job->reason)
                 changedReasons.append({job, reason});
         }

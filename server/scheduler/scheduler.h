@@ -75,6 +75,9 @@ public:
     // The checkpoint limit leases carry (LeaseBuilder).
     void setCheckpointMaxBytes(qint64 bytes) { m_checkpointMaxBytes = bytes; }
 
+    // With canaries on, a worker gets only its canary until it passed one (docs/trust.md).
+    void setCanaries(bool on);
+
     int queuedJobs() const { return int(m_queue.size()); }
     const GangPlacer &placer() const { return m_placer; }
 
@@ -97,6 +100,8 @@ private:
     // A server that does not lead: tell the leader, which rebuilds (true), or nothing to do.
     bool passedToLeader();
     void reloadLimits();
+    // Trust, quarantine and verification of the workers, from the store (docs/trust.md).
+    void reloadTrust();
     QString limitReason(const QueuedJob &job) const;
     Status persist(const QList<Allocation> &placed, const QList<qint64> &placedJobs,
                    const QList<std::pair<QueuedJob *, QString>> &reasons);
@@ -111,6 +116,7 @@ private:
     QTimer m_passTimer;
     bool m_leading = true;
     bool m_stale = false;
+    bool m_canaries = false;
 };
 
 } // namespace ddl::server

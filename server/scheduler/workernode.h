@@ -23,6 +23,10 @@ struct WorkerNode
     // How it runs tasks, as it announces them: "bubblewrap", "podman", and "cdi" when it gives
     // GPUs to containers (it wrote the CDI spec of its GPUs).
     QStringList runtimes;
+    // Its trust (docs/trust.md), as the scheduler last read it from the store.
+    int trust = 0;
+    bool quarantined = false;    // gets no tasks
+    bool awaitingCanary = false; // canaries are on and it has not passed one: canaries only
 
     QList<bool> gpuBusy; // by GPU index
     int freeCpus = 0;
@@ -50,9 +54,19 @@ struct TaskDemand
     // only workers that run containers. Empty for a job without an image, or with a registry
     // image that a worker without podman runs in its sandbox (docs/images.md).
     QString containerImage;
+    // The job's minWorkerTrust: only workers whose trust score is at least this.
+    int minTrust = 0;
+    // A canary job's: the one worker it checks (docs/trust.md); 0 for any other job.
+    qint64 canaryFor = 0;
 
     bool acceptsWorker(const WorkerNode &node) const
     {
+        if (node.quarantined)
+            return false;
+        if (canaryFor != 0)
+            return node.id == canaryFor;
+        if (node.awaitingCanary || node.trust < minTrust)
+            return false;
         return (gpuType.isEmpty() || node.gpuType.compare(gpuType, Qt::CaseInsensitive) == 0)
                && (containerImage.isEmpty()
                    || (node.runsContainers() && (gpus == 0 || node.givesContainersGpus())));

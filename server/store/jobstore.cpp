@@ -77,7 +77,8 @@ Result<JobRow> JobStore::job(qint64 jobId) const
 }
 
 static constexpr auto TaskColumns = "SELECT id, job_id, attempt, role, role_index, state, "
-                                    "exit_code, message, cancel_requested FROM tasks "_L1;
+                                    "exit_code, message, cancel_requested, worker_id, started_at "
+                                    "FROM tasks "_L1;
 
 static Result<TaskRow> taskOf(const QSqlQuery &row)
 {
@@ -95,6 +96,8 @@ static Result<TaskRow> taskOf(const QSqlQuery &row)
         task.exitCode = row.value(u"exit_code"_s).toInt();
     task.message = row.value(u"message"_s).toString();
     task.cancelRequested = row.value(u"cancel_requested"_s).toBool();
+    task.workerId = row.value(u"worker_id"_s).toLongLong();
+    task.startedAt = row.value(u"started_at"_s).toLongLong();
     return task;
 }
 
@@ -302,6 +305,20 @@ Result<bool> JobStore::endTask(qint64 taskId, const TaskEnd &end)
          taskId});
     if (!update)
         return update.error();
+    // What the worker's trust counts (docs/trust.md): tasks that ended on it, and of those the
+    // ones that failed for the worker's reasons. Stopped tasks (cancelled, preempted) count not.
+    if (current->workerId > 0 && end.state != JobState::Stopped) {
+        const bool workerFault =
+            end.state == JobState::Failed
+            && (end.workerFault || (!end.exitCode && current->startedAt == 0));
+        const Result<QSqlQuery> counted = runSql(
+            m_db,
+            u"UPDATE workers SET tasks_ended = tasks_ended + 1, tasks_failed_by_worker = "
+            "tasks_failed_by_worker + ? WHERE id = ?"_s,
+            {workerFault ? 1 : 0, current->workerId});
+        if (!counted)
+            return counted.error();
+    }
     return true;
 }
 

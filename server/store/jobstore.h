@@ -40,6 +40,8 @@ struct TaskRow
     std::optional<int> exitCode;
     QString message;
     bool cancelRequested = false;
+    qint64 workerId = 0;  // 0: not placed
+    qint64 startedAt = 0; // when its worker said it runs; 0: never
 };
 
 // A job as submitted: stored WAITING at attempt 1, with one WAITING task per task of each role.
@@ -76,6 +78,10 @@ struct TaskEnd
     JobState state = JobState::Failed; // SUCCEEDED, FAILED or STOPPED
     std::optional<int> exitCode;
     QString message;
+    // The server ended it for its worker (lost, restarted): a failure for the worker's trust.
+    // A FAILED task that never started (the worker could not fetch, prepare or start it) counts
+    // so too; one whose process ran and failed is the job's (docs/trust.md).
+    bool workerFault = false;
 };
 
 // The state changes of jobs and tasks, in one place: each is checked against the state the row

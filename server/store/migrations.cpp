@@ -140,6 +140,32 @@ const std::vector<QStringList> &schemaMigrations()
                            "INTEGER NOT NULL, size INTEGER NOT NULL, created_at INTEGER NOT NULL, "
                            "PRIMARY KEY (job_id, role, role_index))"),
         },
+        // 12: each worker's trust (docs/trust.md): what its score is computed from, and its
+        // quarantine (by the admin, or after a failed canary); canary jobs (owned by the system
+        // user) name the worker they check, the digest their output must have and the verdict.
+        {
+            QStringLiteral("ALTER TABLE workers ADD COLUMN uptime_ms INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN heartbeat_losses INTEGER NOT NULL "
+                           "DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN tasks_ended INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN tasks_failed_by_worker INTEGER NOT NULL "
+                           "DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN canaries_passed INTEGER NOT NULL "
+                           "DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN canaries_failed INTEGER NOT NULL "
+                           "DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN verified INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN quarantine_reason TEXT NOT NULL "
+                           "DEFAULT ''"),
+            QStringLiteral("ALTER TABLE workers ADD COLUMN next_canary_at INTEGER NOT NULL "
+                           "DEFAULT 0"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN canary_worker_id INTEGER"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN canary_answer TEXT"),
+            QStringLiteral("ALTER TABLE jobs ADD COLUMN canary_verdict TEXT"),
+            QStringLiteral("CREATE INDEX jobs_canary_pending ON jobs (canary_worker_id) WHERE "
+                           "canary_worker_id IS NOT NULL AND canary_verdict IS NULL"),
+        },
     };
     return migrations;
 }

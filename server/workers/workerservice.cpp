@@ -6,6 +6,7 @@
 #include "scheduler/scheduler.h"
 #include "store/jobstore.h"
 #include "store/sql.h"
+#include "trustservice.h"
 #include "wire/jobstate.h"
 
 #include <QLoggingCategory>
@@ -287,6 +288,9 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
         changed = true;
     }
     before->finish();
+    // Before last_seen moves: the time since the last heartbeat is uptime.
+    if (Status counted = TrustService(m_db).recordHeartbeat(worker.id, now); !counted)
+        return counted.error();
     if (Result<QSqlQuery> touched = runSql(m_db,
                                            QStringLiteral("UPDATE workers SET state = ?, "
                                                           "last_seen = ?")
@@ -330,7 +334,8 @@ Result<QJsonObject> WorkerService::heartbeat(const WorkerRef &worker, const QJso
     for (const qint64 id : std::as_const(vanished)) {
         qCWarning(lcWorkers) << "worker" << worker.id << "no longer runs task" << id;
         (void) m_progress.taskEnded(id, {JobState::Failed, std::nullopt,
-                                         QStringLiteral("the worker lost the task (it restarted)")});
+                                         QStringLiteral("the worker lost the task (it restarted)"),
+                                         true});
     }
     return QJsonObject{{QStringLiteral("cancel"), cancel}};
 }
@@ -541,15 +546,16 @@ Result<QJsonObject> WorkerService::list()
                        "t.state = ?) AS running_tasks, (SELECT COALESCE(SUM(CASE WHEN "
                        "t.gpu_indices = '' THEN 0 ELSE LENGTH(t.gpu_indices) - "
                        "LENGTH(REPLACE(t.gpu_indices, ',', '')) + 1 END), 0) FROM tasks t WHERE "
-                       "t.worker_id = w.id AND t.state = ?) AS gpus_in_use, w.gpu_type, w.runtimes "
-                       "FROM workers w ORDER BY w.name, w.id"),
+                       "t.worker_id = w.id AND t.state = ?) AS gpus_in_use, w.gpu_type, w.runtimes, ")
+            + TrustService::scoreColumns(u"w"_s)
+            + QStringLiteral(" FROM workers w ORDER BY w.name, w.id"),
         {stateName(JobState::Running), stateName(JobState::Running)});
     if (!query)
         return query.error();
     QJsonArray workers;
     while (query->next()) {
         const QSqlQuery &row = *query;
-        workers.append(QJsonObject{
+        QJsonObject worker{
             {u"id"_s, QString::number(row.value(u"id"_s).toLongLong())},
             {u"name"_s, row.value(u"name"_s).toString()},
             {u"hostname"_s, row.value(u"hostname"_s).toString()},
@@ -564,7 +570,12 @@ Result<QJsonObject> WorkerService::list()
             {u"gpu_type"_s, row.value(u"gpu_type"_s).toString()},
             {u"runtimes"_s, QJsonArray::fromStringList(row.value(u"runtimes"_s).toString().split(
                                 u',', Qt::SkipEmptyParts))},
-        });
+        };
+        // Its trust score and state (docs/trust.md).
+        const QJsonObject trust = TrustService::trustOf(row).toJson();
+        for (auto it = trust.begin(); it != trust.end(); ++it)
+            worker.insert(it.key(), it.value());
+        workers.append(worker);
     }
     return QJsonObject{{QStringLiteral("workers"), workers}};
 }
@@ -593,6 +604,7 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
                                           {workerId, nowMs() - timeoutMs});
         if (!marked || marked->numRowsAffected() <= 0)
             continue;
+        (void) TrustService(m_db).recordLoss(workerId);
         m_scheduler.workerLost(workerId);
         Result<QSqlQuery> tasks = runSql(m_db,
                                          QStringLiteral("SELECT id FROM tasks WHERE worker_id = ? "
@@ -603,7 +615,8 @@ void WorkerService::markLostWorkers(qint64 timeoutMs)
             ids << tasks->value(u"id"_s).toLongLong();
         for (const qint64 id : std::as_const(ids)) {
             (void) m_progress.taskEnded(id, {JobState::Failed, std::nullopt,
-                                             QStringLiteral("its worker stopped answering")});
+                                             QStringLiteral("its worker stopped answering"),
+                                             true});
         }
     }
 }

@@ -103,6 +103,8 @@ QJsonObject JobSpec::toJson() const
         if (!value->isEmpty())
             object.insert(QLatin1String(key), *value);
     }
+    if (minWorkerTrust != 0)
+        object.insert(QStringLiteral("minWorkerTrust"), minWorkerTrust);
     if (!jobEnvs.isEmpty())
         object.insert(QStringLiteral("jobEnvs"), jobEnvs);
     if (!extras.isEmpty())

@@ -67,6 +67,10 @@ struct JobSpec
     QJsonObject jobEnvs; // name -> string, number or boolean: set in every task's environment
     // Only workers whose --gpu-type matches (in any case) run the job's tasks.
     QString gpuType;
+    // DDL's own: only workers whose trust score (0 to 100, docs/trust.md) is at least this run
+    // the job's tasks; 0 (the default) takes any worker that is not quarantined.
+    int minWorkerTrust = 0;
+    static constexpr int MaxWorkerTrust = 100;
     // OpenPAI fields kept with the job that have no effect here (see noEffectNotes()).
     QString authFile;
     QString virtualCluster;

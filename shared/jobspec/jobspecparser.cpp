@@ -321,6 +321,8 @@ JobSpec readPaiObject(const QJsonObject &root, bool wire, Collector &collector)
     spec.virtualCluster =
         reader.string(QLatin1String("virtualCluster"), Presence::Optional).value_or(QString());
     spec.gpuType = reader.string(QLatin1String("gpuType"), Presence::Optional).value_or(QString());
+    spec.minWorkerTrust =
+        reader.integer(QLatin1String("minWorkerTrust"), Presence::Optional).value_or(0);
     spec.extras =
         reader.object(QLatin1String("extras"), Presence::Optional).value_or(QJsonObject());
     reader.reportUnknownFields();
@@ -408,6 +410,7 @@ constexpr FieldAlias YamlAliases[] = {
     {"taskRoles[0].memoryMB", "job_data.memory_mb_per_worker"},
     {"retryCount", "job_data.retry_count"},
     {"image", "job_data.image"},
+    {"minWorkerTrust", "job_data.min_worker_trust"},
 };
 
 SpecParseResult readTaskYaml(const YAML::Node &root, const QString &defaultName)
@@ -470,6 +473,9 @@ SpecParseResult readTaskYaml(const YAML::Node &root, const QString &defaultName)
     spec.retryCount = data.integer(QLatin1String("retry_count"), Presence::Optional).value_or(0);
     // The image the tasks run in on workers with a container runtime (docs/images.md).
     spec.image = data.string(QLatin1String("image"), Presence::Optional).value_or(QString());
+    // Only workers this trusted (docs/trust.md).
+    spec.minWorkerTrust =
+        data.integer(QLatin1String("min_worker_trust"), Presence::Optional).value_or(0);
     data.reportUnknownFields();
     spec.taskRoles.append(worker);
 

@@ -250,6 +250,12 @@ QList<SpecError> JobSpecValidator::validate(const JobSpec &spec, const QSet<QStr
                           .arg(spec.killAllOnCompletedTaskNumber));
     }
     check.atLeast(QStringLiteral("retryCount"), spec.retryCount, 0);
+    if (spec.minWorkerTrust < 0 || spec.minWorkerTrust > JobSpec::MaxWorkerTrust)
+        check.add(QStringLiteral("minWorkerTrust"),
+                  QStringLiteral("must be from 0 to %1 (a worker's trust score; see "
+                                 "docs/trust.md), got %2")
+                      .arg(JobSpec::MaxWorkerTrust)
+                      .arg(spec.minWorkerTrust));
     checkJobEnvs(check, spec.jobEnvs);
 
     return check.errors();

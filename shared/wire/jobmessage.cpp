@@ -13,6 +13,7 @@ constexpr auto State = "state"_L1;
 constexpr auto ExitCode = "exit_code"_L1;
 constexpr auto Worker = "worker"_L1;
 constexpr auto Address = "address"_L1;
+constexpr auto WorkerTrust = "worker_trust"_L1;
 constexpr auto Port = "port"_L1;
 constexpr auto Ports = "ports"_L1;
 constexpr auto Gpus = "gpus"_L1;
@@ -82,6 +83,7 @@ QJsonObject TaskMessage::toJson() const
         {Key::ExitCode, exitCode ? QJsonValue(*exitCode) : QJsonValue()},
         {Key::Worker, orNull(worker)},
         {Key::Address, orNull(address)},
+        {Key::WorkerTrust, workerTrust ? QJsonValue(*workerTrust) : QJsonValue()},
         {Key::Port, port},
         {Key::Ports, [this] {
              QJsonObject labelled;
@@ -112,6 +114,8 @@ Result<TaskMessage> TaskMessage::fromJson(const QJsonObject &object)
         task.exitCode = object.value(Key::ExitCode).toInt();
     task.worker = object.value(Key::Worker).toString();
     task.address = object.value(Key::Address).toString();
+    if (object.value(Key::WorkerTrust).isDouble())
+        task.workerTrust = object.value(Key::WorkerTrust).toInt();
     task.port = object.value(Key::Port).toInt();
     const QJsonObject labelled = object.value(Key::Ports).toObject();
     for (auto it = labelled.constBegin(); it != labelled.constEnd(); ++it)

@@ -24,6 +24,8 @@ struct TaskMessage
     std::optional<int> exitCode;
     QString worker; // the worker's name; empty before it was placed
     QString address; // where the worker's tasks are reached (its advertised address)
+    // The worker's trust score now, 0 to 100 (docs/trust.md); absent before it was placed.
+    std::optional<int> workerTrust;
     int port = 0;    // the task's own port on it (PAI_CURRENT_CONTAINER_PORT); 0 before placing
     QMap<QString, QList<int>> ports; // an OpenPAI portList's label -> the ports booked for it
     QList<int> gpus;                 // the worker's GPU indices the task was given

@@ -97,14 +97,14 @@ void TestCliOutput::taskTableShowsMissingValues()
 {
     const QJsonArray tasks = QJsonDocument::fromJson(R"([
         {"id": 17, "index": 0, "role": "worker", "role_index": 0, "state": "SUCCEEDED",
-         "exit_code": 0, "worker": "host-a", "attempt": 1},
+         "exit_code": 0, "worker": "host-a", "worker_trust": 40, "attempt": 1},
         {"id": 18, "index": 1, "role": "worker", "role_index": 1, "state": "WAITING",
          "exit_code": null, "worker": null, "attempt": 1}])")
                                  .array();
     QCOMPARE(Output::taskTable(tasks),
-             u"ROLE    INDEX  ATTEMPT  STATE      EXIT  WORKER\n"
-             "worker  0      1        SUCCEEDED  0     host-a\n"
-             "worker  1      1        WAITING    -     -\n"_s);
+             u"ROLE    INDEX  ATTEMPT  STATE      EXIT  WORKER  TRUST\n"
+             "worker  0      1        SUCCEEDED  0     host-a  40\n"
+             "worker  1      1        WAITING    -     -       -\n"_s);
     QCOMPARE(Output::taskLabel(*ddl::TaskMessage::fromJson(tasks.at(1).toObject())),
              u"worker[1]"_s);
 }

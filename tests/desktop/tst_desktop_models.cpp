@@ -292,6 +292,13 @@ void TestDesktopModels::taskModelUpdatesInPlace()
     QCOMPARE(model.label(1), u"worker #1"_s);
     QCOMPARE(model.index(1, TaskModel::StateColumn).data(TaskModel::StateRole).toString(),
              u"SUCCEEDED"_s);
+    // The worker that ran a task, with its trust (docs/trust.md).
+    ddl::TaskMessage placed = task(2, ddl::JobState::Succeeded);
+    placed.worker = u"gpu-a"_s;
+    placed.workerTrust = 40;
+    model.setTasks({task(1, ddl::JobState::Running), placed});
+    QCOMPARE(model.index(1, TaskModel::WorkerColumn).data().toString(), u"gpu-a (trust 40)"_s);
+    QCOMPARE(model.index(0, TaskModel::WorkerColumn).data().toString(), QString());
 }
 
 void TestDesktopModels::artifactTree()
@@ -337,6 +344,16 @@ void TestDesktopModels::workerModelMerges()
     QCOMPARE(model.index(0, WorkerModel::StateColumn).data(WorkerModel::StateRole).toString(),
              u"LOST"_s);
     QCOMPARE(model.index(1, WorkerModel::NameColumn).data().toString(), u"c"_s);
+    // The trust column shows the score, and the state when the worker is not verified.
+    QJsonObject quarantined = worker(u"c"_s, u"ONLINE"_s, 0);
+    quarantined.insert("trust"_L1, 0);
+    quarantined.insert("trust_state"_L1, u"quarantined"_s);
+    QJsonObject verified = worker(u"b"_s, u"LOST"_s, 0);
+    verified.insert("trust"_L1, 70);
+    verified.insert("trust_state"_L1, u"verified"_s);
+    model.setWorkers(QJsonArray{verified, quarantined});
+    QCOMPARE(model.index(0, WorkerModel::TrustColumn).data().toString(), u"70"_s);
+    QCOMPARE(model.index(1, WorkerModel::TrustColumn).data().toString(), u"0 (quarantined)"_s);
 }
 
 QTEST_MAIN(TestDesktopModels)

@@ -186,6 +186,8 @@ private slots:
     void explain();
     void neverPlaceable_data();
     void neverPlaceable();
+    void trustDecidesWhichWorkersTakeTasks();
+    void canaryGoesToItsWorkerOnly();
 };
 
 void tst_GangPlacer::place_data()
@@ -724,6 +726,74 @@ void tst_GangPlacer::neverPlaceable()
     if (!workers.isEmpty() && workers.first().online)
         placer.place(gang({gpuTask(workers.first().gpus, workers.first().cpus)}));
     QCOMPARE(placer.neverPlaceable(tasks), reason);
+}
+
+void tst_GangPlacer::trustDecidesWhichWorkersTakeTasks()
+{
+    // Worker 1 trust 30, worker 2 trust 80, worker 3 quarantined, worker 4 awaits its canary.
+    GangPlacer placer = placerWith({Declared{}, Declared{}, Declared{}, Declared{}});
+    const auto setTrust = [&placer](qint64 id, int trust, bool quarantined, bool awaiting) {
+        WorkerNode *node = placer.worker(id);
+        node->trust = trust;
+        node->quarantined = quarantined;
+        node->awaitingCanary = awaiting;
+    };
+    setTrust(1, 30, false, false);
+    setTrust(2, 80, false, false);
+    setTrust(3, 100, true, false);
+    setTrust(4, 100, false, true);
+
+    // minWorkerTrust 50: only worker 2, for both tasks.
+    TaskDemand trusted = gpuTask(0);
+    trusted.minTrust = 50;
+    QList<Placement> placed = placer.place(gang({trusted, trusted}));
+    QCOMPARE(placed.size(), 2);
+    for (const Placement &placement : std::as_const(placed))
+        QCOMPARE(placement.workerId, 2);
+    for (const Placement &placement : std::as_const(placed))
+        placer.release(placement);
+
+    // Without a minimum: never the quarantined worker nor the one awaiting its canary.
+    placed = placer.place(gang({gpuTask(0), gpuTask(0), gpuTask(0), gpuTask(0), gpuTask(0),
+                                gpuTask(0), gpuTask(0), gpuTask(0)}));
+    QCOMPARE(placed.size(), 8);
+    for (const Placement &placement : std::as_const(placed))
+        QVERIFY2(placement.workerId == 1 || placement.workerId == 2,
+                 qPrintable(QString::number(placement.workerId)));
+    QVERIFY(placer.place(gang({gpuTask(0)})).isEmpty()); // 3 and 4 have room, but take nothing
+    for (const Placement &placement : std::as_const(placed))
+        placer.release(placement);
+
+    // The waiting reasons say why.
+    TaskDemand tooTrusting = gpuTask(0);
+    tooTrusting.minTrust = 90;
+    QCOMPARE(GangPlacer::explain(gang({tooTrusting}), placer.summary(tooTrusting)),
+             u"needs a worker with trust >= 90; no online worker is one (the most trusted online "
+             "worker has trust 80; 1 waiting for a canary check; see docs/trust.md)"_s);
+    GangPlacer held = placerWith({Declared{}, Declared{}});
+    held.worker(1)->quarantined = true;
+    held.worker(2)->awaitingCanary = true;
+    QCOMPARE(GangPlacer::explain(gang({gpuTask(0)}), held.summary()),
+             u"no online worker takes tasks now: 1 waits for its canary check and 1 is "
+             "quarantined (docs/trust.md)"_s);
+    // Trust grows and quarantine ends: neither makes a job unplaceable for ever.
+    QCOMPARE(held.neverPlaceable(gang({tooTrusting})), QString());
+}
+
+void tst_GangPlacer::canaryGoesToItsWorkerOnly()
+{
+    GangPlacer placer = placerWith({Declared{}, Declared{}});
+    placer.worker(1)->awaitingCanary = true;
+    placer.worker(2)->awaitingCanary = true;
+    TaskDemand canary = gpuTask(0);
+    canary.canaryFor = 2;
+    const QList<Placement> placed = placer.place(gang({canary}));
+    QCOMPARE(placed.size(), 1);
+    QCOMPARE(placed.first().workerId, 2);
+    // A quarantined worker gets not even a canary (release makes it unverified first).
+    placer.release(placed.first());
+    placer.worker(2)->quarantined = true;
+    QVERIFY(placer.place(gang({canary})).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(tst_GangPlacer)

@@ -77,6 +77,25 @@ void tst_WorkersApi::listsWorkersForUsers()
     QCOMPARE(worker.value(QStringLiteral("running_tasks")).toInt(), 0);
     QVERIFY(worker.value(QStringLiteral("last_seen")).isString());
     QVERIFY(!worker.contains(QStringLiteral("address")));
+    // Its trust (docs/trust.md): a new worker on a server without canaries has only its tasks
+    // part, 30, and is unverified; quarantine_reason appears only for a quarantined worker.
+    QCOMPARE(worker.value(QStringLiteral("trust")).toInt(-1), 30);
+    QCOMPARE(worker.value(QStringLiteral("trust_state")).toString(), QStringLiteral("unverified"));
+    QVERIFY(!worker.contains(QStringLiteral("quarantine_reason")));
+    const QString id = worker.value(QStringLiteral("id")).toString();
+    QVERIFY(!ServerProcess::runCommand({QStringLiteral("workers"), QStringLiteral("quarantine"), id,
+                                        QStringLiteral("--reason"), QStringLiteral("checking it"),
+                                        QStringLiteral("--data-dir"),
+                                        cluster.path(QStringLiteral("server"))})
+                 .isEmpty());
+    Result<ApiResponse> after = client.getSync(QStringLiteral("/v1/workers"));
+    QVERIFY(after.ok());
+    const QJsonObject held =
+        after->json().value(QStringLiteral("workers")).toArray().last().toObject();
+    QCOMPARE(held.value(QStringLiteral("trust")).toInt(-1), 0);
+    QCOMPARE(held.value(QStringLiteral("trust_state")).toString(), QStringLiteral("quarantined"));
+    QCOMPARE(held.value(QStringLiteral("quarantine_reason")).toString(),
+             QStringLiteral("checking it"));
     const QByteArray text = QJsonDocument(worker).toJson();
     QVERIFY(!text.contains("token"));
 }

@@ -17,15 +17,15 @@ namespace {
 
 const char PaiKnown[] = "jobName, image, dataDir, outputDir, codeDir, taskRoles, "
                         "killAllOnCompletedTaskNumber, retryCount, jobEnvs, authFile, "
-                        "virtualCluster, gpuType, extras";
+                        "virtualCluster, gpuType, minWorkerTrust, extras";
 const char WireKnown[] = "kind, jobName, image, dataDir, outputDir, codeDir, taskRoles, "
                          "killAllOnCompletedTaskNumber, retryCount, jobEnvs, authFile, "
-                         "virtualCluster, gpuType, extras";
+                         "virtualCluster, gpuType, minWorkerTrust, extras";
 const char RoleKnown[] = "name, taskNumber, cpuNumber, memoryMB, gpuNumber, command, shmMB, "
                          "portList, minFailedTaskCount, minSucceededTaskCount";
 const char PortKnown[] = "label, beginAt, portNumber";
 const char JobDataKnown[] = "job_name, dataset, worker_required, gpu_per_worker, cpu_per_worker, "
-                            "memory_mb_per_worker, retry_count, image";
+                            "memory_mb_per_worker, retry_count, image, min_worker_trust";
 
 // A valid OpenPAI job with one task role; patch() changes it for one table row.
 const char BasePai[] = R"({"jobName": "mnist-1", "image": "pytorch/pytorch:2.0",
@@ -175,6 +175,11 @@ void tst_JobSpec::paiJsonValid_data()
     QTest::newRow("killAll equal to total tasks")
         << patched(R"({"killAllOnCompletedTaskNumber": 2})")
         << patched(R"({"kind": "openpai", "killAllOnCompletedTaskNumber": 2, "retryCount": 0})");
+    // Kept on the wire for the scheduler (docs/trust.md); 0, the default, is left out.
+    QTest::newRow("minWorkerTrust")
+        << patched(R"({"minWorkerTrust": 60})")
+        << patched(R"({"kind": "openpai", "killAllOnCompletedTaskNumber": 0, "retryCount": 0,
+                      "minWorkerTrust": 60})");
 }
 
 void tst_JobSpec::paiJsonValid()
@@ -297,6 +302,19 @@ void tst_JobSpec::paiJsonInvalid_data()
         << patched(R"({"kind": "openpai"})") << QStringList{unknown("kind", PaiKnown)};
     QTest::newRow("unknown role field") << patched(R"({"role": {"gpus": 1}})")
                                         << QStringList{unknown("taskRoles[0].gpus", RoleKnown)};
+
+    // DDL's minWorkerTrust: a trust score, 0 to 100.
+    QTest::newRow("minWorkerTrust above 100")
+        << patched(R"({"minWorkerTrust": 101})")
+        << lines("minWorkerTrust: must be from 0 to 100 (a worker's trust score; see "
+                 "docs/trust.md), got 101");
+    QTest::newRow("minWorkerTrust negative")
+        << patched(R"({"minWorkerTrust": -1})")
+        << lines("minWorkerTrust: must be from 0 to 100 (a worker's trust score; see "
+                 "docs/trust.md), got -1");
+    QTest::newRow("minWorkerTrust not a number")
+        << patched(R"({"minWorkerTrust": "high"})")
+        << lines("minWorkerTrust: must be an integer, got string");
 
     // All errors together, each with its exact path.
     QTest::newRow("many errors")
@@ -863,7 +881,7 @@ void tst_JobSpec::schemaMatchesWireForm()
     const Result<JobSpec> spec = JobSpecParser::parsePaiJson(
         QByteArray(R"({"jobName": "j", "image": "i", "dataDir": "/d", "outputDir": "/o",
             "codeDir": "/c", "authFile": "a", "virtualCluster": "v", "gpuType": "g",
-            "jobEnvs": {"A": "1"}, "extras": {"x": 1}, "taskRoles": [{"name": "a",
+            "minWorkerTrust": 50, "jobEnvs": {"A": "1"}, "extras": {"x": 1}, "taskRoles": [{"name": "a",
             "taskNumber": 2, "cpuNumber": 1, "memoryMB": 100, "gpuNumber": 0, "command": "x",
             "shmMB": 64, "portList": [{"label": "http", "beginAt": 0, "portNumber": 1}],
             "minFailedTaskCount": 2, "minSucceededTaskCount": 1}]})"));
