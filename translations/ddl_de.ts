@@ -1046,6 +1046,64 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::LedgerPanel</name>
+    <message>
+        <source>Select a worker to see what it gave.</source>
+        <translation>Wählen Sie einen Worker, um zu sehen, was er beigetragen hat.</translation>
+    </message>
+    <message>
+        <source>GPU-hours given: %1</source>
+        <translation>Gegebene GPU-Stunden: %1</translation>
+    </message>
+    <message>
+        <source>CPU-hours given: %1 (CPU time used: %2 h)</source>
+        <translation>Gegebene CPU-Stunden: %1 (genutzte CPU-Zeit: %2 h)</translation>
+    </message>
+    <message>
+        <source>Tasks run: %1 (%2 succeeded, %3 failed)</source>
+        <translation>Ausgeführte Tasks: %1 (%2 erfolgreich, %3 fehlgeschlagen)</translation>
+    </message>
+    <message>
+        <source>Jobs run: %1</source>
+        <translation>Ausgeführte Jobs: %1</translation>
+    </message>
+    <message>
+        <source>Preemptions: %1</source>
+        <translation>Verdrängungen: %1</translation>
+    </message>
+    <message>
+        <source>Downloaded: %1</source>
+        <translation>Heruntergeladen: %1</translation>
+    </message>
+    <message>
+        <source>Uploaded: %1</source>
+        <translation>Hochgeladen: %1</translation>
+    </message>
+    <message>
+        <source>Only a worker&apos;s owner sees what it gave, and this worker is not yours.</source>
+        <translation>Nur der Eigentümer eines Workers sieht, was er beigetragen hat, und dieser Worker gehört nicht Ihnen.</translation>
+    </message>
+    <message>
+        <source>%1 gave:</source>
+        <translation>%1 hat beigetragen:</translation>
+    </message>
+    <message>
+        <source>This server keeps no contribution ledger (it is older than this client).</source>
+        <translation>Dieser Server führt kein Beitragsbuch (er ist älter als dieser Client).</translation>
+    </message>
+    <message>
+        <source>You own no workers. A worker is yours when it enrolled with a token made for you (ddl-server token create --owner).</source>
+        <translation>Sie besitzen keine Worker. Ein Worker gehört Ihnen, wenn er sich mit einem für Sie erstellten Token angemeldet hat (ddl-server token create --owner).</translation>
+    </message>
+    <message numerus="yes">
+        <source>Your %n worker(s) gave:</source>
+        <translation>
+            <numerusform>Ihr %n Worker hat beigetragen:</numerusform>
+            <numerusform>Ihre %n Worker haben beigetragen:</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::LogView</name>
     <message>
         <source>Follow</source>
@@ -1543,6 +1601,10 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
         <source>GPUs</source>
         <translation>GPUs</translation>
     </message>
+    <message>
+        <source>%1 (trust %2)</source>
+        <translation>%1 (Vertrauen %2)</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::TrayNotifier</name>
@@ -1643,6 +1705,18 @@ in Ihrem Trainingscode aus, um sie hier zu sehen.</translation>
     <message>
         <source>Last seen</source>
         <translation>Zuletzt gesehen</translation>
+    </message>
+    <message>
+        <source>%1 (quarantined)</source>
+        <translation>%1 (in Quarantäne)</translation>
+    </message>
+    <message>
+        <source>%1 (unverified)</source>
+        <translation>%1 (nicht geprüft)</translation>
+    </message>
+    <message>
+        <source>Trust</source>
+        <translation>Vertrauen</translation>
     </message>
 </context>
 <context>

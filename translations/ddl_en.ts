@@ -117,6 +117,14 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::LedgerPanel</name>
+    <message numerus="yes">
+        <source>Your %n worker(s) gave:</source>
+        <translation>
+            <numerusform>Your %n worker gave:</numerusform><numerusform>Your %n workers gave:</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::WorkersView</name>
     <message numerus="yes">
         <source>%1 of %n worker(s) online, %2 GPUs</source>

@@ -1030,6 +1030,63 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::LedgerPanel</name>
+    <message>
+        <source>Select a worker to see what it gave.</source>
+        <translation>选择一个工作节点以查看其贡献。</translation>
+    </message>
+    <message>
+        <source>GPU-hours given: %1</source>
+        <translation>贡献的 GPU 小时：%1</translation>
+    </message>
+    <message>
+        <source>CPU-hours given: %1 (CPU time used: %2 h)</source>
+        <translation>贡献的 CPU 小时：%1（实际使用 CPU 时间：%2 小时）</translation>
+    </message>
+    <message>
+        <source>Tasks run: %1 (%2 succeeded, %3 failed)</source>
+        <translation>运行的任务：%1（成功 %2，失败 %3）</translation>
+    </message>
+    <message>
+        <source>Jobs run: %1</source>
+        <translation>运行的作业：%1</translation>
+    </message>
+    <message>
+        <source>Preemptions: %1</source>
+        <translation>被抢占次数：%1</translation>
+    </message>
+    <message>
+        <source>Downloaded: %1</source>
+        <translation>已下载：%1</translation>
+    </message>
+    <message>
+        <source>Uploaded: %1</source>
+        <translation>已上传：%1</translation>
+    </message>
+    <message>
+        <source>Only a worker&apos;s owner sees what it gave, and this worker is not yours.</source>
+        <translation>只有工作节点的所有者才能查看其贡献，而此工作节点不属于您。</translation>
+    </message>
+    <message>
+        <source>%1 gave:</source>
+        <translation>%1 的贡献：</translation>
+    </message>
+    <message>
+        <source>This server keeps no contribution ledger (it is older than this client).</source>
+        <translation>此服务器没有贡献账本（它比此客户端旧）。</translation>
+    </message>
+    <message>
+        <source>You own no workers. A worker is yours when it enrolled with a token made for you (ddl-server token create --owner).</source>
+        <translation>您没有任何工作节点。工作节点使用为您创建的令牌注册后即归您所有（ddl-server token create --owner）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Your %n worker(s) gave:</source>
+        <translation>
+            <numerusform>您的 %n 个工作节点的贡献：</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::LogView</name>
     <message>
         <source>Follow</source>
@@ -1526,6 +1583,10 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
         <source>GPUs</source>
         <translation>GPU</translation>
     </message>
+    <message>
+        <source>%1 (trust %2)</source>
+        <translation>%1（信任度 %2）</translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::TrayNotifier</name>
@@ -1626,6 +1687,18 @@ DDL_METRIC {&quot;step&quot;: 10, &quot;loss&quot;: 0.25}
     <message>
         <source>Last seen</source>
         <translation>最后在线</translation>
+    </message>
+    <message>
+        <source>%1 (quarantined)</source>
+        <translation>%1（已隔离）</translation>
+    </message>
+    <message>
+        <source>%1 (unverified)</source>
+        <translation>%1（未验证）</translation>
+    </message>
+    <message>
+        <source>Trust</source>
+        <translation>信任度</translation>
     </message>
 </context>
 <context>
