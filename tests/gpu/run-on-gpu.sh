@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The real-GPU check of the worker's GPU paths, run on a lent GPU machine (as root, no network):
 # unpacks the bundle of tests/gpu/bundle.sh, starts ddl-server and ddl-worker (bubblewrap sandbox,
-# --only-when-idle, 1 s samples) and, through ddlcli, (1) runs a job on one GPU and reads its GPU
-# utilisation, (2) runs a second job and starts a CUDA process outside DDL while it runs: the
-# worker must preempt the task and rerun it once the GPU is free again. Prints CHECK lines and
-# copies the logs into $OUT (or ./gpu-check-out).
+# --only-when-idle, GPU 0 lent, 1 s samples, checkpoints every 10 s) and, through ddlcli, (1) runs
+# a job on one GPU and reads its GPU utilisation, (2) runs a second job and starts a CUDA process
+# outside DDL while it runs: the worker must preempt the task and rerun it, from its checkpoint,
+# once the GPU is free again; (3) reads the worker's contribution ledger (ddl-worker report).
+# Prints CHECK lines and copies the logs into $OUT (or ./gpu-check-out).
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${OUT:-$root/gpu-check-out}
@@ -43,7 +44,8 @@ done
 token=$(ddl-server token create --data-dir "$work/server")
 ddl-worker --server "$url" --token "$token" --ca-cert "$work/server/tls/server.crt" \
     --work-dir "$work/worker" --slots 1 --allow-root --only-when-idle --preempt-notice 5 \
-    --sample-interval 1 --python "$(command -v python3)" "${sandbox[@]}" >"$work/worker.log" 2>&1 &
+    --sample-interval 1 --lend-gpus 0 --checkpoint-interval 10 --python "$(command -v python3)" \
+    "${sandbox[@]}" >"$work/worker.log" 2>&1 &
 pids+=($!)
 
 export DDL_SERVER="$url" DDL_CA_CERT="$work/server/tls/server.crt" XDG_CONFIG_HOME="$work/config"
@@ -94,4 +96,8 @@ wait_status "$uuid" 'SUCCEEDED|FAILED' 150
 ddlcli logs --job_uuid="$uuid" >"$work/job2.txt" 2>&1
 ddlcli progress --job_uuid="$uuid" >>"$work/job2.txt" 2>&1
 check job2 "status $(status "$uuid"); attempts seen: $(grep -c '^DDL_TASK_ATTEMPT\|DDL_TASK_ATTEMPT=' "$work/job2.txt")"
+check job2-resumed "$(grep -m1 'resumed from the checkpoint' "$work/job2.txt"; grep -m1 '^checkpoint:' "$work/job2.txt")"
+ddl-worker report --server "$url" --ca-cert "$work/server/tls/server.crt" --work-dir "$work/worker" \
+    >"$work/report.txt" 2>&1
+check ledger "$(tr '\n' ' ' <"$work/report.txt" | cut -c1-500)"
 check owner-busy-log "$(grep -m2 -i 'owner\|preempt' "$work/worker.log" | tr '\n' ' ' | cut -c1-400)"
