@@ -5,6 +5,7 @@
 // beyond the dataset's size; the job's user cannot; a resent task end counts once; and
 // `ddl-worker report` prints the same numbers from the worker's own config.
 #include "clusterharness.h"
+#include "fakenvidiasmi.h"
 #include "polluntil.h"
 #include "serverprocess.h"
 
@@ -23,13 +24,6 @@ using namespace Qt::StringLiterals;
 using namespace ddl;
 
 namespace {
-
-constexpr char FakeNvidiaSmi[] = R"(#!/bin/sh
-case "$*" in
-*utilization.gpu*) echo '0, 50, 1000, 16384' ;;
-*) echo '0, Fake GPU, 16384 MiB' ;;
-esac
-)";
 
 constexpr qint64 DatasetBytes = 300 * 1000;
 
@@ -69,6 +63,7 @@ private:
     Run workerReport(const QStringList &extra, const QString &workDir);
 
     ClusterHarness m_cluster;
+    FakeNvidiaSmi m_gpu;
     ServerTrust m_trust;
 };
 
@@ -90,16 +85,8 @@ void TestE2eLedgerFakeGpu::initTestCase()
                                    .trimmed();
     QVERIFY2(exitCode == 0 && ownerToken.startsWith(u"ddle_"_s), qPrintable(errors));
 
-    const QString bin = m_cluster.path(u"fake-gpu-bin"_s);
-    QVERIFY(QDir().mkpath(bin));
-    QFile script(bin + u"/nvidia-smi"_s);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write(FakeNvidiaSmi);
-    script.close();
-    QVERIFY(script.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner |
-                                  QFileDevice::ExeOwner));
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(u"PATH"_s, bin + u':' + environment.value(u"PATH"_s));
+    QVERIFY(m_gpu.install(m_cluster.path(u"fake-gpu-bin"_s)));
+    const QProcessEnvironment environment = m_gpu.environment();
     // The last --token wins over the harness's own (ownerless) one.
     QVERIFY(m_cluster.startNamedWorker(
         u"donor"_s, {u"--token"_s, ownerToken, u"--sample-interval"_s, u"0.2"_s}, environment));
