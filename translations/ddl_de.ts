@@ -757,6 +757,17 @@
         <source>Utilisation</source>
         <translation>Auslastung</translation>
     </message>
+    <message>
+        <source>Checkpoint of %1 #%2: from attempt %3 at %4, %5</source>
+        <translation>Checkpoint von %1 #%2: aus Versuch %3 um %4, %5</translation>
+    </message>
+    <message numerus="yes">
+        <source>attempt %1 (%n preempted)</source>
+        <translation>
+            <numerusform>Versuch %1 (%n verdrängt)</numerusform>
+            <numerusform>Versuch %1 (%n verdrängt)</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobEditor</name>

@@ -117,6 +117,14 @@
     </message>
 </context>
 <context>
+    <name>ddl::desktop::JobDetailView</name>
+    <message numerus="yes">
+        <source>attempt %1 (%n preempted)</source>
+        <translation>
+            <numerusform>attempt %1 (%n preempted)</numerusform><numerusform>attempt %1 (%n preempted)</numerusform></translation>
+    </message>
+</context>
+<context>
     <name>ddl::desktop::LedgerPanel</name>
     <message numerus="yes">
         <source>Your %n worker(s) gave:</source>

@@ -743,6 +743,16 @@
         <source>Utilisation</source>
         <translation>资源利用</translation>
     </message>
+    <message>
+        <source>Checkpoint of %1 #%2: from attempt %3 at %4, %5</source>
+        <translation>%1 #%2 的检查点：来自第 %3 次尝试，%4，%5</translation>
+    </message>
+    <message numerus="yes">
+        <source>attempt %1 (%n preempted)</source>
+        <translation>
+            <numerusform>第 %1 次尝试（%n 次被抢占）</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>ddl::desktop::JobEditor</name>

@@ -49,6 +49,9 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     m_timeline = new StateTimeline(this);
     m_reasonLabel = new QLabel(this);
     m_reasonLabel->setWordWrap(true);
+    m_checkpointLabel = new QLabel(this);
+    m_checkpointLabel->setObjectName(u"checkpoints"_s);
+    m_checkpointLabel->setWordWrap(true);
     m_cancelButton = new QPushButton(tr("Cancel job"), this);
     m_cancelButton->setObjectName(u"cancelButton"_s);
     // A destructive button never takes the keyboard by default: one Space press must not stop
@@ -91,6 +94,7 @@ JobDetailView::JobDetailView(ApiClient *client, const QString &uuid, QWidget *pa
     headerText->addWidget(m_timelineLabel);
     headerText->addWidget(m_timeline);
     headerText->addWidget(m_reasonLabel);
+    headerText->addWidget(m_checkpointLabel);
     headerText->addWidget(m_failure);
     header->addLayout(headerText, 1);
     header->addWidget(m_cloneButton, 0, Qt::AlignTop);
@@ -146,6 +150,25 @@ static QString timeText(const QDateTime &time)
     return QLocale().toString(time.toLocalTime(), QLocale::ShortFormat);
 }
 
+// Where each task's next attempt would start (docs/checkpoints.md): one line per task that
+// saved a checkpoint.
+QString JobDetailView::checkpointText(const QJsonArray &checkpoints)
+{
+    QStringList lines;
+    for (const QJsonValue &value : checkpoints) {
+        const QJsonObject checkpoint = value.toObject();
+        const QDateTime at =
+            QDateTime::fromString(checkpoint.value(u"created_at"_s).toString(), Qt::ISODate);
+        lines << tr("Checkpoint of %1 #%2: from attempt %3 at %4, %5")
+                     .arg(checkpoint.value(u"role"_s).toString())
+                     .arg(checkpoint.value(u"role_index"_s).toInt())
+                     .arg(checkpoint.value(u"attempt"_s).toInt())
+                     .arg(timeText(at),
+                          QLocale().formattedDataSize(checkpoint.value(u"size"_s).toInteger()));
+    }
+    return lines.join(u'\n');
+}
+
 void JobDetailView::handleJob(const QJsonObject &answer)
 {
     Result<JobMessage> read = JobMessage::fromJson(answer);
@@ -169,8 +192,12 @@ void JobDetailView::handleJob(const QJsonObject &answer)
     if (record.finishedAt.isValid())
         steps << tr("%1 %2").arg(JobStateStyle::displayName(record.state).toLower(),
                                  timeText(record.finishedAt));
-    if (record.attempt > 1)
+    // Preempted attempts spend no retry (docs/owners.md): they are counted on their own.
+    if (record.attempt > 1 && job.preemptions > 0) {
+        steps << tr("attempt %1 (%n preempted)", nullptr, job.preemptions).arg(record.attempt);
+    } else if (record.attempt > 1) {
         steps << tr("attempt %1 of %2").arg(record.attempt).arg(record.retryCount + 1);
+    }
     const qint64 duration = record.durationSeconds(QDateTime::currentDateTimeUtc());
     QString timeline = steps.join(u" → "_s);
     if (duration >= 0)
@@ -179,6 +206,8 @@ void JobDetailView::handleJob(const QJsonObject &answer)
     m_timeline->setJob(job);
     m_reasonLabel->setText(record.state == stateName(JobState::Waiting) ? record.reason
                                                                         : QString());
+    m_checkpointLabel->setText(checkpointText(answer.value(u"checkpoints"_s).toArray()));
+    m_checkpointLabel->setVisible(!m_checkpointLabel->text().isEmpty());
     m_cancelButton->setEnabled(!record.isFinal());
     m_failure->setJob(job);
     m_utilisation->setJobState(record.state);

@@ -2,6 +2,7 @@
 
 #include "wire/jobmessage.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QPointer>
 #include <QTimer>
@@ -29,9 +30,8 @@ class MetricStore;
 class StateTimeline;
 class TaskModel;
 
-// One job: its state and timeline, its tasks, live logs, metric charts, utilisation graphs and
-// artifacts, with the
-// actions cancel, clone and download. Polls the job while it is not finished.
+// One job: its state and timeline, its checkpoints, its tasks, live logs, metric charts,
+// utilisation graphs and artifacts, with the actions cancel, clone and download. Polls the job while it is not finished.
 class JobDetailView : public QWidget
 {
     Q_OBJECT
@@ -39,6 +39,9 @@ public:
     static constexpr int PollMs = 1500;
 
     JobDetailView(ApiClient *client, const QString &uuid, QWidget *parent = nullptr);
+
+    // The job's "checkpoints" (GET /v1/jobs/<uuid>) as lines for the header; empty for none.
+    static QString checkpointText(const QJsonArray &checkpoints);
 
     QString uuid() const { return m_uuid; }
     // Empty until the job was first read.
@@ -81,6 +84,7 @@ private:
     QLabel *m_timelineLabel;
     StateTimeline *m_timeline;
     QLabel *m_reasonLabel;
+    QLabel *m_checkpointLabel;
     QPushButton *m_cancelButton;
     QPushButton *m_cloneButton;
     TaskModel *m_tasks;

@@ -82,7 +82,7 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
 }
 
 QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
-                         const QString &command, int tasks, int gpus)
+                         const QString &command, int tasks, int gpus, int retries)
 {
     ddl::JobSpec spec;
     spec.kind = ddl::JobSpec::Kind::OpenPai;
@@ -95,6 +95,7 @@ QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
     role.memoryMB = 256;
     role.command = command;
     spec.taskRoles = {role};
+    spec.retryCount = retries;
     ddl::desktop::SubmissionRequest request;
     request.spec = spec;
     ddl::desktop::JobSubmission submission(window.session()->client(), request);

@@ -21,9 +21,9 @@ QString registerThroughUi(ddl::desktop::MainWindow &window, const QString &email
 QString submitThroughWizard(ddl::desktop::MainWindow &window, const QString &repo,
                             QString *problem);
 // Submits an OpenPAI job of one python3 role (tasks instances, gpus GPUs each) running command,
-// as the editor would, and returns its uuid, or an empty string.
+// retried up to retries times, as the editor would, and returns its uuid, or an empty string.
 QString submitCommandJob(ddl::desktop::MainWindow &window, const QString &name,
-                         const QString &command, int tasks = 1, int gpus = 0);
+                         const QString &command, int tasks = 1, int gpus = 0, int retries = 0);
 // The SHA-256 fingerprint of a certificate file as ddl shows it ("SHA256:AB:CD:...").
 QString fingerprintOf(const QString &certificateFile);
 

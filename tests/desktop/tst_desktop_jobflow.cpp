@@ -70,6 +70,7 @@ private slots:
     void workersScreen();
     void submitOnServerDataset();
     void cancelAndClone();
+    void retryShowsItsCheckpoint();
     void largeLogLoadsByWindows();
     void logStreamsAndSearch();
     void searchInLongAndCrlfLines();
@@ -329,6 +330,36 @@ void TestDesktopJobFlow::submitOnServerDataset()
     const QString log = detail->logView()->text()->toPlainText();
     QVERIFY2(!log.contains(u"no iris.csv"_s), qPrintable(log));
     QVERIFY2(log.contains(u"manifest"_s), qPrintable(log));
+}
+
+// A task that saved a checkpoint and failed: its job page says which attempt's checkpoint the
+// retry starts from, and the retry finds it in DDL_CHECKPOINT_DIR (docs/checkpoints.md).
+void TestDesktopJobFlow::retryShowsItsCheckpoint()
+{
+    const QString uuid = ::submitCommandJob(
+        *m_window,
+        u"checkpointed"_s,
+        u"if [ \"$DDL_TASK_ATTEMPT\" = 1 ]; then echo step-7 > \"$DDL_CHECKPOINT_DIR/state\"; "
+        u"exit 3; fi; echo resumed from $(cat \"$DDL_CHECKPOINT_DIR/state\")"_s,
+        1,
+        0,
+        1);
+    QVERIFY(!uuid.isEmpty());
+    JobDetailView *detail = m_window->openJob(uuid);
+    QVERIFY(detail);
+    QTRY_COMPARE_WITH_TIMEOUT(detail->state(), u"SUCCEEDED"_s, 30000);
+    auto *checkpoints = detail->findChild<QLabel *>(u"checkpoints"_s);
+    QVERIFY(checkpoints);
+    QTRY_VERIFY2_WITH_TIMEOUT(checkpoints->text().contains(u"from attempt 1"_s),
+                              qPrintable(checkpoints->text()),
+                              10000);
+    QVERIFY2(checkpoints->text().contains(u"main #0"_s), qPrintable(checkpoints->text()));
+    // The retry's log (the task table's last row, attempt 2) shows what it read there.
+    auto *table = detail->findChild<QTableView *>(u"taskTable"_s);
+    const QModelIndex last = table->model()->index(table->model()->rowCount() - 1, 0);
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(last).center());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        detail->logView()->text()->toPlainText().contains(u"resumed from step-7"_s), 10000);
 }
 
 void TestDesktopJobFlow::cancelAndClone()
