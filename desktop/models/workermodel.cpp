@@ -10,7 +10,8 @@ namespace ddl::desktop {
 
 WorkerModel::WorkerModel(QObject *parent)
     : QAbstractTableModel(parent)
-{}
+{
+}
 
 static QString nameOf(const QJsonObject &worker)
 {
@@ -34,8 +35,9 @@ void WorkerModel::setWorkers(const QJsonArray &workers)
         }
     }
     for (const QJsonObject &worker : next) {
-        const auto it = std::find_if(m_workers.begin(), m_workers.end(),
-                                     [&](const QJsonObject &w) { return nameOf(w) == nameOf(worker); });
+        const auto it = std::find_if(m_workers.begin(), m_workers.end(), [&](const QJsonObject &w) {
+            return nameOf(w) == nameOf(worker);
+        });
         if (it == m_workers.end()) {
             const int row = int(m_workers.size());
             beginInsertRows({}, row, row);
@@ -74,24 +76,33 @@ QVariant WorkerModel::data(const QModelIndex &index, int role) const
     if (role != Qt::DisplayRole)
         return {};
     switch (index.column()) {
-    case NameColumn: return nameOf(worker);
-    case HostColumn: return worker.value("hostname"_L1).toString();
-    case StateColumn: return state == u"ONLINE"_s ? tr("Online") : state == u"LOST"_s ? tr("Lost")
-                                                                                   : state;
-    case GpusColumn: return worker.value("gpus"_L1).toInt();
-    case CpusColumn: return worker.value("cpus"_L1).toInt();
+    case NameColumn:
+        return nameOf(worker);
+    case HostColumn:
+        return worker.value("hostname"_L1).toString();
+    case StateColumn:
+        return state == u"ONLINE"_s ? tr("Online") : state == u"LOST"_s ? tr("Lost") : state;
+    case GpusColumn:
+        return worker.value("gpus"_L1).toInt();
+    case CpusColumn:
+        return worker.value("cpus"_L1).toInt();
     case MemoryColumn:
         return QLocale().formattedDataSize(worker.value("memory_mb"_L1).toInteger() * 1024 * 1024);
-    case SlotsColumn: return worker.value("slots"_L1).toInt();
-    case RunningColumn: return worker.value("running_tasks"_L1).toInt();
+    case SlotsColumn:
+        return worker.value("slots"_L1).toInt();
+    case RunningColumn:
+        return worker.value("running_tasks"_L1).toInt();
     case LastSeenColumn: {
-        const QDateTime seen = QDateTime::fromString(worker.value("last_seen"_L1).toString(),
-                                                     Qt::ISODateWithMs);
+        const QDateTime seen =
+            QDateTime::fromString(worker.value("last_seen"_L1).toString(), Qt::ISODateWithMs);
         return seen.isValid() ? QLocale().toString(seen.toLocalTime(), QLocale::ShortFormat)
                               : QString();
     }
     case TrustColumn: {
         // The score, 0 to 100, with the state when it is not simply verified (docs/trust.md).
+        // A server older than trust scores sends none: nothing shown, not an untrusting 0.
+        if (!worker.contains("trust"_L1))
+            return QString();
         const QString trustState = worker.value("trust_state"_L1).toString();
         const QString score = QString::number(worker.value("trust"_L1).toInt());
         if (trustState == u"quarantined"_s)
@@ -109,16 +120,26 @@ QVariant WorkerModel::headerData(int section, Qt::Orientation orientation, int r
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return {};
     switch (section) {
-    case NameColumn: return tr("Name");
-    case HostColumn: return tr("Host");
-    case StateColumn: return tr("State");
-    case GpusColumn: return tr("GPUs");
-    case CpusColumn: return tr("CPUs");
-    case MemoryColumn: return tr("Memory");
-    case SlotsColumn: return tr("Slots");
-    case RunningColumn: return tr("Running tasks");
-    case LastSeenColumn: return tr("Last seen");
-    case TrustColumn: return tr("Trust");
+    case NameColumn:
+        return tr("Name");
+    case HostColumn:
+        return tr("Host");
+    case StateColumn:
+        return tr("State");
+    case GpusColumn:
+        return tr("GPUs");
+    case CpusColumn:
+        return tr("CPUs");
+    case MemoryColumn:
+        return tr("Memory");
+    case SlotsColumn:
+        return tr("Slots");
+    case RunningColumn:
+        return tr("Running tasks");
+    case LastSeenColumn:
+        return tr("Last seen");
+    case TrustColumn:
+        return tr("Trust");
     }
     return {};
 }

@@ -33,6 +33,11 @@ LedgerPanel::LedgerPanel(QWidget *parent)
 void LedgerPanel::setClient(ApiClient *client)
 {
     m_client = client;
+    ++m_generation;
+    m_workerBusy = false;
+    m_ownerBusy = false;
+    m_worker->clear();
+    m_owner->clear();
 }
 
 QString LedgerPanel::workerText() const
@@ -86,23 +91,30 @@ void LedgerPanel::readWorker()
     }
     m_workerBusy = true;
     const QString id = m_workerId;
-    whenFinished(m_client->workerLedger(id), this, [this, id](const Result<ApiResponse> &result) {
-        m_workerBusy = false;
-        if (id != m_workerId) {
-            readWorker(); // another worker was selected meanwhile
-            return;
-        }
-        if (!result) {
-            m_worker->setText(result.error().is(ErrorCode::NotFound)
-                                  ? tr("Only a worker's owner sees what it gave, and this "
-                                       "worker is not yours.")
-                                  : ErrorText::describe(result.error()));
-        } else {
-            const WorkerLedger ledger = WorkerLedger::fromJson(result->json());
-            m_worker->setText(tr("%1 gave:").arg(ledger.name) + u'\n' + describe(ledger.totals));
-        }
-        finishOne();
-    });
+    const int generation = m_generation;
+    whenFinished(m_client->workerLedger(id),
+                 this,
+                 [this, id, generation](const Result<ApiResponse> &result) {
+                     if (generation != m_generation)
+                         return; // read for the account before the last sign-in
+                     m_workerBusy = false;
+                     if (id != m_workerId) {
+                         readWorker(); // another worker was selected meanwhile
+                         return;
+                     }
+                     if (!result) {
+                         m_worker->setText(
+                             result.error().is(ErrorCode::NotFound)
+                                 ? tr("Only a worker's owner sees what it gave, and this "
+                                      "worker is not yours.")
+                                 : ErrorText::describe(result.error()));
+                     } else {
+                         const WorkerLedger ledger = WorkerLedger::fromJson(result->json());
+                         m_worker->setText(tr("%1 gave:").arg(ledger.name) + u'\n' +
+                                           describe(ledger.totals));
+                     }
+                     finishOne();
+                 });
 }
 
 void LedgerPanel::readOwner()
@@ -110,24 +122,28 @@ void LedgerPanel::readOwner()
     if (!m_client || m_ownerBusy)
         return;
     m_ownerBusy = true;
-    whenFinished(m_client->ownerLedger(), this, [this](const Result<ApiResponse> &result) {
-        m_ownerBusy = false;
-        if (!result) {
-            m_owner->setText(result.error().is(ErrorCode::NotFound)
-                                 ? tr("This server keeps no contribution ledger (it is older "
-                                      "than this client).")
-                                 : ErrorText::describe(result.error()));
-        } else {
-            const OwnerLedger ledger = OwnerLedger::fromJson(result->json());
-            m_owner->setText(
-                ledger.workers.isEmpty()
-                    ? tr("You own no workers. A worker is yours when it enrolled with a token "
-                         "made for you (ddl-server token create --owner).")
-                    : tr("Your %n worker(s) gave:", nullptr, int(ledger.workers.size())) + u'\n' +
-                          describe(ledger.total));
-        }
-        finishOne();
-    });
+    const int generation = m_generation;
+    whenFinished(
+        m_client->ownerLedger(), this, [this, generation](const Result<ApiResponse> &result) {
+            if (generation != m_generation)
+                return; // read for the account before the last sign-in
+            m_ownerBusy = false;
+            if (!result) {
+                m_owner->setText(result.error().is(ErrorCode::NotFound)
+                                     ? tr("This server keeps no contribution ledger (it is older "
+                                          "than this client).")
+                                     : ErrorText::describe(result.error()));
+            } else {
+                const OwnerLedger ledger = OwnerLedger::fromJson(result->json());
+                m_owner->setText(
+                    ledger.workers.isEmpty()
+                        ? tr("You own no workers. A worker is yours when it enrolled with a token "
+                             "made for you (ddl-server token create --owner).")
+                        : tr("Your %n worker(s) gave:", nullptr, int(ledger.workers.size())) +
+                              u'\n' + describe(ledger.total));
+            }
+            finishOne();
+        });
 }
 
 } // namespace ddl::desktop

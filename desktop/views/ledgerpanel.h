@@ -21,6 +21,8 @@ class LedgerPanel : public QWidget
     Q_OBJECT
 public:
     explicit LedgerPanel(QWidget *parent = nullptr);
+    // A new client or a new sign-in on the same one: what the last account read is cleared, and
+    // answers still on their way for it are dropped.
     void setClient(ApiClient *client);
     // Reads the ledger of this worker (empty: none selected) and the owner's totals again.
     void showWorker(const QString &workerId);
@@ -46,6 +48,7 @@ private:
     QString m_workerId;
     bool m_workerBusy = false;
     bool m_ownerBusy = false;
+    int m_generation = 0; // setClient() counts up; an answer for an older one is dropped
 };
 
 } // namespace ddl::desktop

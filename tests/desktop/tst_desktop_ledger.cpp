@@ -8,6 +8,7 @@
 
 #include "app/workspacebuilder.h"
 #include "core/desktopsettings.h"
+#include "core/session.h"
 #include "models/workermodel.h"
 #include "views/ledgerpanel.h"
 #include "views/mainwindow.h"
@@ -117,6 +118,12 @@ void TestDesktopLedger::workersPageShowsTheLedger()
         ledger->workerText().contains(u"not yours"_s), qPrintable(ledger->workerText()), 15000);
     // The owner's totals stay theirs.
     QVERIFY(ledger->ownerText().contains(u"Tasks run: 1 (1 succeeded"_s));
+
+    // A new sign-in on the same client (the desktop does this after a logout): nothing the last
+    // account read stays on the page for the next one.
+    ledger->setClient(m_window->session()->client());
+    QVERIFY2(ledger->ownerText().isEmpty(), qPrintable(ledger->ownerText()));
+    QVERIFY(ledger->workerText().isEmpty());
 }
 
 QTEST_MAIN(TestDesktopLedger)
