@@ -240,7 +240,8 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                            qint64 bodyLength,
                                            const std::function<Status(const DataAnswer &)> &onHead,
                                            const std::function<Status(const char *, qint64)> &sink,
-                                           const std::function<void(qint64)> &sent)
+                                           const std::function<void(qint64)> &sent,
+                                           const std::function<char *()> &receiveInto)
 {
     m_reusable = false; // until the answer was read whole
     const QByteArray fullHead =
@@ -319,8 +320,11 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
             return accepted.error();
     }
     for (qint64 done = 0; !hasLength || done < length;) {
+        char *into = toSink && receiveInto ? receiveInto() : nullptr;
+        if (!into)
+            into = buffer;
         Result<qint64> n =
-            readSome(buffer, hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes);
+            readSome(into, hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes);
         if (!n)
             return n.error();
         if (*n == 0) {
@@ -333,10 +337,10 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
         }
         done += *n;
         if (toSink) {
-            if (Status taken = sink(buffer, *n); !taken)
+            if (Status taken = sink(into, *n); !taken)
                 return taken.error();
         } else if (answer.body.size() + *n <= MaxBodyBytes) {
-            answer.body.append(buffer, *n);
+            answer.body.append(into, *n);
         } else {
             return Error::make(ErrorCode::Network,
                                QStringLiteral("the server at %1 sent an answer over %2 bytes")
@@ -372,7 +376,8 @@ DataConnectionPool::request(DataTransferControl &control,
                             qint64 bodyLength,
                             const std::function<Status(const DataAnswer &)> &onHead,
                             const std::function<Status(const char *, qint64)> &sink,
-                            const std::function<void(qint64)> &sent)
+                            const std::function<void(qint64)> &sent,
+                            const std::function<char *()> &receiveInto)
 {
     for (int attempt = 0;; ++attempt) {
         bool reused = false;
@@ -403,7 +408,8 @@ DataConnectionPool::request(DataTransferControl &control,
                 return onHead ? onHead(a) : Status(Ok{});
             },
             sink,
-            sent);
+            sent,
+            receiveInto);
         control.setCurrent(nullptr);
         if (answer)
             answered = true;
