@@ -3,6 +3,7 @@
 #include "dataconnection.h"
 #include "datatransferpool.h"
 
+#include "core/allocatortuning.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
@@ -28,6 +29,7 @@ struct BlobUpload::Sending
 QThreadPool *dataTransferThreads()
 {
     static QThreadPool *pool = [] {
+        keepLargeBuffersOffTheHeap(); // blob batches are 8 MiB buffers on these threads
         auto *threads = new QThreadPool;
         threads->setMaxThreadCount(16);
         threads->setExpiryTimeout(5000);

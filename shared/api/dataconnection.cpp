@@ -241,7 +241,8 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                            const std::function<Status(const DataAnswer &)> &onHead,
                                            const std::function<Status(const char *, qint64)> &sink,
                                            const std::function<void(qint64)> &sent,
-                                           const std::function<char *()> &receiveInto)
+                                           const std::function<char *()> &receiveInto,
+                                           QByteArrayView bodyBytes)
 {
     m_reusable = false; // until the answer was read whole
     const QByteArray fullHead =
@@ -251,7 +252,22 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
     if (Status written = writeAll(fullHead.constData(), fullHead.size()); !written)
         return written.error();
     char *buffer = m_buffer.data();
-    for (qint64 done = 0; done < bodyLength;) {
+    for (qint64 done = 0; fd < 0 && done < bodyLength;) {
+        const qint64 n = std::min<qint64>(PieceBytes, bodyLength - done);
+        if (bodyBytes.size() < done + n) {
+            return Error::make(ErrorCode::IoError,
+                               QStringLiteral("a request body of %1 bytes was announced, but "
+                                              "only %2 were given")
+                                   .arg(bodyLength)
+                                   .arg(bodyBytes.size()));
+        }
+        if (Status written = writeAll(bodyBytes.data() + done, n); !written)
+            return written.error();
+        done += n;
+        if (sent)
+            sent(done);
+    }
+    for (qint64 done = 0; fd >= 0 && done < bodyLength;) {
         const ssize_t n = ::pread(
             fd, buffer, size_t(std::min<qint64>(PieceBytes, bodyLength - done)), bodyOffset + done);
         if (n <= 0) {
@@ -323,8 +339,18 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
         char *into = toSink && receiveInto ? receiveInto() : nullptr;
         if (!into)
             into = buffer;
-        Result<qint64> n =
-            readSome(into, hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes);
+        const qint64 wanted = hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes;
+        Result<qint64> n = readSome(into, wanted);
+        // A piece for another thread is filled first: fewer hand-overs and bigger writes.
+        while (n && *n > 0 && into != buffer && *n < wanted) {
+            Result<qint64> more = readSome(into + *n, wanted - *n);
+            if (!more || *more == 0) {
+                if (!more)
+                    n = more;
+                break;
+            }
+            n = *n + *more;
+        }
         if (!n)
             return n.error();
         if (*n == 0) {
@@ -377,7 +403,8 @@ DataConnectionPool::request(DataTransferControl &control,
                             const std::function<Status(const DataAnswer &)> &onHead,
                             const std::function<Status(const char *, qint64)> &sink,
                             const std::function<void(qint64)> &sent,
-                            const std::function<char *()> &receiveInto)
+                            const std::function<char *()> &receiveInto,
+                            QByteArrayView bodyBytes)
 {
     for (int attempt = 0;; ++attempt) {
         bool reused = false;
@@ -409,7 +436,8 @@ DataConnectionPool::request(DataTransferControl &control,
             },
             sink,
             sent,
-            receiveInto);
+            receiveInto,
+            bodyBytes);
         control.setCurrent(nullptr);
         if (answer)
             answered = true;
