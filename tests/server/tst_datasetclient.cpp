@@ -29,6 +29,7 @@ private slots:
     void unchangedDatasetIsCheckedWithoutReadingIt();
     void fileChangedInPlaceIsHashedAgain();
     void cacheFilesOfTwoRunsMerge();
+    void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
 
@@ -172,26 +173,51 @@ void tst_DatasetClient::cacheFilesOfTwoRunsMerge()
     QCOMPARE(later.hits(), 2);
 }
 
+void tst_DatasetClient::corruptedBlobOnTheServerIsRefused_data()
+{
+    QTest::addColumn<qint64>("size");
+    QTest::addColumn<qint64>("corruptAt");
+    QTest::newRow("3 MiB, hashed as it arrives") << qint64(3 << 20) << qint64(2 << 20);
+    // Over RangeDownload's 4 MiB: hashed on a second thread while the rest arrives; the last
+    // byte is the one changed, so the check must wait for every piece.
+    QTest::newRow("40 MiB, hashed on its own thread") << qint64(40 << 20) << qint64((40 << 20) - 1);
+}
+
 void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
 {
-    const QString folder = m_dir.filePath(u"tocorrupt"_s);
-    QByteArray bytes(3 * 1024 * 1024, Qt::Uninitialized);
+    QFETCH(qint64, size);
+    QFETCH(qint64, corruptAt);
+    const QString name = u"tocorrupt%1"_s.arg(size);
+    const QString folder = m_dir.filePath(name);
+    QByteArray bytes(size, Qt::Uninitialized);
     for (qsizetype i = 0; i < bytes.size(); ++i)
         bytes[i] = char(i * 7 + (i >> 10));
     QVERIFY(writeFile(folder + u"/weights.bin"_s, bytes));
-    QVERIFY(!upload(folder, u"tocorrupt"_s).manifest.isEmpty());
+    QVERIFY(!upload(folder, name).manifest.isEmpty());
+
+    // Intact, it comes back identical.
+    const QString destination = m_dir.filePath(name + u"-copy"_s);
+    {
+        DatasetDownload intact(m_client.get(), name, destination);
+        intact.start();
+        const Result<QString> &result = intact.waitForFinished();
+        QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+        QFile copy(destination + u"/weights.bin"_s);
+        QVERIFY(copy.open(QIODevice::ReadOnly));
+        QVERIFY(copy.readAll() == bytes);
+    }
+    QVERIFY(QDir(destination).removeRecursively());
 
     // The blob's bytes change on the server's disk (same size): the download must notice.
     const QString sha =
         QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
     QFile blob(m_server->dataDir() + u"/blobs/"_s + sha.left(2) + u'/' + sha);
     QVERIFY2(blob.open(QIODevice::ReadWrite), qPrintable(blob.fileName()));
-    QVERIFY(blob.seek(2 * 1024 * 1024));
-    QCOMPARE(blob.write("X"), 1);
+    QVERIFY(blob.seek(corruptAt));
+    QCOMPARE(blob.write(bytes.at(corruptAt) == 'X' ? "Y" : "X"), 1);
     blob.close();
 
-    const QString destination = m_dir.filePath(u"tocorrupt-copy"_s);
-    DatasetDownload download(m_client.get(), u"tocorrupt"_s, destination);
+    DatasetDownload download(m_client.get(), name, destination);
     download.start();
     const Result<QString> &result = download.waitForFinished();
     QVERIFY(!result);
