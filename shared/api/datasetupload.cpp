@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QSet>
 #include <QtConcurrent>
@@ -34,10 +35,26 @@ void DatasetUpload::start()
     const QString cachePath = m_hashCachePath;
     QPointer<DatasetUpload> self(this);
     std::shared_ptr<std::atomic<qint64>> bytesHashed = m_bytesHashed;
-    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed] {
+    const bool early = !m_dryRun;
+    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, early] {
         // Files unchanged since they were last hashed (same path, size, mtime and inode) are
         // not read again.
         FileHashCache cache(cachePath);
+        // Small files that had to be read go to the application's thread in groups of a
+        // batch, to be sent while the next ones are hashed.
+        const QDir base(QFileInfo(folder).absoluteFilePath());
+        QList<ManifestFile> group;
+        qint64 groupBytes = 0;
+        const auto handOver = [&] {
+            if (group.isEmpty())
+                return;
+            QMetaObject::invokeMethod(QCoreApplication::instance(),
+                                      [self, files = std::exchange(group, {})] {
+                                          if (self)
+                                              self->handleHashedEarly(files);
+                                      });
+            groupBytes = 0;
+        };
         // Progress is posted to the application's thread, where self is checked: an upload
         // deleted meanwhile (cancelled) does not wait for the hashing to end.
         Result<DatasetManifest> scanned = DatasetManifest::scan(
@@ -48,7 +65,20 @@ void DatasetUpload::start()
                         emit self->hashing(done, total);
                 });
             },
-            [&cache](const QString &path) { return cache.sha256(path); });
+            [&](const QString &path) -> Result<QString> {
+                const qint64 before = cache.bytesHashed();
+                Result<QString> digest = cache.sha256(path);
+                const qint64 read = cache.bytesHashed() - before;
+                if (early && digest && read > 0 && read <= BlobBatchUpload::SmallFileBytes) {
+                    // A full batch goes; the last, partial one waits for the plan.
+                    if (groupBytes + read > BlobBatchUpload::BatchBytes
+                        || group.size() == BlobBatchUpload::BatchFiles)
+                        handOver();
+                    group.append(ManifestFile{base.relativeFilePath(path), read, *digest, false});
+                    groupBytes += read;
+                }
+                return digest;
+            });
         bytesHashed->store(cache.bytesHashed());
         if (Status saved = cache.save(); !saved)
             qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
@@ -72,6 +102,40 @@ const Result<QString> &DatasetUpload::waitForFinished()
     return result();
 }
 
+void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
+{
+    if (isFinished() || m_planned || !m_client)
+        return;
+    QStringList digests;
+    for (const ManifestFile &file : files)
+        digests.append(file.sha256);
+    ApiRequest *request = m_client->missingBlobs(digests);
+    connect(request, &ApiRequest::finished, this, [this, request, files] {
+        request->deleteLater();
+        // Once planned, the plan's own query covers these files.
+        if (isFinished() || m_planned || !request->result())
+            return;
+        QSet<QString> missing;
+        for (const QJsonValue &value :
+             request->result()->json().value(QStringLiteral("missing")).toArray()) {
+            missing.insert(value.toString());
+        }
+        QList<ManifestFile> toSend;
+        for (const ManifestFile &file : files) {
+            if (missing.remove(file.sha256) && !m_sentEarly.contains(file.sha256)) {
+                m_sentEarly.insert(file.sha256);
+                toSend.append(file);
+            }
+        }
+        if (!toSend.isEmpty()) {
+            m_batches.append(BlobBatchUpload::plan(toSend));
+            if (!m_clock.isStarted())
+                m_clock.start(0);
+            sendBatches();
+        }
+    });
+}
+
 void DatasetUpload::handleScanned()
 {
     if (isFinished())
@@ -85,8 +149,10 @@ void DatasetUpload::handleScanned()
     }
     m_manifest = *scanned;
     QStringList digests{m_manifest.sha256()};
-    for (const ManifestFile &file : m_manifest.files())
-        digests.append(file.sha256);
+    for (const ManifestFile &file : m_manifest.files()) {
+        if (!m_sentEarly.contains(file.sha256))
+            digests.append(file.sha256);
+    }
     ApiRequest *request = m_client->missingBlobs(digests);
     connect(request, &ApiRequest::finished, this, [this, request] { handleMissing(request); });
 }
@@ -106,30 +172,44 @@ void DatasetUpload::handleMissing(ApiRequest *request)
         missing.insert(value.toString());
     }
     m_manifestMissing = missing.contains(m_manifest.sha256());
+    // Files whose batch started early are to send (their group's query said so) but are not
+    // queued again.
+    QSet<QString> early = m_sentEarly;
     // The same bytes under two paths are sent once.
     QStringList paths;
     QList<ManifestFile> small;
     for (const ManifestFile &file : m_manifest.files()) {
-        if (missing.remove(file.sha256)) {
+        if (early.remove(file.sha256)) {
+            paths.append(file.path);
+            m_bytesToSend += file.size;
+        } else if (missing.remove(file.sha256)) {
             (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
             paths.append(file.path);
             m_bytesToSend += file.size;
         }
     }
-    m_batches = BlobBatchUpload::plan(small);
+    m_batches.append(BlobBatchUpload::plan(small));
     m_filesToSend = int(paths.size());
+    m_planned = true;
     emit planned(paths, m_bytesToSend);
     if (m_dryRun) {
         succeed();
         return;
     }
-    m_clock.start(0);
+    if (!m_clock.isStarted())
+        m_clock.start(0);
+    // What early batches stored before the plan is told now, after planned().
+    for (const ManifestFile &file : std::exchange(m_doneEarly, {}))
+        reportBatchFileSent(file);
+    reportProgress();
     sendFiles();
 }
 
 void DatasetUpload::sendFiles()
 {
     sendBatches();
+    if (!m_planned)
+        return; // early batches only, until the scan is done
     while (!isFinished() && m_client && m_running.size() < FilesAtOnce &&
            m_nextFile < m_toSend.size()) {
         const ManifestFile file = m_toSend.at(m_nextFile++);
@@ -194,13 +274,22 @@ void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
     }
     ++m_batchesSent;
     for (const ManifestFile &file : batch->files()) {
-        m_bytesSent += file.size;
-        m_uploaded.append(file.path);
-        emit fileProgress(file.path, file.size, file.size);
-        emit fileSent(file.path);
+        if (m_planned)
+            reportBatchFileSent(file);
+        else
+            m_doneEarly.append(file);
     }
-    reportProgress();
+    if (m_planned)
+        reportProgress();
     sendFiles();
+}
+
+void DatasetUpload::reportBatchFileSent(const ManifestFile &file)
+{
+    m_bytesSent += file.size;
+    m_uploaded.append(file.path);
+    emit fileProgress(file.path, file.size, file.size);
+    emit fileSent(file.path);
 }
 
 void DatasetUpload::sendManifest()

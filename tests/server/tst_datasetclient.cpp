@@ -32,6 +32,7 @@ private slots:
     void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
+    void smallFilesAreSentWhileTheRestIsHashed();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -255,6 +256,62 @@ void tst_DatasetClient::smallFilesTravelInBatches()
         QFile copy(destination + u'/' + it.key());
         QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
         QCOMPARE(copy.readAll(), it.value());
+    }
+}
+
+// More small files than one batch holds: full batches may go while the rest is still being
+// hashed, yet the plan lists every file, each file is told sent once and only after the plan,
+// the counts add up, and the dataset comes back identical.
+void tst_DatasetClient::smallFilesAreSentWhileTheRestIsHashed()
+{
+    const QString folder = m_dir.filePath(u"meanwhile"_s);
+    QMap<QString, QByteArray> files;
+    for (int i = 0; i < 120; ++i) {
+        QByteArray bytes(200'000, Qt::Uninitialized); // 24 MB in all: three batches or more
+        for (qsizetype j = 0; j < bytes.size(); ++j)
+            bytes[j] = char(i * 31 + j * 7 + (j >> 9));
+        files.insert(u"shard-%1/s%2.bin"_s.arg(i % 3).arg(i), bytes);
+    }
+    for (auto it = files.cbegin(); it != files.cend(); ++it)
+        QVERIFY(writeFile(folder + u'/' + it.key(), it.value()));
+
+    DatasetUpload dataset(m_client.get(), folder);
+    dataset.setName(u"meanwhile"_s);
+    dataset.setHashCachePath(m_dir.filePath(u"cache/meanwhile-hashes"_s));
+    QStringList planned;
+    bool wasPlanned = false;
+    QStringList sent;
+    QStringList sentBeforePlan;
+    connect(&dataset, &DatasetUpload::planned, this, [&](const QStringList &paths, qint64 bytes) {
+        wasPlanned = true;
+        planned = paths;
+        QCOMPARE(bytes, qint64(120 * 200'000));
+    });
+    connect(&dataset, &DatasetUpload::fileSent, this, [&](const QString &path) {
+        (wasPlanned ? sent : sentBeforePlan).append(path);
+    });
+    dataset.start();
+    const Result<QString> &manifest = dataset.waitForFinished();
+    QVERIFY2(manifest, manifest ? "" : qPrintable(manifest.error().message));
+    QVERIFY(sentBeforePlan.isEmpty());
+    QCOMPARE(planned.size(), 120);
+    QCOMPARE(dataset.filesToSend(), 120);
+    QCOMPARE(dataset.bytesToSend(), qint64(120 * 200'000));
+    sent.sort();
+    planned.sort();
+    QCOMPARE(sent, planned);
+    QCOMPARE(dataset.uploadedFiles().size(), 120);
+    QVERIFY2(dataset.batchesSent() >= 3, qPrintable(QString::number(dataset.batchesSent())));
+
+    const QString destination = m_dir.filePath(u"meanwhile-copy"_s);
+    DatasetDownload download(m_client.get(), u"meanwhile"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
+        QVERIFY(copy.readAll() == it.value());
     }
 }
 
