@@ -199,9 +199,11 @@ void DatasetUpload::handleMissing(ApiRequest *request)
     if (!m_clock.isStarted())
         m_clock.start(0);
     // What early batches stored before the plan is told now, after planned().
-    for (const ManifestFile &file : std::exchange(m_doneEarly, {}))
-        reportBatchFileSent(file);
-    reportProgress();
+    if (!m_doneEarly.isEmpty()) {
+        for (const ManifestFile &file : std::exchange(m_doneEarly, {}))
+            reportBatchFileSent(file);
+        reportProgress();
+    }
     sendFiles();
 }
 
