@@ -341,16 +341,6 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
             into = buffer;
         const qint64 wanted = hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes;
         Result<qint64> n = readSome(into, wanted);
-        // A piece for another thread is filled first: fewer hand-overs and bigger writes.
-        while (n && *n > 0 && into != buffer && *n < wanted) {
-            Result<qint64> more = readSome(into + *n, wanted - *n);
-            if (!more || *more == 0) {
-                if (!more)
-                    n = more;
-                break;
-            }
-            n = *n + *more;
-        }
         if (!n)
             return n.error();
         if (*n == 0) {

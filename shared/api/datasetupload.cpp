@@ -45,14 +45,15 @@ void DatasetUpload::start()
         const QDir base(QFileInfo(folder).absoluteFilePath());
         QList<ManifestFile> group;
         qint64 groupBytes = 0;
+        const auto post = [self](const QList<ManifestFile> &files) {
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [self, files] {
+                if (self)
+                    self->handleHashedEarly(files);
+            });
+        };
         const auto handOver = [&] {
-            if (group.isEmpty())
-                return;
-            QMetaObject::invokeMethod(QCoreApplication::instance(),
-                                      [self, files = std::exchange(group, {})] {
-                                          if (self)
-                                              self->handleHashedEarly(files);
-                                      });
+            if (!group.isEmpty())
+                post(std::exchange(group, {}));
             groupBytes = 0;
         };
         // Progress is posted to the application's thread, where self is checked: an upload
@@ -69,7 +70,10 @@ void DatasetUpload::start()
                 const qint64 before = cache.bytesHashed();
                 Result<QString> digest = cache.sha256(path);
                 const qint64 read = cache.bytesHashed() - before;
-                if (early && digest && read > 0 && read <= BlobBatchUpload::SmallFileBytes) {
+                if (early && digest && read > BlobBatchUpload::SmallFileBytes) {
+                    // A large file goes at once, on its own.
+                    post({ManifestFile{base.relativeFilePath(path), read, *digest, false}});
+                } else if (early && digest && read > 0) {
                     // A full batch goes; the last, partial one waits for the plan.
                     if (groupBytes + read > BlobBatchUpload::BatchBytes
                         || group.size() == BlobBatchUpload::BatchFiles)
@@ -120,19 +124,17 @@ void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
              request->result()->json().value(QStringLiteral("missing")).toArray()) {
             missing.insert(value.toString());
         }
-        QList<ManifestFile> toSend;
+        QList<ManifestFile> small;
         for (const ManifestFile &file : files) {
             if (missing.remove(file.sha256) && !m_sentEarly.contains(file.sha256)) {
                 m_sentEarly.insert(file.sha256);
-                toSend.append(file);
+                (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
             }
         }
-        if (!toSend.isEmpty()) {
-            m_batches.append(BlobBatchUpload::plan(toSend));
-            if (!m_clock.isStarted())
-                m_clock.start(0);
-            sendBatches();
-        }
+        m_batches.append(BlobBatchUpload::plan(small));
+        if (!m_clock.isStarted())
+            m_clock.start(0);
+        sendFiles();
     });
 }
 
@@ -201,7 +203,7 @@ void DatasetUpload::handleMissing(ApiRequest *request)
     // What early batches stored before the plan is told now, after planned().
     if (!m_doneEarly.isEmpty()) {
         for (const ManifestFile &file : std::exchange(m_doneEarly, {}))
-            reportBatchFileSent(file);
+            reportFileSent(file);
         reportProgress();
     }
     sendFiles();
@@ -210,8 +212,6 @@ void DatasetUpload::handleMissing(ApiRequest *request)
 void DatasetUpload::sendFiles()
 {
     sendBatches();
-    if (!m_planned)
-        return; // early batches only, until the scan is done
     while (!isFinished() && m_client && m_running.size() < FilesAtOnce &&
            m_nextFile < m_toSend.size()) {
         const ManifestFile file = m_toSend.at(m_nextFile++);
@@ -220,11 +220,13 @@ void DatasetUpload::sendFiles()
         connect(upload,
                 &BlobUpload::progress,
                 this,
-                [this, upload, file, first = true](const TransferProgress &progress) mutable {
-                    // The resume offset is known once the server has answered the create.
-                    if (std::exchange(first, false) && upload->skippedBytes() > 0)
-                        emit fileResumed(file.path, upload->skippedBytes());
+                [this, upload, file, told = false](const TransferProgress &progress) mutable {
                     m_running[upload] = progress.done;
+                    if (!m_planned)
+                        return; // an early upload is told of once the plan is
+                    // The resume offset is known once the server has answered the create.
+                    if (!std::exchange(told, true) && upload->skippedBytes() > 0)
+                        emit fileResumed(file.path, upload->skippedBytes());
                     emit fileProgress(file.path, progress.done, file.size);
                     reportProgress();
                 });
@@ -239,16 +241,17 @@ void DatasetUpload::sendFiles()
                 fail(error);
                 return;
             }
-            m_bytesSent += file.size;
-            m_uploaded.append(file.path);
-            emit fileProgress(file.path, file.size, file.size);
-            emit fileSent(file.path);
-            reportProgress();
+            if (m_planned) {
+                reportFileSent(file);
+                reportProgress();
+            } else {
+                m_doneEarly.append(file);
+            }
             sendFiles();
         });
         upload->start();
     }
-    if (!isFinished() && m_running.isEmpty() && m_nextFile >= m_toSend.size()
+    if (!isFinished() && m_planned && m_running.isEmpty() && m_nextFile >= m_toSend.size()
         && m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && !m_manifestUpload)
         sendManifest();
 }
@@ -277,7 +280,7 @@ void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
     ++m_batchesSent;
     for (const ManifestFile &file : batch->files()) {
         if (m_planned)
-            reportBatchFileSent(file);
+            reportFileSent(file);
         else
             m_doneEarly.append(file);
     }
@@ -286,7 +289,7 @@ void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
     sendFiles();
 }
 
-void DatasetUpload::reportBatchFileSent(const ManifestFile &file)
+void DatasetUpload::reportFileSent(const ManifestFile &file)
 {
     m_bytesSent += file.size;
     m_uploaded.append(file.path);

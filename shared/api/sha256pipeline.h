@@ -22,6 +22,8 @@ class Sha256Pipeline
 {
 public:
     static constexpr int Pieces = 8;
+    // The hashing thread is woken once this many pieces wait (or when the feeder needs one).
+    static constexpr int WakeAfter = 4;
 
     Sha256Pipeline(Sha256Stream start, qsizetype pieceBytes);
     ~Sha256Pipeline();
@@ -45,6 +47,7 @@ private:
     std::vector<char *> m_free;
     std::deque<std::pair<char *, qint64>> m_queued;
     bool m_hashing = false; // the thread holds a piece
+    bool m_urgent = false;  // hash what is queued without waiting for WakeAfter pieces
     bool m_stop = false;
     std::thread m_thread;
 };
