@@ -32,7 +32,7 @@ private slots:
     void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
-    void smallFilesAreSentWhileTheRestIsHashed();
+    void filesAreSentWhileTheRestIsHashed();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -259,10 +259,10 @@ void tst_DatasetClient::smallFilesTravelInBatches()
     }
 }
 
-// More small files than one batch holds: full batches may go while the rest is still being
-// hashed, yet the plan lists every file, each file is told sent once and only after the plan,
-// the counts add up, and the dataset comes back identical.
-void tst_DatasetClient::smallFilesAreSentWhileTheRestIsHashed()
+// More small files than one batch holds, and large ones: full batches and the large files may go
+// while the rest is still being hashed, yet the plan lists every file, each file is told sent
+// once and only after the plan, the counts add up, and the dataset comes back identical.
+void tst_DatasetClient::filesAreSentWhileTheRestIsHashed()
 {
     const QString folder = m_dir.filePath(u"meanwhile"_s);
     QMap<QString, QByteArray> files;
@@ -272,6 +272,10 @@ void tst_DatasetClient::smallFilesAreSentWhileTheRestIsHashed()
             bytes[j] = char(i * 31 + j * 7 + (j >> 9));
         files.insert(u"shard-%1/s%2.bin"_s.arg(i % 3).arg(i), bytes);
     }
+    // Over BlobBatchUpload::SmallFileBytes: resumable uploads, each started once it is hashed.
+    for (int i = 0; i < 3; ++i)
+        files.insert(u"large-%1.bin"_s.arg(i), QByteArray(1'500'000, char('a' + i)));
+    const qint64 total = 120 * 200'000 + 3 * 1'500'000;
     for (auto it = files.cbegin(); it != files.cend(); ++it)
         QVERIFY(writeFile(folder + u'/' + it.key(), it.value()));
 
@@ -285,7 +289,7 @@ void tst_DatasetClient::smallFilesAreSentWhileTheRestIsHashed()
     connect(&dataset, &DatasetUpload::planned, this, [&](const QStringList &paths, qint64 bytes) {
         wasPlanned = true;
         planned = paths;
-        QCOMPARE(bytes, qint64(120 * 200'000));
+        QCOMPARE(bytes, total);
     });
     connect(&dataset, &DatasetUpload::fileSent, this, [&](const QString &path) {
         (wasPlanned ? sent : sentBeforePlan).append(path);
@@ -294,14 +298,20 @@ void tst_DatasetClient::smallFilesAreSentWhileTheRestIsHashed()
     const Result<QString> &manifest = dataset.waitForFinished();
     QVERIFY2(manifest, manifest ? "" : qPrintable(manifest.error().message));
     QVERIFY(sentBeforePlan.isEmpty());
-    QCOMPARE(planned.size(), 120);
-    QCOMPARE(dataset.filesToSend(), 120);
-    QCOMPARE(dataset.bytesToSend(), qint64(120 * 200'000));
+    QCOMPARE(planned.size(), 123);
+    QCOMPARE(dataset.filesToSend(), 123);
+    QCOMPARE(dataset.bytesToSend(), total);
     sent.sort();
     planned.sort();
     QCOMPARE(sent, planned);
-    QCOMPARE(dataset.uploadedFiles().size(), 120);
+    QCOMPARE(dataset.uploadedFiles().size(), 123);
     QVERIFY2(dataset.batchesSent() >= 3, qPrintable(QString::number(dataset.batchesSent())));
+
+    // Hashed again (another cache), the early groups' queries find everything on the server.
+    const Uploaded again = upload(folder, u"meanwhile"_s);
+    QCOMPARE(again.manifest, *manifest);
+    QCOMPARE(again.filesSent, 0);
+    QCOMPARE(again.batchesSent, 0);
 
     const QString destination = m_dir.filePath(u"meanwhile-copy"_s);
     DatasetDownload download(m_client.get(), u"meanwhile"_s, destination);
