@@ -20,7 +20,7 @@ from nginx, and --small-files files of 4-64 KiB uploaded by ddlcli vs `tar cf - 
 each client process: wall time, user+system CPU and peak RSS (ru_maxrss from wait4). Also a
 re-upload of the unchanged folder (the hash cache warm: nothing read, nothing sent).
 Usage: bench/bench_dataplane.py [--sizes-mib 1024,4096] [--repeat 3] [--bin build/bin] [--dir DIR]
-                                [--small-files 10000] [--cli-only]
+                                [--small-files 10000] [--cli-only] [--before OLD_DDLCLI]
 """
 import argparse
 import hashlib
@@ -144,7 +144,8 @@ http {
 
 
 def measured(argv, env=None, shell=False):
-    """Runs a client to its end under GNU time: (wall s, user+sys CPU s, peak RSS MiB).
+    """Runs a client to its end under GNU time: (wall s, user+sys CPU s, peak RSS MiB, the
+    1-minute load average at its end).
 
     GNU time's wait4 gives the child's own ru_maxrss (one forked from this Python would count
     Python's resident pages). For a pipeline (shell=True) CPU is tar's and curl's together, and
@@ -159,7 +160,7 @@ def measured(argv, env=None, shell=False):
                                          proc.stderr.decode(errors="replace")[-2000:]))
     wall, user, system, rss = open(report).read().split()[-4:]
     os.remove(report)
-    return float(wall), float(user) + float(system), int(rss) / 1024
+    return float(wall), float(user) + float(system), int(rss) / 1024, os.getloadavg()[0]
 
 
 def cli_user(ddlcli, url, ca, work, name):
@@ -192,27 +193,37 @@ def make_small_files(folder, count):
 
 def cli_vs_curl(args, work, url, ca, nginx_url, nginx_root, sizes):
     """The user's commands vs curl+nginx, alternating; every run is kept."""
-    ddlcli = os.path.join(args.bin, "ddlcli")
-    rows = []  # (label, size, client, wall, cpu, rss)
+    # (label, ddlcli binary): --before adds an older ddlcli, measured in the same run.
+    clients = [("ddlcli", os.path.join(args.bin, "ddlcli"))]
+    if args.before:
+        clients.append(("ddlcli before", args.before))
+    ddlcli = clients[0][1]
+    rows = []  # (label, size, client, wall, cpu, rss, load)
     for mib in sizes:
         folder = os.path.join(work, "cli-%d" % mib)
         os.makedirs(folder)
         make_file(os.path.join(folder, "data.bin"), mib)
         size = mib << 20
         for run in range(args.repeat):
-            env = cli_user(ddlcli, url, ca, work, "cli-%d-%d" % (mib, run))
             rows.append(("upload", size, "curl+nginx", *measured(
                 ["curl", "-sk", "--fail", "-o", "/dev/null", "-T",
                  os.path.join(folder, "data.bin"), "%s/up-%d" % (nginx_url, mib)])))
-            rows.append(("upload", size, "ddlcli", *measured(
-                [ddlcli, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
-            if run == 0:
-                rows.append(("re-upload unchanged", size, "ddlcli", *measured(
-                    [ddlcli, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
+            envs = []
+            for client, binary in clients:
+                # A fresh user and hash cache: every byte is hashed and sent.
+                env = cli_user(ddlcli, url, ca, work,
+                               "cli-%d-%d-%d" % (mib, run, len(envs)))
+                envs.append(env)
+                rows.append(("upload", size, client, *measured(
+                    [binary, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
+                if run == 0:
+                    rows.append(("re-upload unchanged", size, client, *measured(
+                        [binary, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
             copy = os.path.join(work, "copy-%d" % mib)
-            rows.append(("download", size, "ddlcli", *measured(
-                [ddlcli, "dataset", "download", "d%d" % mib, "--dest", copy], env)))
-            shutil.rmtree(copy)
+            for (client, binary), env in zip(clients, envs):
+                rows.append(("download", size, client, *measured(
+                    [binary, "dataset", "download", "d%d" % mib, "--dest", copy], env)))
+                shutil.rmtree(copy)
             rows.append(("download", size, "curl+nginx", *measured(
                 ["curl", "-sk", "--fail", "-o", copy, "%s/up-%d" % (nginx_url, mib)])))
             os.remove(copy)
@@ -223,21 +234,22 @@ def cli_vs_curl(args, work, url, ca, nginx_url, nginx_root, sizes):
         os.makedirs(folder)
         size = make_small_files(folder, args.small_files)
         for run in range(args.repeat):
-            env = cli_user(ddlcli, url, ca, work, "small-%d" % run)
             rows.append(("%d small files" % args.small_files, size, "tar|curl+nginx", *measured(
                 "tar cf - -C %s . | curl -sk --fail -o /dev/null -T - %s/small.tar"
                 % (folder, nginx_url), shell=True)))
-            rows.append(("%d small files" % args.small_files, size, "ddlcli", *measured(
-                [ddlcli, "dataset", "upload", folder, "--name", "small"], env)))
+            for index, (client, binary) in enumerate(clients):
+                env = cli_user(ddlcli, url, ca, work, "small-%d-%d" % (run, index))
+                rows.append(("%d small files" % args.small_files, size, client, *measured(
+                    [binary, "dataset", "upload", folder, "--name", "small"], env)))
         shutil.rmtree(folder)
     print("the user's commands vs curl+nginx (TLS, loopback), every run; load average %s"
           % " ".join("%.2f" % v for v in os.getloadavg()))
-    print("%-22s %-9s %-15s %8s %8s %9s %9s" % ("what", "size", "client", "wall s", "MB/s",
-                                                "CPU s/GiB", "RSS MiB"))
-    for label, size, client, wall, cpu, rss in rows:
-        print("%-22s %-9s %-15s %8.2f %8.0f %9.2f %9.0f" % (
+    print("%-22s %-9s %-15s %8s %8s %9s %9s %6s" % ("what", "size", "client", "wall s", "MB/s",
+                                                     "CPU s/GiB", "RSS MiB", "load"))
+    for label, size, client, wall, cpu, rss, load in rows:
+        print("%-22s %-9s %-15s %8.2f %8.0f %9.2f %9.0f %6.1f" % (
             label, "%.0f MiB" % (size / (1 << 20)), client, wall, size / wall / MB,
-            cpu / (size / (1 << 30)), rss))
+            cpu / (size / (1 << 30)), rss, load))
     return rows
 
 
@@ -259,6 +271,9 @@ def main():
                         help="files of 4-64 KiB for the many-small-files case (0: none)")
     parser.add_argument("--cli-only", action="store_true",
                         help="only the user's commands (ddlcli) vs curl+nginx")
+    parser.add_argument("--before", default=None,
+                        help="another ddlcli binary (an older build) to measure beside "
+                             "--bin's in the same run (--cli-only)")
     args = parser.parse_args()
     if not shutil.which("nginx"):
         sys.exit("needs nginx (apt-get install nginx-light)")

@@ -1,9 +1,12 @@
 #include "blobbatchupload.h"
 
-#include "apirequest.h"
+#include "dataconnection.h"
+#include "datatransferpool.h"
 
 #include <QDir>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtConcurrent>
 
 namespace ddl {
@@ -34,11 +37,9 @@ BlobBatchUpload::BlobBatchUpload(ApiClient *client, const QString &folder,
 
 BlobBatchUpload::~BlobBatchUpload()
 {
-    if (m_request) {
-        m_request->disconnect(this);
-        m_request->abort();
-        m_request->deleteLater();
-    }
+    // The sending thread stops at once (its socket is shut down).
+    if (m_control)
+        m_control->abort();
 }
 
 // The body: for each file the line "<sha256> <size>\n", then its bytes.
@@ -71,26 +72,48 @@ static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestF
 
 void BlobBatchUpload::start()
 {
-    connect(&m_read, &QFutureWatcher<Result<QByteArray>>::finished, this, &BlobBatchUpload::send);
-    m_read.setFuture(QtConcurrent::run(readBatch, m_folder, m_files));
-}
-
-void BlobBatchUpload::send()
-{
-    Result<QByteArray> body = m_read.result();
-    if (!body)
-        return finish(body.error());
     if (!m_client) {
         return finish(Error::make(ErrorCode::Aborted,
                                   QStringLiteral("the connection to the server was closed")));
     }
-    m_request = m_client->storeBlobs(*body);
-    connect(m_request, &ApiRequest::finished, this, [this] {
-        ApiRequest *request = m_request;
-        m_request = nullptr;
-        request->deleteLater();
-        finish(request->result() ? Status(Ok{}) : Status(request->result().error()));
-    });
+    m_control = std::make_shared<DataTransferControl>();
+    std::shared_ptr<DataTransferControl> control = m_control;
+    std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
+    const QByteArray head =
+        m_client->dataRequestHead("POST",
+                                  QStringLiteral("/v1/blobs/batch"),
+                                  {},
+                                  {{"Content-Type", "application/octet-stream"}});
+    connect(&m_sent, &QFutureWatcher<Status>::finished, this, &BlobBatchUpload::handleSent);
+    m_sent.setFuture(QtConcurrent::run(
+        dataTransferThreads(), [control, pool, head, folder = m_folder, files = m_files]() -> Status {
+            Result<QByteArray> body = readBatch(folder, files);
+            if (!body)
+                return body.error();
+            Result<DataAnswer> answer =
+                pool->request(*control, head, -1, 0, body->size(), {}, {}, {}, {}, *body);
+            if (!answer)
+                return answer.error();
+            if (answer->status >= 200 && answer->status < 300)
+                return Ok{};
+            Error error = Error::fromJson(QJsonDocument::fromJson(answer->body).object());
+            if (error.code.isEmpty()) {
+                error = Error::httpStatus(answer->status,
+                                          QStringLiteral("the server answered HTTP %1 for a batch "
+                                                         "of %2 files")
+                                              .arg(answer->status)
+                                              .arg(files.size()));
+            }
+            return error;
+        }));
+}
+
+void BlobBatchUpload::handleSent()
+{
+    const Status sent = m_sent.result();
+    if (!sent && sent.error().is(ErrorCode::Unauthorized) && m_client)
+        m_client->reportRefusedToken();
+    finish(sent);
 }
 
 void BlobBatchUpload::finish(const Status &status)

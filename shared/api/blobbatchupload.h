@@ -7,15 +7,19 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
+#include <memory>
 #include <optional>
 
 namespace ddl {
 
+class DataTransferControl;
+
 // Sends many small files of a folder in one request (POST /v1/blobs/batch): a dataset of
 // thousands of small files costs a few requests and server syncs instead of a resumable upload
-// of three round trips and an fsync each. The files are read on a pool thread, so a GUI stays
-// responsive; a batch is bounded (BatchBytes), so memory is too. A batch with a file that changed
-// since it was hashed stores none of them, and sending a batch again is always safe.
+// of three round trips and an fsync each. The files are read and the batch sent on a pool thread
+// over a DataConnection (Qt's HTTP layer would write it 16 KiB per event-loop turn), so a GUI
+// stays responsive; a batch is bounded (BatchBytes), so memory is too. A batch with a file that
+// changed since it was hashed stores none of them, and sending a batch again is always safe.
 class BlobBatchUpload : public QObject
 {
     Q_OBJECT
@@ -41,14 +45,15 @@ signals:
     void finished();
 
 private:
-    void send();
+    void handleSent();
     void finish(const Status &status);
 
     QPointer<ApiClient> m_client;
     QString m_folder;
     QList<ManifestFile> m_files;
-    QFutureWatcher<Result<QByteArray>> m_read;
-    QPointer<ApiRequest> m_request;
+    // Shared with the sending thread, which a deleted batch does not wait for.
+    std::shared_ptr<DataTransferControl> m_control;
+    QFutureWatcher<Status> m_sent;
     std::optional<Status> m_result;
 };
 

@@ -15,7 +15,7 @@ namespace ddl {
 
 // Uploads one file as a content-addressed blob through the resumable upload protocol
 // (docs/api.md): create or resume the upload (an API request), then send chunks at the server's
-// offset, each with its CRC-32C, from a worker thread over a kept-alive DataConnection that
+// offset from a worker thread over a kept-alive DataConnection that
 // reads the file in 256 KiB pieces straight into TLS (memory stays bounded, the GUI thread only
 // sees progress every 100 ms). A client killed half-way resumes on the next run (at most one
 // chunk is sent again), because the server keeps the unfinished upload under the same digest.
@@ -23,7 +23,13 @@ class BlobUpload : public QObject
 {
     Q_OBJECT
 public:
+    // A chunk is a multiple of ChunkSize: an eighth of the file, between ChunkSize and
+    // MaxChunkSize. Each chunk ends with the server's fsync and a round trip (tens of ms on a
+    // busy disk), so a large file goes in fewer, larger chunks; a killed client resends at most
+    // one chunk.
     static constexpr qint64 ChunkSize = 16 * 1024 * 1024;
+    static constexpr qint64 MaxChunkSize = 128 * 1024 * 1024;
+    static qint64 chunkSizeFor(qint64 fileSize);
 
     // sha256Hex may be empty: it is then computed from the file first.
     BlobUpload(ApiClient *client, const QString &filePath, const QString &sha256Hex = {},

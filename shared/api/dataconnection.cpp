@@ -240,7 +240,9 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                            qint64 bodyLength,
                                            const std::function<Status(const DataAnswer &)> &onHead,
                                            const std::function<Status(const char *, qint64)> &sink,
-                                           const std::function<void(qint64)> &sent)
+                                           const std::function<void(qint64)> &sent,
+                                           const std::function<char *()> &receiveInto,
+                                           QByteArrayView bodyBytes)
 {
     m_reusable = false; // until the answer was read whole
     const QByteArray fullHead =
@@ -250,7 +252,22 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
     if (Status written = writeAll(fullHead.constData(), fullHead.size()); !written)
         return written.error();
     char *buffer = m_buffer.data();
-    for (qint64 done = 0; done < bodyLength;) {
+    for (qint64 done = 0; fd < 0 && done < bodyLength;) {
+        const qint64 n = std::min<qint64>(PieceBytes, bodyLength - done);
+        if (bodyBytes.size() < done + n) {
+            return Error::make(ErrorCode::IoError,
+                               QStringLiteral("a request body of %1 bytes was announced, but "
+                                              "only %2 were given")
+                                   .arg(bodyLength)
+                                   .arg(bodyBytes.size()));
+        }
+        if (Status written = writeAll(bodyBytes.data() + done, n); !written)
+            return written.error();
+        done += n;
+        if (sent)
+            sent(done);
+    }
+    for (qint64 done = 0; fd >= 0 && done < bodyLength;) {
         const ssize_t n = ::pread(
             fd, buffer, size_t(std::min<qint64>(PieceBytes, bodyLength - done)), bodyOffset + done);
         if (n <= 0) {
@@ -319,8 +336,11 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
             return accepted.error();
     }
     for (qint64 done = 0; !hasLength || done < length;) {
-        Result<qint64> n =
-            readSome(buffer, hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes);
+        char *into = toSink && receiveInto ? receiveInto() : nullptr;
+        if (!into)
+            into = buffer;
+        const qint64 wanted = hasLength ? std::min<qint64>(PieceBytes, length - done) : PieceBytes;
+        Result<qint64> n = readSome(into, wanted);
         if (!n)
             return n.error();
         if (*n == 0) {
@@ -333,10 +353,10 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
         }
         done += *n;
         if (toSink) {
-            if (Status taken = sink(buffer, *n); !taken)
+            if (Status taken = sink(into, *n); !taken)
                 return taken.error();
         } else if (answer.body.size() + *n <= MaxBodyBytes) {
-            answer.body.append(buffer, *n);
+            answer.body.append(into, *n);
         } else {
             return Error::make(ErrorCode::Network,
                                QStringLiteral("the server at %1 sent an answer over %2 bytes")
@@ -372,7 +392,9 @@ DataConnectionPool::request(DataTransferControl &control,
                             qint64 bodyLength,
                             const std::function<Status(const DataAnswer &)> &onHead,
                             const std::function<Status(const char *, qint64)> &sink,
-                            const std::function<void(qint64)> &sent)
+                            const std::function<void(qint64)> &sent,
+                            const std::function<char *()> &receiveInto,
+                            QByteArrayView bodyBytes)
 {
     for (int attempt = 0;; ++attempt) {
         bool reused = false;
@@ -403,7 +425,9 @@ DataConnectionPool::request(DataTransferControl &control,
                 return onHead ? onHead(a) : Status(Ok{});
             },
             sink,
-            sent);
+            sent,
+            receiveInto,
+            bodyBytes);
         control.setCurrent(nullptr);
         if (answer)
             answered = true;

@@ -49,14 +49,19 @@ public:
     // Content-Length are added) and bodyLength bytes of the file fd from bodyOffset, then reads
     // the answer. A 2xx body goes to sink piece by piece when one is given (onHead sees the
     // answer's head first and may refuse it); otherwise it is kept in DataAnswer::body.
-    // sent(n) is called as body bytes go out.
+    // sent(n) is called as body bytes go out. receiveInto, when given and not null, is where
+    // the next piece of the answer's body is read (PieceBytes bytes): the sink may keep that
+    // piece after it returns (a Sha256Pipeline hashing it), so nothing is copied. With fd < 0
+    // and bodyLength >= 0 the body is bodyBytes (bodyLength of them) from memory.
     Result<DataAnswer> request(const QByteArray &head,
                                int fd,
                                qint64 bodyOffset,
                                qint64 bodyLength,
                                const std::function<Status(const DataAnswer &)> &onHead,
                                const std::function<Status(const char *, qint64)> &sink,
-                               const std::function<void(qint64)> &sent = {});
+                               const std::function<void(qint64)> &sent = {},
+                               const std::function<char *()> &receiveInto = {},
+                               QByteArrayView bodyBytes = {});
     // From any thread: makes a blocked request() return at once (it fails).
     void abort();
     bool isReusable() const { return m_reusable && !m_aborted; }
@@ -116,7 +121,9 @@ public:
                                qint64 bodyLength,
                                const std::function<Status(const DataAnswer &)> &onHead,
                                const std::function<Status(const char *, qint64)> &sink,
-                               const std::function<void(qint64)> &sent = {});
+                               const std::function<void(qint64)> &sent = {},
+                               const std::function<char *()> &receiveInto = {},
+                               QByteArrayView bodyBytes = {});
 
 private:
     DataConnection::Target m_target;

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QEventLoop>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QSet>
 #include <QtConcurrent>
@@ -34,10 +35,27 @@ void DatasetUpload::start()
     const QString cachePath = m_hashCachePath;
     QPointer<DatasetUpload> self(this);
     std::shared_ptr<std::atomic<qint64>> bytesHashed = m_bytesHashed;
-    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed] {
+    const bool early = !m_dryRun;
+    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, early] {
         // Files unchanged since they were last hashed (same path, size, mtime and inode) are
         // not read again.
         FileHashCache cache(cachePath);
+        // Small files that had to be read go to the application's thread in groups of a
+        // batch, to be sent while the next ones are hashed.
+        const QDir base(QFileInfo(folder).absoluteFilePath());
+        QList<ManifestFile> group;
+        qint64 groupBytes = 0;
+        const auto post = [self](const QList<ManifestFile> &files) {
+            QMetaObject::invokeMethod(QCoreApplication::instance(), [self, files] {
+                if (self)
+                    self->handleHashedEarly(files);
+            });
+        };
+        const auto handOver = [&] {
+            if (!group.isEmpty())
+                post(std::exchange(group, {}));
+            groupBytes = 0;
+        };
         // Progress is posted to the application's thread, where self is checked: an upload
         // deleted meanwhile (cancelled) does not wait for the hashing to end.
         Result<DatasetManifest> scanned = DatasetManifest::scan(
@@ -48,7 +66,23 @@ void DatasetUpload::start()
                         emit self->hashing(done, total);
                 });
             },
-            [&cache](const QString &path) { return cache.sha256(path); });
+            [&](const QString &path) -> Result<QString> {
+                const qint64 before = cache.bytesHashed();
+                Result<QString> digest = cache.sha256(path);
+                const qint64 read = cache.bytesHashed() - before;
+                if (early && digest && read > BlobBatchUpload::SmallFileBytes) {
+                    // A large file goes at once, on its own.
+                    post({ManifestFile{base.relativeFilePath(path), read, *digest, false}});
+                } else if (early && digest && read > 0) {
+                    // A full batch goes; the last, partial one waits for the plan.
+                    if (groupBytes + read > BlobBatchUpload::BatchBytes
+                        || group.size() == BlobBatchUpload::BatchFiles)
+                        handOver();
+                    group.append(ManifestFile{base.relativeFilePath(path), read, *digest, false});
+                    groupBytes += read;
+                }
+                return digest;
+            });
         bytesHashed->store(cache.bytesHashed());
         if (Status saved = cache.save(); !saved)
             qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
@@ -72,6 +106,38 @@ const Result<QString> &DatasetUpload::waitForFinished()
     return result();
 }
 
+void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
+{
+    if (isFinished() || m_planned || !m_client)
+        return;
+    QStringList digests;
+    for (const ManifestFile &file : files)
+        digests.append(file.sha256);
+    ApiRequest *request = m_client->missingBlobs(digests);
+    connect(request, &ApiRequest::finished, this, [this, request, files] {
+        request->deleteLater();
+        // Once planned, the plan's own query covers these files.
+        if (isFinished() || m_planned || !request->result())
+            return;
+        QSet<QString> missing;
+        for (const QJsonValue &value :
+             request->result()->json().value(QStringLiteral("missing")).toArray()) {
+            missing.insert(value.toString());
+        }
+        QList<ManifestFile> small;
+        for (const ManifestFile &file : files) {
+            if (missing.remove(file.sha256) && !m_sentEarly.contains(file.sha256)) {
+                m_sentEarly.insert(file.sha256);
+                (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
+            }
+        }
+        m_batches.append(BlobBatchUpload::plan(small));
+        if (!m_clock.isStarted())
+            m_clock.start(0);
+        sendFiles();
+    });
+}
+
 void DatasetUpload::handleScanned()
 {
     if (isFinished())
@@ -85,8 +151,10 @@ void DatasetUpload::handleScanned()
     }
     m_manifest = *scanned;
     QStringList digests{m_manifest.sha256()};
-    for (const ManifestFile &file : m_manifest.files())
-        digests.append(file.sha256);
+    for (const ManifestFile &file : m_manifest.files()) {
+        if (!m_sentEarly.contains(file.sha256))
+            digests.append(file.sha256);
+    }
     ApiRequest *request = m_client->missingBlobs(digests);
     connect(request, &ApiRequest::finished, this, [this, request] { handleMissing(request); });
 }
@@ -106,24 +174,38 @@ void DatasetUpload::handleMissing(ApiRequest *request)
         missing.insert(value.toString());
     }
     m_manifestMissing = missing.contains(m_manifest.sha256());
+    // Files whose batch started early are to send (their group's query said so) but are not
+    // queued again.
+    QSet<QString> early = m_sentEarly;
     // The same bytes under two paths are sent once.
     QStringList paths;
     QList<ManifestFile> small;
     for (const ManifestFile &file : m_manifest.files()) {
-        if (missing.remove(file.sha256)) {
+        if (early.remove(file.sha256)) {
+            paths.append(file.path);
+            m_bytesToSend += file.size;
+        } else if (missing.remove(file.sha256)) {
             (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
             paths.append(file.path);
             m_bytesToSend += file.size;
         }
     }
-    m_batches = BlobBatchUpload::plan(small);
+    m_batches.append(BlobBatchUpload::plan(small));
     m_filesToSend = int(paths.size());
+    m_planned = true;
     emit planned(paths, m_bytesToSend);
     if (m_dryRun) {
         succeed();
         return;
     }
-    m_clock.start(0);
+    if (!m_clock.isStarted())
+        m_clock.start(0);
+    // What early batches stored before the plan is told now, after planned().
+    if (!m_doneEarly.isEmpty()) {
+        for (const ManifestFile &file : std::exchange(m_doneEarly, {}))
+            reportFileSent(file);
+        reportProgress();
+    }
     sendFiles();
 }
 
@@ -138,11 +220,13 @@ void DatasetUpload::sendFiles()
         connect(upload,
                 &BlobUpload::progress,
                 this,
-                [this, upload, file, first = true](const TransferProgress &progress) mutable {
-                    // The resume offset is known once the server has answered the create.
-                    if (std::exchange(first, false) && upload->skippedBytes() > 0)
-                        emit fileResumed(file.path, upload->skippedBytes());
+                [this, upload, file, told = false](const TransferProgress &progress) mutable {
                     m_running[upload] = progress.done;
+                    if (!m_planned)
+                        return; // an early upload is told of once the plan is
+                    // The resume offset is known once the server has answered the create.
+                    if (!std::exchange(told, true) && upload->skippedBytes() > 0)
+                        emit fileResumed(file.path, upload->skippedBytes());
                     emit fileProgress(file.path, progress.done, file.size);
                     reportProgress();
                 });
@@ -157,16 +241,17 @@ void DatasetUpload::sendFiles()
                 fail(error);
                 return;
             }
-            m_bytesSent += file.size;
-            m_uploaded.append(file.path);
-            emit fileProgress(file.path, file.size, file.size);
-            emit fileSent(file.path);
-            reportProgress();
+            if (m_planned) {
+                reportFileSent(file);
+                reportProgress();
+            } else {
+                m_doneEarly.append(file);
+            }
             sendFiles();
         });
         upload->start();
     }
-    if (!isFinished() && m_running.isEmpty() && m_nextFile >= m_toSend.size()
+    if (!isFinished() && m_planned && m_running.isEmpty() && m_nextFile >= m_toSend.size()
         && m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && !m_manifestUpload)
         sendManifest();
 }
@@ -194,13 +279,22 @@ void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
     }
     ++m_batchesSent;
     for (const ManifestFile &file : batch->files()) {
-        m_bytesSent += file.size;
-        m_uploaded.append(file.path);
-        emit fileProgress(file.path, file.size, file.size);
-        emit fileSent(file.path);
+        if (m_planned)
+            reportFileSent(file);
+        else
+            m_doneEarly.append(file);
     }
-    reportProgress();
+    if (m_planned)
+        reportProgress();
     sendFiles();
+}
+
+void DatasetUpload::reportFileSent(const ManifestFile &file)
+{
+    m_bytesSent += file.size;
+    m_uploaded.append(file.path);
+    emit fileProgress(file.path, file.size, file.size);
+    emit fileSent(file.path);
 }
 
 void DatasetUpload::sendManifest()

@@ -8,6 +8,7 @@
 #include <QFutureWatcher>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QTemporaryDir>
 #include <atomic>
 #include <memory>
@@ -21,7 +22,8 @@ class BlobUpload;
 // Puts a dataset folder on the server as a manifest of blobs: hashes the files (on a pool
 // thread, so a GUI stays responsive), asks the server which blobs the user does not have yet,
 // sends only those (a few files at once, each resumable: a cancelled upload goes on where it
-// stopped), then the manifest, and with a name names the dataset (POST /v1/datasets); without
+// stopped; small files many to a request; what had to be hashed is sent while the rest is still
+// being hashed), then the manifest, and with a name names the dataset (POST /v1/datasets); without
 // one a job names it by the manifest's digest. The same folder uploaded again sends nothing; a
 // folder with one changed file sends that file. A dry run stops once the plan is known.
 class DatasetUpload : public QObject
@@ -76,11 +78,13 @@ signals:
     void finished();
 
 private:
+    void handleHashedEarly(const QList<ManifestFile> &files);
     void handleScanned();
     void handleMissing(ApiRequest *request);
     void sendFiles();
     void sendBatches();
     void handleBatchSent(BlobBatchUpload *batch);
+    void reportFileSent(const ManifestFile &file);
     void sendManifest();
     void nameDataset();
     void reportProgress();
@@ -101,6 +105,12 @@ private:
     qsizetype m_nextBatch = 0;
     QList<BlobBatchUpload *> m_runningBatches;
     int m_batchesSent = 0;
+    // Files that had to be hashed (not from the cache) are sent while the scan goes on: small ones
+    // in full batches, a large one as soon as it is hashed, each group after a missing query of
+    // its own. The plan (planned()) comes once the scan is done; what they did is told after it.
+    bool m_planned = false;
+    QSet<QString> m_sentEarly;         // digests whose sending started before the plan
+    QList<ManifestFile> m_doneEarly;   // files that were stored before the plan
     int m_filesToSend = 0;
     bool m_manifestMissing = true;
     qsizetype m_nextFile = 0;

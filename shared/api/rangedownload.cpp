@@ -2,6 +2,7 @@
 
 #include "dataconnection.h"
 #include "datatransferpool.h"
+#include "sha256pipeline.h"
 
 #include <QDir>
 #include <QEventLoop>
@@ -130,6 +131,8 @@ void RangeDownload::requestRest()
     ReceiveResult start{std::nullopt, m_partSize, m_total, std::exchange(m_hash, std::nullopt)};
     m_received.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() mutable -> ReceiveResult {
         ReceiveResult result = std::move(start);
+        // A large answer is hashed on a thread of its own while the next bytes arrive.
+        std::optional<Sha256Pipeline> hashing;
         // The part file's descriptor stays open: the download waits for this thread before it
         // closes it, except when cancelled, and then writes are refused by the abort first.
         Result<DataAnswer> answer = pool->request(
@@ -163,6 +166,9 @@ void RangeDownload::requestRest()
                     result.total = a.header("Content-Length").toLongLong();
                 }
                 receiving->total = result.total;
+                if (result.hash && result.total - result.partSize >= PipelinedBytes)
+                    hashing.emplace(*std::exchange(result.hash, std::nullopt),
+                                    DataConnection::PieceBytes);
                 return Ok{};
             },
             [&](const char *data, qint64 size) -> Status {
@@ -179,12 +185,18 @@ void RangeDownload::requestRest()
                     }
                     done += n;
                 }
-                if (result.hash)
+                if (hashing)
+                    hashing->add(const_cast<char *>(data), size);
+                else if (result.hash)
                     result.hash->add(QByteArrayView(data, size));
                 result.partSize += size;
                 receiving->partSize = result.partSize;
                 return Ok{};
-            });
+            },
+            {},
+            [&]() -> char * { return hashing ? hashing->take() : nullptr; });
+        if (hashing)
+            result.hash = hashing->finish();
         if (!answer) {
             result.error = answer.error();
         } else if (answer->status < 200 || answer->status >= 300) {

@@ -17,9 +17,9 @@ namespace ddl {
 // Downloads one server file into DEST.part, resuming from what a previous run left there (HTTP
 // Range), then verifies the digest (when known) and renames it to DEST. The bytes come on a
 // worker thread over a kept-alive DataConnection, 256 KiB at a time: each piece is written to
-// the part file and hashed as it arrives, so memory stays bounded whatever the size, a client
-// killed mid-way keeps what it had, and the verification reads nothing again (only a resumed
-// part's prefix).
+// the part file and hashed as it arrives (a large file on a second thread, overlapping the
+// receiving), so memory stays bounded whatever the size, a client killed mid-way keeps what it
+// had, and the verification reads nothing again (only a resumed part's prefix).
 class RangeDownload : public QObject
 {
     Q_OBJECT
@@ -49,6 +49,8 @@ signals:
     void finished();
 
 private:
+    // Answers at least this long are hashed on a thread of their own (Sha256Pipeline).
+    static constexpr qint64 PipelinedBytes = 4 * 1024 * 1024;
     struct Receiving;
     struct ReceiveResult
     {

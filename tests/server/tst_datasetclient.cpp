@@ -29,8 +29,10 @@ private slots:
     void unchangedDatasetIsCheckedWithoutReadingIt();
     void fileChangedInPlaceIsHashedAgain();
     void cacheFilesOfTwoRunsMerge();
+    void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
+    void filesAreSentWhileTheRestIsHashed();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -172,26 +174,51 @@ void tst_DatasetClient::cacheFilesOfTwoRunsMerge()
     QCOMPARE(later.hits(), 2);
 }
 
+void tst_DatasetClient::corruptedBlobOnTheServerIsRefused_data()
+{
+    QTest::addColumn<qint64>("size");
+    QTest::addColumn<qint64>("corruptAt");
+    QTest::newRow("3 MiB, hashed as it arrives") << qint64(3 << 20) << qint64(2 << 20);
+    // Over RangeDownload's 4 MiB: hashed on a second thread while the rest arrives; the last
+    // byte is the one changed, so the check must wait for every piece.
+    QTest::newRow("40 MiB, hashed on its own thread") << qint64(40 << 20) << qint64((40 << 20) - 1);
+}
+
 void tst_DatasetClient::corruptedBlobOnTheServerIsRefused()
 {
-    const QString folder = m_dir.filePath(u"tocorrupt"_s);
-    QByteArray bytes(3 * 1024 * 1024, Qt::Uninitialized);
+    QFETCH(qint64, size);
+    QFETCH(qint64, corruptAt);
+    const QString name = u"tocorrupt%1"_s.arg(size);
+    const QString folder = m_dir.filePath(name);
+    QByteArray bytes(size, Qt::Uninitialized);
     for (qsizetype i = 0; i < bytes.size(); ++i)
         bytes[i] = char(i * 7 + (i >> 10));
     QVERIFY(writeFile(folder + u"/weights.bin"_s, bytes));
-    QVERIFY(!upload(folder, u"tocorrupt"_s).manifest.isEmpty());
+    QVERIFY(!upload(folder, name).manifest.isEmpty());
+
+    // Intact, it comes back identical.
+    const QString destination = m_dir.filePath(name + u"-copy"_s);
+    {
+        DatasetDownload intact(m_client.get(), name, destination);
+        intact.start();
+        const Result<QString> &result = intact.waitForFinished();
+        QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+        QFile copy(destination + u"/weights.bin"_s);
+        QVERIFY(copy.open(QIODevice::ReadOnly));
+        QVERIFY(copy.readAll() == bytes);
+    }
+    QVERIFY(QDir(destination).removeRecursively());
 
     // The blob's bytes change on the server's disk (same size): the download must notice.
     const QString sha =
         QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
     QFile blob(m_server->dataDir() + u"/blobs/"_s + sha.left(2) + u'/' + sha);
     QVERIFY2(blob.open(QIODevice::ReadWrite), qPrintable(blob.fileName()));
-    QVERIFY(blob.seek(2 * 1024 * 1024));
-    QCOMPARE(blob.write("X"), 1);
+    QVERIFY(blob.seek(corruptAt));
+    QCOMPARE(blob.write(bytes.at(corruptAt) == 'X' ? "Y" : "X"), 1);
     blob.close();
 
-    const QString destination = m_dir.filePath(u"tocorrupt-copy"_s);
-    DatasetDownload download(m_client.get(), u"tocorrupt"_s, destination);
+    DatasetDownload download(m_client.get(), name, destination);
     download.start();
     const Result<QString> &result = download.waitForFinished();
     QVERIFY(!result);
@@ -229,6 +256,72 @@ void tst_DatasetClient::smallFilesTravelInBatches()
         QFile copy(destination + u'/' + it.key());
         QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
         QCOMPARE(copy.readAll(), it.value());
+    }
+}
+
+// More small files than one batch holds, and large ones: full batches and the large files may go
+// while the rest is still being hashed, yet the plan lists every file, each file is told sent
+// once and only after the plan, the counts add up, and the dataset comes back identical.
+void tst_DatasetClient::filesAreSentWhileTheRestIsHashed()
+{
+    const QString folder = m_dir.filePath(u"meanwhile"_s);
+    QMap<QString, QByteArray> files;
+    for (int i = 0; i < 120; ++i) {
+        QByteArray bytes(200'000, Qt::Uninitialized); // 24 MB in all: three batches or more
+        for (qsizetype j = 0; j < bytes.size(); ++j)
+            bytes[j] = char(i * 31 + j * 7 + (j >> 9));
+        files.insert(u"shard-%1/s%2.bin"_s.arg(i % 3).arg(i), bytes);
+    }
+    // Over BlobBatchUpload::SmallFileBytes: resumable uploads, each started once it is hashed.
+    for (int i = 0; i < 3; ++i)
+        files.insert(u"large-%1.bin"_s.arg(i), QByteArray(1'500'000, char('a' + i)));
+    const qint64 total = 120 * 200'000 + 3 * 1'500'000;
+    for (auto it = files.cbegin(); it != files.cend(); ++it)
+        QVERIFY(writeFile(folder + u'/' + it.key(), it.value()));
+
+    DatasetUpload dataset(m_client.get(), folder);
+    dataset.setName(u"meanwhile"_s);
+    dataset.setHashCachePath(m_dir.filePath(u"cache/meanwhile-hashes"_s));
+    QStringList planned;
+    bool wasPlanned = false;
+    QStringList sent;
+    QStringList sentBeforePlan;
+    connect(&dataset, &DatasetUpload::planned, this, [&](const QStringList &paths, qint64 bytes) {
+        wasPlanned = true;
+        planned = paths;
+        QCOMPARE(bytes, total);
+    });
+    connect(&dataset, &DatasetUpload::fileSent, this, [&](const QString &path) {
+        (wasPlanned ? sent : sentBeforePlan).append(path);
+    });
+    dataset.start();
+    const Result<QString> &manifest = dataset.waitForFinished();
+    QVERIFY2(manifest, manifest ? "" : qPrintable(manifest.error().message));
+    QVERIFY(sentBeforePlan.isEmpty());
+    QCOMPARE(planned.size(), 123);
+    QCOMPARE(dataset.filesToSend(), 123);
+    QCOMPARE(dataset.bytesToSend(), total);
+    sent.sort();
+    planned.sort();
+    QCOMPARE(sent, planned);
+    QCOMPARE(dataset.uploadedFiles().size(), 123);
+    QVERIFY2(dataset.batchesSent() >= 3, qPrintable(QString::number(dataset.batchesSent())));
+
+    // Hashed again (another cache), the early groups' queries find everything on the server.
+    const Uploaded again = upload(folder, u"meanwhile"_s);
+    QCOMPARE(again.manifest, *manifest);
+    QCOMPARE(again.filesSent, 0);
+    QCOMPARE(again.batchesSent, 0);
+
+    const QString destination = m_dir.filePath(u"meanwhile-copy"_s);
+    DatasetDownload download(m_client.get(), u"meanwhile"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
+        QVERIFY(copy.readAll() == it.value());
     }
 }
 
