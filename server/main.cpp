@@ -92,12 +92,18 @@ int main(int argc, char *argv[])
         QStringLiteral("A verified worker's next canary comes between 0.5 and 1.5 times this "
                        "after its last (default 24)."),
         QStringLiteral("hours"));
+    const QCommandLineOption canaryDeadlineOption(
+        QStringLiteral("canary-deadline-minutes"),
+        QStringLiteral("A canary not judged this long after it was created fails, and its worker "
+                       "is quarantined (default 15)."),
+        QStringLiteral("minutes"));
     const QCommandLineOption reasonOption(QStringLiteral("reason"),
                                           QStringLiteral("workers quarantine: why, for the list."),
                                           QStringLiteral("text"));
     parser.addOptions({configOption, dataDirOption, databaseOption, listenOption, certOption,
                        keyOption, timeoutOption, samplesOption, emailOption, ownerOption, maxGpusOption,
-                       maxJobsOption, canariesOption, canaryIntervalOption, reasonOption});
+                       maxJobsOption, canariesOption, canaryIntervalOption, canaryDeadlineOption,
+                       reasonOption});
     parser.addPositionalArgument(QStringLiteral("command"),
                                  QStringLiteral("token create | user limits | workers list | "
                                                 "workers quarantine ID | workers release ID"));
@@ -132,6 +138,13 @@ int main(int argc, char *argv[])
         if (!ok || !(config.canaryIntervalHours > 0))
             return fail(QStringLiteral("--canary-interval-hours must be a number of hours more "
                                        "than 0"));
+    }
+    if (parser.isSet(canaryDeadlineOption)) {
+        bool ok = false;
+        config.canaryDeadlineMinutes = parser.value(canaryDeadlineOption).toDouble(&ok);
+        if (!ok || !(config.canaryDeadlineMinutes > 0))
+            return fail(QStringLiteral("--canary-deadline-minutes must be a number of minutes "
+                                       "more than 0"));
     }
     if (parser.isSet(samplesOption))
         config.utilisationSamplesPerTask = std::max(10, parser.value(samplesOption).toInt());

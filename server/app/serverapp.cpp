@@ -57,6 +57,7 @@ Status ServerApp::start()
     BlobBatch::sweepParts(m_services->blobs);
     m_services->scheduler.setCanaries(m_config.canaries);
     m_services->canaries.setIntervalMs(qint64(m_config.canaryIntervalHours * 3600 * 1000));
+    m_services->canaries.setDeadlineMs(qint64(m_config.canaryDeadlineMinutes * 60 * 1000));
     // On PostgreSQL other servers may share the store: the scheduler runs where the lock is.
     if (m_config.database.isEmpty()) {
         if (Status loaded = m_services->scheduler.load(); !loaded)

@@ -71,12 +71,17 @@ Result<ServerConfig> ServerConfig::fromYamlFile(const QString &path)
                 config.canaryIntervalHours = entry.second.as<double>();
                 if (!(config.canaryIntervalHours > 0))
                     return bad(QStringLiteral("canary_interval_hours must be more than 0"));
+            } else if (key == QLatin1String("canary_deadline_minutes")) {
+                config.canaryDeadlineMinutes = entry.second.as<double>();
+                if (!(config.canaryDeadlineMinutes > 0))
+                    return bad(QStringLiteral("canary_deadline_minutes must be more than 0"));
             } else {
                 return bad(QStringLiteral("unknown setting %1; known: data_dir, database, listen, "
                                           "tls_cert, tls_key, worker_timeout_seconds, "
                                           "max_blob_bytes, utilisation_samples_per_task, "
                                           "utilisation_samples_per_worker, "
-                                          "checkpoint_max_bytes, canaries, canary_interval_hours")
+                                          "checkpoint_max_bytes, canaries, canary_interval_hours, "
+                                          "canary_deadline_minutes")
                                .arg(key));
             }
         }

@@ -34,10 +34,13 @@ struct ServerConfig
     bool canaries = false;
     // A verified worker's next canary comes between 0.5 and 1.5 times this after its last.
     double canaryIntervalHours = 24;
+    // A canary not judged this long after it was created fails (docs/trust.md).
+    double canaryDeadlineMinutes = 15;
 
     // Parses the YAML keys data_dir, database, listen, tls_cert, tls_key, worker_timeout_seconds,
     // max_blob_bytes, utilisation_samples_per_task, utilisation_samples_per_worker,
-    // checkpoint_max_bytes, canaries, canary_interval_hours; unknown keys are errors.
+    // checkpoint_max_bytes, canaries, canary_interval_hours, canary_deadline_minutes; unknown
+    // keys are errors.
     static Result<ServerConfig> fromYamlFile(const QString &path);
     // "HOST:PORT", "[v6]:PORT" or ":PORT".
     Status setListen(const QString &hostPort);

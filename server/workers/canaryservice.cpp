@@ -33,7 +33,6 @@ QByteArray CanaryChallenge::expectedOutput(const QString &seed)
 QByteArray CanaryChallenge::mainPy()
 {
     return QStringLiteral(
-               "# DDL canary (docs/trust.md): a known-answer check of the worker.\n"
                "import functools\nimport hashlib\nimport os\n\n\n"
                "def main(dataset_dir, model_output_dir):\n"
                "    seed = os.environ[\"%1\"].encode()\n"
@@ -107,6 +106,12 @@ void CanaryService::tick()
 {
     if (Status judged = judgeEnded(); !judged)
         qCWarning(lcCanaries).noquote() << "cannot judge canaries:" << judged.error().message;
+    if (Status judged = judgeOverdue(); !judged)
+        qCWarning(lcCanaries).noquote() << "cannot judge overdue canaries:"
+                                        << judged.error().message;
+    if (Status marked = unverifyPreempted(); !marked)
+        qCWarning(lcCanaries).noquote() << "cannot mark preempted canaries:"
+                                        << marked.error().message;
     if (Status started = startDue(); !started)
         qCWarning(lcCanaries).noquote() << "cannot start canaries:" << started.error().message;
 }
@@ -169,7 +174,7 @@ Status CanaryService::judgeEnded()
                                .arg(exitCode.toInt());
         } else {
             verdict.text =
-                u"inconclusive: %1 %2"_s.arg(state, row.value(u"message"_s).toString()).trimmed();
+                QString(QLatin1String(InconclusivePrefix) + u" %1 %2"_s).arg(state, row.value(u"message"_s).toString()).trimmed();
         }
         verdicts.append(verdict);
     }
@@ -192,13 +197,18 @@ Status CanaryService::judgeEnded()
                     verdict.workerId, *verdict.passed, verdict.text, nextCanaryAt());
                 !recorded)
                 return recorded;
-        } else if (Result<QSqlQuery> later =
-                       runSql(m_db,
-                              u"UPDATE workers SET next_canary_at = ? WHERE "
-                              "id = ?"_s,
-                              {nowMs() + RetryAfterInconclusiveMs, verdict.workerId});
-                   !later) {
-            return later.error();
+        } else {
+            // Unverified until a canary passes: a worker cannot keep its verification by
+            // failing canaries in ways that tell nothing.
+            const Result<qint64> delay = retryDelayMs(verdict.workerId);
+            if (!delay)
+                return delay.error();
+            if (Result<QSqlQuery> later = runSql(m_db,
+                                                 u"UPDATE workers SET verified = 0, "
+                                                 "next_canary_at = ? WHERE id = ?"_s,
+                                                 {nowMs() + *delay, verdict.workerId});
+                !later)
+                return later.error();
         }
         if (Status committed = transaction.commit(); !committed)
             return committed;
@@ -210,6 +220,83 @@ Status CanaryService::judgeEnded()
                 << "worker" << verdict.workerId << "canary" << verdict.jobId << verdict.text;
     }
     return Ok{};
+}
+
+Result<qint64> CanaryService::retryDelayMs(qint64 workerId)
+{
+    // 60 s x 2^6 passes the hour: the latest seven verdicts are enough to count.
+    Result<QSqlQuery> verdicts = runSql(m_db,
+                                        u"SELECT canary_verdict FROM jobs WHERE canary_worker_id = "
+                                        "? AND canary_verdict IS NOT NULL ORDER BY id DESC "
+                                        "LIMIT 7"_s,
+                                        {workerId});
+    if (!verdicts)
+        return verdicts.error();
+    qint64 delay = RetryAfterInconclusiveMs / 2;
+    while (verdicts->next() &&
+           verdicts->value(0).toString().startsWith(QLatin1String(InconclusivePrefix)))
+        delay = std::min(delay * 2, MaxRetryAfterInconclusiveMs);
+    return std::max(delay, RetryAfterInconclusiveMs);
+}
+
+Status CanaryService::judgeOverdue()
+{
+    Result<QSqlQuery> overdue = runSql(m_db,
+                                       u"SELECT id, canary_worker_id FROM jobs WHERE "
+                                       "canary_worker_id IS NOT NULL AND canary_verdict IS NULL "
+                                       "AND created_at < ?"_s,
+                                       {nowMs() - m_deadlineMs});
+    if (!overdue)
+        return overdue.error();
+    QList<std::pair<qint64, qint64>> jobs;
+    while (overdue->next())
+        jobs.append({overdue->value(0).toLongLong(), overdue->value(1).toLongLong()});
+    overdue->finish();
+    for (const auto &[jobId, workerId] : std::as_const(jobs)) {
+        const QString reason =
+            u"failed canary job %1: not done within the canary deadline of %2 s"_s.arg(jobId).arg(
+                m_deadlineMs / 1000);
+        Transaction transaction(m_db);
+        if (Status begun = transaction.begin(); !begun)
+            return begun;
+        Result<QSqlQuery> marked = runSql(m_db,
+                                          u"UPDATE jobs SET canary_verdict = ? WHERE id = ? AND "
+                                          "canary_verdict IS NULL"_s,
+                                          {reason, jobId});
+        if (!marked)
+            return marked.error();
+        if (marked->numRowsAffected() <= 0)
+            continue;
+        JobStore store(m_db);
+        const Result<JobRow> current = store.job(jobId);
+        if (!current)
+            return current.error();
+        if (!isFinalState(stateName(current->state))) {
+            if (Status stopped = store.stopTasks(jobId); !stopped)
+                return stopped;
+            if (Status stopped = store.moveJob(jobId, JobState::Stopped, reason); !stopped)
+                return stopped;
+        }
+        if (Status recorded = TrustService(m_db).recordCanary(workerId, false, reason, nextCanaryAt());
+            !recorded)
+            return recorded;
+        if (Status committed = transaction.commit(); !committed)
+            return committed;
+        m_scheduler.dequeue(jobId);
+        qCWarning(lcCanaries).noquote() << "worker" << workerId << "quarantined:" << reason;
+    }
+    return Ok{};
+}
+
+Status CanaryService::unverifyPreempted()
+{
+    // A preempted canary is requeued; meanwhile its worker gets no user's work.
+    const Result<QSqlQuery> marked =
+        runSql(m_db,
+               u"UPDATE workers SET verified = 0 WHERE verified = 1 AND id IN (SELECT "
+               "canary_worker_id FROM jobs WHERE canary_worker_id IS NOT NULL AND "
+               "canary_verdict IS NULL AND preemptions > 0)"_s);
+    return marked ? Status(Ok{}) : Status(marked.error());
 }
 
 Status CanaryService::startDue()
@@ -265,7 +352,8 @@ Status CanaryService::start(qint64 workerId, const QString &workerName)
     const CanaryChallenge challenge = CanaryChallenge::make();
     JobSpec spec;
     spec.kind = JobSpec::Kind::Ddl;
-    spec.jobName = u"canary-w%1-%2"_s.arg(workerId).arg(challenge.seed.left(8));
+    // A name that does not say what it is (the reason, which the worker never sees, does).
+    spec.jobName = u"run-%1"_s.arg(challenge.seed.left(8));
     TaskRole role;
     role.name = u"worker"_s;
     role.taskNumber = 1;
@@ -287,6 +375,20 @@ Status CanaryService::start(qint64 workerId, const QString &workerName)
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
+    // Claims the worker's canary in this transaction: another server (a leader handover) that
+    // also found it due changes no row here, and starts none. The row lock makes the second wait
+    // and then see next_canary_at moved on, on PostgreSQL too.
+    const qint64 now = nowMs();
+    Result<QSqlQuery> claimed =
+        runSql(m_db,
+               u"UPDATE workers SET next_canary_at = ? WHERE id = ? AND next_canary_at <= ? AND "
+               "NOT EXISTS (SELECT 1 FROM jobs j WHERE j.canary_worker_id = ? AND "
+               "j.canary_verdict IS NULL)"_s,
+               {now + m_deadlineMs, workerId, now, workerId});
+    if (!claimed)
+        return claimed.error();
+    if (claimed->numRowsAffected() <= 0)
+        return Ok{}; // started elsewhere meanwhile
     const Result<qint64> jobId = JobStore(m_db).addJob(job);
     if (!jobId)
         return jobId.error();

@@ -80,10 +80,12 @@ Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
     Result<QSqlQuery> task =
         runSql(m_db,
                u"SELECT t.worker_id, t.job_id, t.role, t.state, t.gpu_indices, t.started_at, "
-               "t.finished_at, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ?"_s,
+               "t.finished_at, j.spec FROM tasks t JOIN jobs j ON j.id = t.job_id WHERE t.id = ? AND "
+               "j.canary_worker_id IS NULL"_s,
                {taskId});
     if (!task)
         return task.error();
+    // A canary (docs/trust.md) is the server's check of the worker, not work it contributed.
     if (!task->next() || task->value(u"worker_id"_s).isNull())
         return Ok{};
     const qint64 workerId = task->value(u"worker_id"_s).toLongLong();

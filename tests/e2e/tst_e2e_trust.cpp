@@ -3,7 +3,8 @@
 // cheating worker, whose Python interpreter (--python) is a wrapper that overwrites every output
 // file after the real python3 wrote it, fails its canary, is quarantined and gets no user's job.
 // The admin's `ddl-server workers list|quarantine|release` act on the running server, and a job's
-// minWorkerTrust keeps it off workers trusted less.
+// minWorkerTrust keeps it off workers trusted less. A worker that never finishes its canary is
+// quarantined once the canary deadline passes.
 #include "clusterharness.h"
 #include "polluntil.h"
 
@@ -11,6 +12,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace Qt::Literals::StringLiterals;
@@ -36,6 +38,7 @@ class TestE2eTrust : public QObject
 private slots:
     void honestWorkerPassesItsCanaryThenRunsUserJobs();
     void canaryFails_cheatingworker();
+    void canaryPastItsDeadlineFails_hangingworker();
 
 private:
     bool startCluster(ClusterHarness &cluster, const QString &worker, const QStringList &args);
@@ -153,9 +156,11 @@ void TestE2eTrust::honestWorkerPassesItsCanaryThenRunsUserJobs()
     QVERIFY2(progress.out.contains(u"TRUST"_s), qPrintable(progress.out));
     // The canary ran before the user's job on that worker.
     const QString log = cluster.workerLog(worker);
-    QVERIFY2(log.indexOf(u"canary-w"_s) >= 0 &&
-                 log.indexOf(u"canary-w"_s) < log.indexOf(u"first"_s),
+    // Its name says nothing of a canary (docs/trust.md).
+    const QRegularExpression canaryName(u"run-[0-9a-f]{8}"_s);
+    QVERIFY2(log.indexOf(canaryName) >= 0 && log.indexOf(canaryName) < log.indexOf(u"first"_s),
              qPrintable(log));
+    QVERIFY2(!log.contains(u"canary"_s, Qt::CaseInsensitive), qPrintable(log));
 
     // minWorkerTrust 90: the only worker has 40, so the job waits and says so.
     const QString picky = submit(cluster, repo, u"picky.json"_s);
@@ -232,7 +237,7 @@ void TestE2eTrust::canaryFails_cheatingworker()
         qPrintable(cluster.serverLog() + cluster.workerLog(worker)));
     const AdminRow row = adminRow(cluster, worker);
     QCOMPARE(row.trust, 0);
-    QVERIFY2(row.reason.contains(u"failed canary job"_s) && row.reason.contains(u"canary.txt"_s),
+    QVERIFY2(row.reason.contains(u"failed canary job"_s) && row.reason.contains(u"result.txt"_s),
              qPrintable(row.reason));
     QVERIFY2(cluster.serverLog().contains(u"quarantined: failed canary job"_s),
              qPrintable(cluster.serverLog()));
@@ -249,6 +254,38 @@ void TestE2eTrust::canaryFails_cheatingworker()
     QVERIFY(job.value(u"tasks"_s).toArray().at(0).toObject().value(u"worker"_s).isNull());
     QVERIFY2(!cluster.workerLog(worker).contains(u"victim"_s),
              qPrintable(cluster.workerLog(worker)));
+}
+
+void TestE2eTrust::canaryPastItsDeadlineFails_hangingworker()
+{
+    // The dodge: the worker's Python never returns, so the canary stays RUNNING and gets no
+    // verdict; the server's canary deadline (shortened to 6 s here) fails it.
+    ClusterHarness cluster;
+    const QString wrapper = cluster.path(u"hanging-python3"_s);
+    QFile script(wrapper);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write("#!/bin/sh\nexec sleep 600\n");
+    script.close();
+    QVERIFY(script.setPermissions(script.permissions() | QFile::ExeOwner | QFile::ExeGroup |
+                                  QFile::ExeOther));
+    const QString worker = u"hanger"_s;
+    QVERIFY(cluster.startServer({u"--canaries"_s,
+                                 u"--worker-timeout"_s,
+                                 u"600"_s,
+                                 u"--canary-deadline-minutes"_s,
+                                 u"0.1"_s}));
+    QVERIFY(cluster.registerAndLogin(User, u"tess-password"_s));
+    QVERIFY(cluster.startNamedWorker(worker, {u"--python"_s, wrapper, u"--no-sandbox"_s}));
+
+    QVERIFY2(
+        pollUntil([&] { return adminRow(cluster, worker).trustState == u"quarantined"_s; }, 60000),
+        qPrintable(cluster.serverLog() + cluster.workerLog(worker)));
+    const AdminRow row = adminRow(cluster, worker);
+    QVERIFY2(row.reason.contains(u"failed canary job"_s) &&
+                 row.reason.contains(u"not done within the canary deadline of 6 s"_s),
+             qPrintable(row.reason));
+    QVERIFY2(cluster.serverLog().contains(u"quarantined: failed canary job"_s),
+             qPrintable(cluster.serverLog()));
 }
 
 QTEST_GUILESS_MAIN(TestE2eTrust)
