@@ -46,13 +46,18 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
                            "dataset manifest"_s,
                            u"manifest_sha256"_s);
     }
-    // The manifest and every file it lists must be blobs this worker stored.
-    Result<DatasetManifest> manifest =
-        m_datasets.acceptManifest(u"worker:"_s + QString::number(worker.id), entry.manifestSha256);
+    // The manifest and every file it lists must be blobs this worker stored; its size is what
+    // the blobs hold, not what the manifest declares, and an over-limit one is refused before it
+    // is remembered.
+    const QString owner = u"worker:"_s + QString::number(worker.id);
+    Result<DatasetManifest> manifest = m_datasets.loadManifest(owner, entry.manifestSha256);
     if (!manifest)
         return manifest.error();
+    Result<qint64> size = m_datasets.storedSize(*manifest);
+    if (!size)
+        return size.error();
     entry.files = int(manifest->files().size());
-    entry.size = manifest->totalSize();
+    entry.size = *size;
     if (entry.size > m_maxBytes) {
         return Error::make(ErrorCode::PayloadTooLarge,
                            u"the checkpoint holds %1 bytes, more than the %2 bytes this server "
@@ -61,6 +66,9 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
                                .arg(m_maxBytes),
                            u"manifest_sha256"_s);
     }
+    if (Status registered = m_datasets.registerManifest(entry.manifestSha256, *manifest);
+        !registered)
+        return registered.error();
     entry.createdAtMs = nowMs();
     if (Status recorded = JobCheckpoints(m_db).record(entry); !recorded)
         return recorded.error();

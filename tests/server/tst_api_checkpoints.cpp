@@ -5,19 +5,23 @@
 #include "serverapitestcase.h"
 
 #include "packaging/datasetmanifest.h"
+#include "store/database.h"
+#include "store/sql.h"
 
 using namespace ddl;
 using namespace ddl::server;
 
 namespace {
 
-// The canonical bytes of a dataset manifest of these files (path -> content).
-QByteArray manifestOf(const QMap<QString, QByteArray> &files)
+// The canonical bytes of a dataset manifest of these files (path -> content); declaredSize, when
+// given, is the size it claims for every file instead of the real one.
+QByteArray manifestOf(const QMap<QString, QByteArray> &files, qint64 declaredSize = -1)
 {
     QJsonArray entries;
     for (auto it = files.cbegin(); it != files.cend(); ++it) {
         entries.append(QJsonObject{{QStringLiteral("path"), it.key()},
-                                   {QStringLiteral("size"), it.value().size()},
+                                   {QStringLiteral("size"),
+                                    declaredSize >= 0 ? declaredSize : qint64(it.value().size())},
                                    {QStringLiteral("sha256"), sha256Of(it.value())}});
     }
     const QByteArray json =
@@ -44,7 +48,26 @@ private slots:
     void onlyACompleteUploadOfTheWorkerIsRecorded();
     void nextAttemptGetsTheCheckpoint();
     void checkpointOverTheLimitIsRefused();
+    void declaredSizesAreNotTrusted();
+
+private:
+    // Whether the server remembered the manifest file by file (what lets a worker fetch them).
+    bool registered(const QString &manifestSha256);
 };
+
+bool tst_ApiCheckpoints::registered(const QString &manifestSha256)
+{
+    Result<QSqlDatabase> db = Database::open(m_dataDir, QStringLiteral("tst-ckpt"), m_database);
+    if (!db) {
+        qWarning("%s", qPrintable(db.error().message));
+        return true;
+    }
+    Result<QSqlQuery> row = runSql(*db,
+                                   QStringLiteral("SELECT 1 FROM manifest_files WHERE "
+                                                  "manifest_sha256 = ?"),
+                                   {manifestSha256});
+    return !row || row->next();
+}
 
 void tst_ApiCheckpoints::onlyACompleteUploadOfTheWorkerIsRecorded()
 {
@@ -181,6 +204,42 @@ void tst_ApiCheckpoints::checkpointOverTheLimitIsRefused()
              qPrintable(refused.describe()));
     QVERIFY(
         job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
+    // Refused before it was remembered: no worker may fetch its files by it.
+    QVERIFY(!registered(manifestSha));
+}
+
+void tst_ApiCheckpoints::declaredSizesAreNotTrusted()
+{
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("ckpt-declared"));
+    QVERIFY(started);
+    const QString path = QStringLiteral("/v1/workers/tasks/%1/checkpoint").arg(started->taskId);
+    // Over the limit (1 MiB) as stored, one byte as the manifest declares it.
+    const QByteArray big = someBytes("ckpt declared big", 1024 * 1024 + 1);
+    QVERIFY(!uploadBlob(started->worker.token, big).isEmpty());
+    const QString liarSha = uploadBlob(started->worker.token,
+                                       manifestOf({{QStringLiteral("big.bin"), big}}, 1));
+    QVERIFY(!liarSha.isEmpty());
+    const Answer refused = post(path, started->worker.token, checkpointBody(liarSha));
+    VERIFY_ERROR(refused, 400, "bad_request");
+    QVERIFY2(refused.error().value(QLatin1String("message")).toString().contains(
+                 QLatin1String("big.bin")),
+             qPrintable(refused.describe()));
+    QVERIFY(!registered(liarSha));
+    QVERIFY(
+        job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
+
+    // A small file declared larger than it is is refused too: the size shown is the stored one.
+    const QByteArray small = someBytes("ckpt declared small", 100);
+    QVERIFY(!uploadBlob(started->worker.token, small).isEmpty());
+    const QString inflatedSha = uploadBlob(started->worker.token,
+                                           manifestOf({{QStringLiteral("s.bin"), small}}, 5000));
+    VERIFY_ERROR(post(path, started->worker.token, checkpointBody(inflatedSha)), 400, "bad_request");
+    const QString honestSha =
+        uploadBlob(started->worker.token, manifestOf({{QStringLiteral("s.bin"), small}}));
+    const Answer recorded = post(path, started->worker.token, checkpointBody(honestSha));
+    VERIFY_STATUS(recorded, 200);
+    QCOMPARE(recorded.json().value(QLatin1String("size")).toInteger(), qint64(small.size()));
+    QVERIFY(registered(honestSha));
 }
 
 QTEST_GUILESS_MAIN(tst_ApiCheckpoints)
