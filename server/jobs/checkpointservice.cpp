@@ -58,7 +58,7 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
         return size.error();
     entry.files = int(manifest->files().size());
     entry.size = *size;
-    if (entry.size > m_maxBytes) {
+    if (m_maxBytes > 0 && entry.size > m_maxBytes) {
         return Error::make(ErrorCode::PayloadTooLarge,
                            u"the checkpoint holds %1 bytes, more than the %2 bytes this server "
                            "keeps of one (checkpoint_max_bytes); keep less in "

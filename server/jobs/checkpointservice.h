@@ -22,7 +22,7 @@ public:
     CheckpointService(const QSqlDatabase &db, DatasetService &datasets);
 
     // The most a checkpoint may hold (the server's checkpoint_max_bytes); leases carry it so
-    // that a worker refuses a larger one before sending it.
+    // that a worker refuses a larger one before sending it. 0: no limit, as the worker reads it.
     void setMaxBytes(qint64 bytes) { m_maxBytes = bytes; }
     qint64 maxBytes() const { return m_maxBytes; }
 

@@ -8,6 +8,8 @@
 #include "store/database.h"
 #include "store/sql.h"
 
+#include <QScopeGuard>
+
 using namespace ddl;
 using namespace ddl::server;
 
@@ -49,6 +51,7 @@ private slots:
     void nextAttemptGetsTheCheckpoint();
     void checkpointOverTheLimitIsRefused();
     void declaredSizesAreNotTrusted();
+    void zeroLimitMeansNoLimit();
 
 private:
     // Whether the server remembered the manifest file by file (what lets a worker fetch them).
@@ -240,6 +243,34 @@ void tst_ApiCheckpoints::declaredSizesAreNotTrusted()
     VERIFY_STATUS(recorded, 200);
     QCOMPARE(recorded.json().value(QLatin1String("size")).toInteger(), qint64(small.size()));
     QVERIFY(registered(honestSha));
+}
+
+void tst_ApiCheckpoints::zeroLimitMeansNoLimit()
+{
+    // The operator sets checkpoint_max_bytes: 0 and restarts the server.
+    QString restarted = restartServer([](ServerConfig &config) { config.checkpointMaxBytes = 0; });
+    QVERIFY2(restarted.isEmpty(), qPrintable(restarted));
+    const auto restore = qScopeGuard([this] {
+        const QString back = restartServer(
+            [](ServerConfig &config) { config.checkpointMaxBytes = 1024 * 1024; });
+        if (!back.isEmpty())
+            qWarning("the server did not start again: %s", qPrintable(back));
+    });
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("ckpt-nolimit"));
+    QVERIFY(started);
+    // The worker reads 0 as "no limit" (worker/runner/checkpointsync.cpp); so does the server.
+    QCOMPARE(started->lease.value(QLatin1String("checkpoint_max_bytes")).toInteger(-1), qint64(0));
+    const QByteArray state = someBytes("ckpt no limit", 1024 * 1024 + 1);
+    QVERIFY(!uploadBlob(started->worker.token, state).isEmpty());
+    const QString manifestSha =
+        uploadBlob(started->worker.token, manifestOf({{QStringLiteral("state.bin"), state}}));
+    QVERIFY(!manifestSha.isEmpty());
+    const Answer recorded =
+        post(QStringLiteral("/v1/workers/tasks/%1/checkpoint").arg(started->taskId),
+             started->worker.token,
+             checkpointBody(manifestSha));
+    VERIFY_STATUS(recorded, 200);
+    QCOMPARE(recorded.json().value(QLatin1String("size")).toInteger(), qint64(state.size()));
 }
 
 QTEST_GUILESS_MAIN(tst_ApiCheckpoints)
