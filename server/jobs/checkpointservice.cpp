@@ -19,10 +19,12 @@ CheckpointService::CheckpointService(const QSqlDatabase &db, DatasetService &dat
 Result<QJsonObject>
 CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObject &request)
 {
-    Result<QSqlQuery> task = runSql(m_db,
-                                    u"SELECT job_id, role, role_index, attempt FROM tasks WHERE "
-                                    "id = ? AND worker_id = ? AND state = ?"_s,
-                                    {taskId, worker.id, stateName(JobState::Running)});
+    Result<QSqlQuery> task =
+        runSql(m_db,
+               u"SELECT t.job_id, t.role, t.role_index, t.attempt, w.quarantined, "
+               "w.quarantine_reason FROM tasks t JOIN workers w ON w.id = t.worker_id WHERE "
+               "t.id = ? AND t.worker_id = ? AND t.state = ?"_s,
+               {taskId, worker.id, stateName(JobState::Running)});
     if (!task)
         return task.error();
     if (!task->next()) {
@@ -30,6 +32,16 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
                            u"task %1 is not leased to this worker any more; its checkpoint is "
                            "not kept"_s.arg(taskId),
                            u"task_id"_s);
+    }
+    // A quarantined worker's state is not to be trusted: a next attempt, perhaps on a trusted
+    // worker, would go on from it.
+    if (task->value(u"quarantined"_s).toBool()) {
+        return Error::make(ErrorCode::Forbidden,
+                           u"this worker is quarantined (%1); the server keeps no checkpoint of "
+                           "it until the admin releases it (ddl-server workers release %2)"_s
+                               .arg(task->value(u"quarantine_reason"_s).toString(),
+                                    QString::number(worker.id)),
+                           u"worker"_s);
     }
     CheckpointEntry entry;
     entry.jobId = task->value(u"job_id"_s).toLongLong();

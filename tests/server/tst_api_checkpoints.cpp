@@ -7,6 +7,7 @@
 #include "packaging/datasetmanifest.h"
 #include "store/database.h"
 #include "store/sql.h"
+#include "workers/trustservice.h"
 
 #include <QScopeGuard>
 
@@ -52,6 +53,7 @@ private slots:
     void checkpointOverTheLimitIsRefused();
     void declaredSizesAreNotTrusted();
     void zeroLimitMeansNoLimit();
+    void quarantinedWorkerRecordsNone();
 
 private:
     // Whether the server remembered the manifest file by file (what lets a worker fetch them).
@@ -271,6 +273,36 @@ void tst_ApiCheckpoints::zeroLimitMeansNoLimit()
              checkpointBody(manifestSha));
     VERIFY_STATUS(recorded, 200);
     QCOMPARE(recorded.json().value(QLatin1String("size")).toInteger(), qint64(state.size()));
+}
+
+void tst_ApiCheckpoints::quarantinedWorkerRecordsNone()
+{
+    const std::optional<RunningTask> started =
+        startOneTask(QStringLiteral("ckpt-quarantined"));
+    QVERIFY(started);
+    const QByteArray state = someBytes("ckpt quarantined", 2000);
+    QVERIFY(!uploadBlob(started->worker.token, state).isEmpty());
+    const QString manifestSha =
+        uploadBlob(started->worker.token, manifestOf({{QStringLiteral("state.bin"), state}}));
+    QVERIFY(!manifestSha.isEmpty());
+    {
+        // The admin quarantines it (ddl-server workers quarantine: a second connection).
+        Result<QSqlDatabase> db =
+            Database::open(m_dataDir, QStringLiteral("tst-ckpt-quarantine"), m_database);
+        QVERIFY2(db, db ? "" : qPrintable(db.error().message));
+        QVERIFY(TrustService(*db).quarantine(started->worker.id, QStringLiteral("wrong answers")));
+    }
+    const Answer refused =
+        post(QStringLiteral("/v1/workers/tasks/%1/checkpoint").arg(started->taskId),
+             started->worker.token,
+             checkpointBody(manifestSha));
+    VERIFY_ERROR(refused, 403, "forbidden");
+    QVERIFY2(refused.error().value(QLatin1String("message")).toString().contains(
+                 QLatin1String("quarantined (wrong answers)")),
+             qPrintable(refused.describe()));
+    QVERIFY(
+        job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
+    QVERIFY(!registered(manifestSha));
 }
 
 QTEST_GUILESS_MAIN(tst_ApiCheckpoints)
