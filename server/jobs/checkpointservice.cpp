@@ -62,9 +62,15 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
     // the blobs hold, not what the manifest declares, and an over-limit one is refused before it
     // is remembered.
     const QString owner = u"worker:"_s + QString::number(worker.id);
-    Result<DatasetManifest> manifest = m_datasets.loadManifest(owner, entry.manifestSha256);
-    if (!manifest)
-        return manifest.error();
+    Result<DatasetManifest> manifest = m_datasets.loadManifest(
+        owner, entry.manifestSha256, MaxManifestFiles, MaxManifestJsonBytes);
+    if (!manifest) {
+        Error error = manifest.error();
+        if (error.is(ErrorCode::PayloadTooLarge))
+            error.message += u" (a checkpoint's manifest); keep fewer, larger files in "
+                             "DDL_CHECKPOINT_DIR"_s;
+        return error;
+    }
     Result<qint64> size = m_datasets.storedSize(*manifest);
     if (!size)
         return size.error();

@@ -18,6 +18,11 @@ class CheckpointService
 {
 public:
     static constexpr qint64 DefaultMaxBytes = 10LL * 1024 * 1024 * 1024;
+    // A checkpoint's manifest is read and checked on the server's event loop: far below what a
+    // dataset's may hold (DatasetManifest::MaxFiles, MaxJsonBytes), so one worker cannot hold
+    // the loop for long.
+    static constexpr qsizetype MaxManifestFiles = 100'000;
+    static constexpr qint64 MaxManifestJsonBytes = 64LL << 20;
 
     CheckpointService(const QSqlDatabase &db, DatasetService &datasets);
 

@@ -54,6 +54,7 @@ private slots:
     void declaredSizesAreNotTrusted();
     void zeroLimitMeansNoLimit();
     void quarantinedWorkerRecordsNone();
+    void manifestOfTooManyFilesIsRefusedUnread();
 
 private:
     // Whether the server remembered the manifest file by file (what lets a worker fetch them).
@@ -302,6 +303,39 @@ void tst_ApiCheckpoints::quarantinedWorkerRecordsNone()
              qPrintable(refused.describe()));
     QVERIFY(
         job(started->user, started->uuid).value(QLatin1String("checkpoints")).toArray().isEmpty());
+    QVERIFY(!registered(manifestSha));
+}
+
+void tst_ApiCheckpoints::manifestOfTooManyFilesIsRefusedUnread()
+{
+    const std::optional<RunningTask> started = startOneTask(QStringLiteral("ckpt-many"));
+    QVERIFY(started);
+    // 100,001 files (each the same small blob): one over what the server reads of a checkpoint.
+    const QByteArray piece = someBytes("ckpt many", 10);
+    QVERIFY(!uploadBlob(started->worker.token, piece).isEmpty());
+    QJsonArray entries;
+    for (int i = 0; i <= 100'000; ++i) {
+        entries.append(QJsonObject{{QStringLiteral("path"), QStringLiteral("f%1").arg(i, 6, 10, QLatin1Char('0'))},
+                                   {QStringLiteral("size"), piece.size()},
+                                   {QStringLiteral("sha256"), sha256Of(piece)}});
+    }
+    const QByteArray json =
+        QJsonDocument(QJsonObject{{QStringLiteral("kind"), QStringLiteral("ddl-dataset")},
+                                  {QStringLiteral("version"), 1},
+                                  {QStringLiteral("files"), entries}})
+            .toJson(QJsonDocument::Compact);
+    const QString manifestSha = uploadBlob(started->worker.token, json);
+    QVERIFY(!manifestSha.isEmpty());
+    const Answer refused =
+        post(QStringLiteral("/v1/workers/tasks/%1/checkpoint").arg(started->taskId),
+             started->worker.token,
+             checkpointBody(manifestSha));
+    VERIFY_ERROR(refused, 413, "payload_too_large");
+    const QString message = refused.error().value(QLatin1String("message")).toString();
+    QVERIFY2(message.contains(QLatin1String("100001 files"))
+                 && message.contains(QLatin1String("100000"))
+                 && message.contains(QLatin1String("DDL_CHECKPOINT_DIR")),
+             qPrintable(message));
     QVERIFY(!registered(manifestSha));
 }
 
