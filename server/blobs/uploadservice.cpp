@@ -283,7 +283,6 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
             return completed.error();
         upload->complete = true;
     }
-    LedgerStore(m_db).addUploadedBy(owner, sink.length());
     return upload;
 }
 
@@ -310,10 +309,16 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
         }
     }
     forget();
-    return recordBlob(owner, upload.sha256, upload.size);
+    Result<bool> stored = recordBlob(owner, upload.sha256, upload.size);
+    if (!stored)
+        return stored.error();
+    // The ledger counts bytes the server did not hold before, not a resend of stored ones.
+    if (*stored)
+        LedgerStore(m_db).addUploadedBy(owner, upload.size);
+    return Ok{};
 }
 
-Status UploadService::recordBlob(const QString &owner, const QString &sha256, qint64 size)
+Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha256, qint64 size)
 {
     Result<QSqlQuery> blob = runSql(m_db,
                                     QStringLiteral("INSERT INTO blobs (sha256, size, "
@@ -322,7 +327,10 @@ Status UploadService::recordBlob(const QString &owner, const QString &sha256, qi
                                     {sha256, size, nowMs()});
     if (!blob)
         return blob.error();
-    return addReference(owner, sha256);
+    const bool fresh = blob->numRowsAffected() > 0;
+    if (Status referenced = addReference(owner, sha256); !referenced)
+        return referenced.error();
+    return fresh;
 }
 
 Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries)
@@ -330,15 +338,15 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
+    qint64 bytes = 0; // of blobs the server did not hold before: resent ones count nothing
     for (const BlobBatch::Entry &entry : entries) {
-        if (Status recorded = recordBlob(owner, entry.sha256, entry.size); !recorded)
-            return recorded;
+        Result<bool> stored = recordBlob(owner, entry.sha256, entry.size);
+        if (!stored)
+            return stored.error();
+        bytes += *stored ? entry.size : 0;
     }
     if (Status committed = transaction.commit(); !committed)
         return committed;
-    qint64 bytes = 0;
-    for (const BlobBatch::Entry &entry : entries)
-        bytes += entry.size;
     LedgerStore(m_db).addUploadedBy(owner, bytes);
     return Ok{};
 }

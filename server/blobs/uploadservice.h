@@ -75,8 +75,9 @@ public:
 private:
     Result<UploadState> finishInterrupted(const QString &owner, UploadState upload);
     Status completeUpload(const QString &owner, const UploadState &upload, const QString &digest);
-    // A stored blob, known to the server and owned by owner.
-    Status recordBlob(const QString &owner, const QString &sha256, qint64 size);
+    // A stored blob, known to the server and owned by owner; true when the server did not know
+    // it before (new to owner only is false).
+    Result<bool> recordBlob(const QString &owner, const QString &sha256, qint64 size);
     Result<Sha256Stream> hashSoFar(const QString &uploadId, qint64 offset);
 
     QSqlDatabase m_db;

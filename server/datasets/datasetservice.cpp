@@ -7,6 +7,7 @@
 #include "store/sql.h"
 
 #include <QFile>
+#include <QHash>
 #include <QJsonArray>
 #include <QRegularExpression>
 #include <QSet>
@@ -76,7 +77,9 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
 }
 
 Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
-                                                     const QString &manifestSha256)
+                                                     const QString &manifestSha256,
+                                                     qsizetype maxFiles,
+                                                     qint64 maxJsonBytes)
 {
     const auto notOwned = [&] {
         return Error::make(ErrorCode::BadRequest,
@@ -90,10 +93,15 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
         return notOwned();
     }
     QFile file(m_storage.blobPath(manifestSha256));
-    if (file.size() > DatasetManifest::MaxJsonBytes)
-        return Error::make(
-            ErrorCode::BadManifest,
-            QStringLiteral("the manifest is over %1 bytes").arg(DatasetManifest::MaxJsonBytes));
+    if (file.size() > maxJsonBytes) {
+        return Error::make(maxJsonBytes < DatasetManifest::MaxJsonBytes ? ErrorCode::PayloadTooLarge
+                                                                        : ErrorCode::BadManifest,
+                           QStringLiteral("the manifest holds %1 bytes of JSON, over the %2 "
+                                          "this server reads of one")
+                               .arg(file.size())
+                               .arg(maxJsonBytes),
+                           QStringLiteral("manifest_sha256"));
+    }
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(
             ErrorCode::IoError,
@@ -101,6 +109,14 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
     Result<DatasetManifest> manifest = DatasetManifest::parse(file.readAll());
     if (!manifest)
         return manifest.error();
+    if (manifest->files().size() > maxFiles) {
+        return Error::make(ErrorCode::PayloadTooLarge,
+                           QStringLiteral("the manifest lists %1 files, over the %2 this server "
+                                          "takes in one")
+                               .arg(manifest->files().size())
+                               .arg(maxFiles),
+                           QStringLiteral("manifest_sha256"));
+    }
     QStringList files;
     for (const ManifestFile &entry : manifest->files())
         files << entry.sha256;
@@ -118,6 +134,44 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
         return error;
     }
     return manifest;
+}
+
+Result<qint64> DatasetService::storedSize(const DatasetManifest &manifest)
+{
+    QHash<QString, qint64> stored;
+    // In batches: SQLite allows a few hundred parameters per statement.
+    constexpr qsizetype Batch = 500;
+    const QList<ManifestFile> &files = manifest.files();
+    for (qsizetype start = 0; start < files.size(); start += Batch) {
+        const qsizetype count = std::min(Batch, files.size() - start);
+        QVariantList values;
+        for (qsizetype i = start; i < start + count; ++i)
+            values << files[i].sha256;
+        Result<QSqlQuery> query = runSql(m_db,
+                                         QStringLiteral("SELECT sha256, size FROM blobs WHERE "
+                                                        "sha256 IN (?%1)")
+                                             .arg(QStringLiteral(",?").repeated(count - 1)),
+                                         values);
+        if (!query)
+            return query.error();
+        while (query->next())
+            stored.insert(query->value(u"sha256"_s).toString(), query->value(u"size"_s).toLongLong());
+    }
+    qint64 total = 0;
+    for (const ManifestFile &file : files) {
+        const qint64 size = stored.value(file.sha256, -1);
+        if (size != file.size) {
+            return Error::make(ErrorCode::BadRequest,
+                               QStringLiteral("the manifest says %1 holds %2 bytes, but its "
+                                              "uploaded blob holds %3; list each file's real size")
+                                   .arg(file.path.left(200))
+                                   .arg(file.size)
+                                   .arg(size),
+                               QStringLiteral("manifest_sha256"));
+        }
+        total += size;
+    }
+    return total;
 }
 
 Status DatasetService::registerManifest(const QString &manifestSha256,

@@ -35,12 +35,22 @@ public:
     // A manifest the user uploaded whose files they all have, remembered file by file so that a
     // worker running a job that names it may fetch them (images are such manifests too).
     Result<DatasetManifest> acceptManifest(qint64 userId, const QString &manifestSha256);
-    // The same for a manifest of any uploader ("worker:<id>": a task's checkpoint).
-    Result<DatasetManifest> acceptManifest(const QString &owner, const QString &manifestSha256);
+
+    // The steps of acceptManifest apart, for a caller with limits of its own (a task's
+    // checkpoint, uploaded by "worker:<id>"): read and check the manifest (refused with 413 when
+    // its JSON or its file count is over the given limits, before it is read or looked up), take
+    // the size of its files from the stored blobs, then remember it file by file.
+    Result<DatasetManifest> loadManifest(const QString &owner,
+                                         const QString &manifestSha256,
+                                         qsizetype maxFiles = DatasetManifest::MaxFiles,
+                                         qint64 maxJsonBytes = DatasetManifest::MaxJsonBytes);
+    // The bytes the manifest's files hold as stored, not as the manifest declares them: a file
+    // whose declared size is not its blob's is refused (400).
+    Result<qint64> storedSize(const DatasetManifest &manifest);
+    Status registerManifest(const QString &manifestSha256, const DatasetManifest &manifest);
 
 private:
-    Result<DatasetManifest> loadManifest(const QString &owner, const QString &manifestSha256);
-    Status registerManifest(const QString &manifestSha256, const DatasetManifest &manifest);
+    Result<DatasetManifest> acceptManifest(const QString &owner, const QString &manifestSha256);
     Result<QJsonObject> summary(qint64 userId, const QString &name);
 
     QSqlDatabase m_db;

@@ -148,7 +148,8 @@ HttpReply WorkerController::appendLog(const HttpRequest &request)
         Result<LogOffsets> offsets = m_logs.append(id, batch);
         if (!offsets)
             return HttpReply::error(offsets.error());
-        m_ledger.addTransfer(worker.id, 0, batch.bytes.size());
+        // Only what was stored: a resent batch (the worker missed the answer) counts nothing.
+        m_ledger.addTransfer(worker.id, 0, offsets->appended);
         QJsonObject answer{{QStringLiteral("offset"), offsets->merged}};
         if (batch.tagged) {
             answer.insert(QStringLiteral("stdout_offset"), offsets->stdoutSize);

@@ -18,11 +18,16 @@ class CheckpointService
 {
 public:
     static constexpr qint64 DefaultMaxBytes = 10LL * 1024 * 1024 * 1024;
+    // A checkpoint's manifest is read and checked on the server's event loop: far below what a
+    // dataset's may hold (DatasetManifest::MaxFiles, MaxJsonBytes), so one worker cannot hold
+    // the loop for long.
+    static constexpr qsizetype MaxManifestFiles = 100'000;
+    static constexpr qint64 MaxManifestJsonBytes = 64LL << 20;
 
     CheckpointService(const QSqlDatabase &db, DatasetService &datasets);
 
     // The most a checkpoint may hold (the server's checkpoint_max_bytes); leases carry it so
-    // that a worker refuses a larger one before sending it.
+    // that a worker refuses a larger one before sending it. 0: no limit, as the worker reads it.
     void setMaxBytes(qint64 bytes) { m_maxBytes = bytes; }
     qint64 maxBytes() const { return m_maxBytes; }
 

@@ -194,6 +194,7 @@ Result<LogOffsets> LogStorage::append(qint64 taskId, const LogBatch &batch) cons
     if (!merged)
         return merged.error();
     offsets.merged = *merged;
+    offsets.appended = offsets.merged - held.merged;
     return offsets;
 }
 

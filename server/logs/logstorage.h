@@ -52,6 +52,7 @@ struct LogOffsets
     qint64 merged = 0;
     qint64 stdoutSize = 0;
     qint64 stderrSize = 0;
+    qint64 appended = 0; // bytes the batch added to the merged log (0 for a resend)
 };
 
 // Per-task logs as append-only files: DATA/logs/<task id>.log (the merged log, everything in

@@ -24,6 +24,7 @@ private slots:
     void preemptionCounts();
     void workerWithoutOwnerReadsItsOwn();
     void badPeriodIsRefused();
+    void onlyNewlyStoredBytesCount();
 
 private:
     // A worker enrolled with a token made for ownerEmail (empty: nobody's), with GPUs.
@@ -230,6 +231,50 @@ void tst_ApiLedger::badPeriodIsRefused()
     const Answer answer = get(u"/v1/ledger"_s, owner, query);
     VERIFY_ERROR(answer, 400, "bad_request");
     QCOMPARE(answer.error().value(u"field"_s).toString(), u"since"_s);
+}
+
+void tst_ApiLedger::onlyNewlyStoredBytesCount()
+{
+    const QString ownerEmail = u"ledger-resend@example.org"_s;
+    const QString owner = newUser(ownerEmail);
+    const QString user = newUser(u"ledger-resend-user@example.org"_s);
+    QVERIFY(!owner.isEmpty() && !user.isEmpty());
+    const Worker worker = enrollOwned(u"ledger-resend"_s, ownerEmail, 0);
+    QVERIFY(worker.id > 0);
+    const QByteArray package = someBytes("ledger-resend-package", 30000);
+    const qint64 taskId = leaseOneTask(user, worker, package, 0, 1);
+    QVERIFY(taskId > 0);
+    VERIFY_STATUS(reportState(worker, taskId, u"RUNNING"_s), 200);
+
+    // A log batch sent twice (the worker missed the first answer) is stored once, counted once;
+    // one that overlaps the stored end counts its new tail.
+    const QByteArray log(100, 'x');
+    VERIFY_STATUS(sendLogBatch(worker, taskId, {0, u"o100"_s, 0, 0}, log), 200);
+    VERIFY_STATUS(sendLogBatch(worker, taskId, {0, u"o100"_s, 0, 0}, log), 200);
+    VERIFY_STATUS(sendLogBatch(worker, taskId, {50, u"o80"_s, 50, 0}, QByteArray(80, 'y')), 200);
+    QCOMPARE(ledgerOf(worker, owner).totals.bytesUploaded, qint64(130));
+
+    // Bytes the server already holds (the job's package, stored by its user) sent again by the
+    // worker: nothing new is stored, nothing is counted.
+    QCOMPARE(uploadBlob(worker.token, package), sha256Of(package));
+    QCOMPARE(ledgerOf(worker, owner).totals.bytesUploaded, qint64(130));
+
+    // A batch of one blob the server holds and one it does not: only the new one counts.
+    const QByteArray held = package.left(500);
+    QCOMPARE(uploadBlob(user, held), sha256Of(held));
+    const QByteArray fresh = someBytes("ledger-resend-fresh", 700);
+    QByteArray batch;
+    for (const QByteArray &blob : {held, fresh})
+        batch += sha256Of(blob).toLatin1() + ' ' + QByteArray::number(blob.size()) + '\n' + blob;
+    const auto sendBatch = [&] {
+        return send("POST", u"/v1/blobs/batch"_s, worker.token, batch, {},
+                    "application/octet-stream");
+    };
+    VERIFY_STATUS(sendBatch(), 200);
+    QCOMPARE(ledgerOf(worker, owner).totals.bytesUploaded, qint64(130) + fresh.size());
+    // The same batch again: all held now.
+    VERIFY_STATUS(sendBatch(), 200);
+    QCOMPARE(ledgerOf(worker, owner).totals.bytesUploaded, qint64(130) + fresh.size());
 }
 
 QTEST_MAIN(tst_ApiLedger)

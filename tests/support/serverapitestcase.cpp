@@ -114,6 +114,7 @@ void ServerApiTestCase::initTestCase()
     config.workerTimeoutSeconds = 600; // housekeeping must not take the tests' workers away
     config.maxBlobBytes = 64 * 1024 * 1024;
     config.checkpointMaxBytes = 1024 * 1024; // tst_api_checkpoints sends one over it
+    m_config = config;
     m_server = std::make_unique<ServerApp>(config);
     Status started = m_server->start();
     QVERIFY2(started, started ? "" : qPrintable(started.error().message));
@@ -158,6 +159,18 @@ void ServerApiTestCase::cleanup()
              {{QStringLiteral("running"), QJsonArray()}, {QStringLiteral("slots"), 0}});
     }
     m_workersToRetire.clear();
+}
+
+QString ServerApiTestCase::restartServer(const std::function<void(ServerConfig &)> &change)
+{
+    m_server.reset();
+    change(m_config);
+    m_server = std::make_unique<ServerApp>(m_config);
+    const Status started = m_server->start();
+    if (!started)
+        return started.error().message;
+    m_base.setPort(m_server->port());
+    return {};
 }
 
 void ServerApiTestCase::cleanupTestCase()

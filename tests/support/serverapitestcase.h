@@ -11,6 +11,8 @@
 #include <QObject>
 #include <QPair>
 #include <QTemporaryDir>
+
+#include <functional>
 #include <QTest>
 #include <QUrl>
 #include <QUrlQuery>
@@ -160,10 +162,15 @@ protected:
         qint64 taskId = 0;
     };
     std::optional<RunningTask> startOneTask(const QString &tag, int retryCount = 0);
+    // Stops the server and starts it again on the same data and database with its config
+    // changed by change, as an operator who edits server.yaml and restarts; workers and users
+    // keep their tokens. Empty when it started, else why not.
+    QString restartServer(const std::function<void(ddl::server::ServerConfig &)> &change);
 
     QTemporaryDir m_dir;
     QString m_dataDir;
     QString m_database; // empty: SQLite
+    ddl::server::ServerConfig m_config; // the one m_server runs with
     std::unique_ptr<ddl::server::ServerApp> m_server;
     QUrl m_base;
     ddl::ServerTrust m_trust;
