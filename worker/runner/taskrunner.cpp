@@ -92,6 +92,7 @@ void TaskRunner::start()
         m_lease,
         m_paths.checkpointDir,
         m_paths.taskDir + u"/checkpoint-hashes"_s,
+        m_paths.taskDir + u"/checkpoint-staging"_s, // bound into no sandbox
         [this](const QString &line) { m_log->appendLine(line); },
         this);
     const QString gpus = m_gpuIndices.isEmpty() ? u"no GPU"_s : u"GPU %1"_s.arg([this] {
