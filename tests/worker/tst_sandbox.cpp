@@ -116,6 +116,7 @@ private slots:
     void memoryLimitStopsARunawayTask();
     void multiprocessingWorks();
     void hiddenPathsUnderSystemFolders();
+    void onlyGrantedGpuNodesAreShown();
     void cancelEndsTheSandboxedTree_data();
     void cancelEndsTheSandboxedTree();
     void venvIsBuiltAndUsedInTheSandbox();
@@ -578,6 +579,33 @@ def main(dataset_dir, model_output_dir):
     QCOMPARE(result.value(u"ssl"_s).toArray(), QJsonArray());
     QCOMPARE(result.value(u"planted"_s).toBool(), false);
     QCOMPARE(result.value(u"etc"_s).toBool(), true);
+}
+
+void tst_Sandbox::onlyGrantedGpuNodesAreShown()
+{
+    REQUIRE_SANDBOX();
+    // No GPU here: a folder of plain files stands for /dev (the spec's devDir seam). Four GPUs,
+    // the task is granted the one with minor number 2; CUDA_VISIBLE_DEVICES is its own to unset.
+    const QString fakeDev = m_root->filePath(u"fake-dev"_s);
+    QVERIFY(QDir().mkpath(fakeDev + u"/nvidia-caps"_s));
+    for (const QString &node : {u"nvidia0"_s, u"nvidia1"_s, u"nvidia2"_s, u"nvidia3"_s,
+                                u"nvidiactl"_s, u"nvidia-uvm"_s})
+        writeFile(fakeDev + u'/' + node, node.toUtf8());
+    writeFile(m_paths.codeDir + u"/main.py"_s, R"(import json, os
+def main(dataset_dir, model_output_dir):
+    nodes = sorted(n for n in os.listdir("/dev") if n.startswith("nvidia"))
+    print("RESULT " + json.dumps({"nodes": nodes, "two": open("/dev/nvidia2").read()}))
+)");
+    LaunchSpec launch = launchSpec(TaskLease::Kind::Ddl, policy());
+    launch.sandboxSpec.gpuDevices = true;
+    launch.sandboxSpec.gpuMinors = {2};
+    launch.sandboxSpec.devDir = fakeDev;
+    const Outcome outcome = run(launch);
+    QVERIFY2(outcome.exitCode == 0, outcome.output.constData());
+    const QJsonObject result = resultOf(outcome.output);
+    QCOMPARE(result.value(u"nodes"_s).toArray(),
+             QJsonArray({u"nvidia-caps"_s, u"nvidia-uvm"_s, u"nvidia2"_s, u"nvidiactl"_s}));
+    QCOMPARE(result.value(u"two"_s).toString(), u"nvidia2"_s);
 }
 
 void tst_Sandbox::cancelEndsTheSandboxedTree_data()

@@ -781,6 +781,8 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.killGraceMs = m_config.killGraceMs;
     services.preemptNoticeS = m_config.preemptNoticeS;
     services.checkpointIntervalS = m_config.checkpointIntervalS;
+    for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
+        services.gpuMinors.insert(gpu.index, gpu.minor);
     if (m_slurm) {
         services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
             return slurm->createStep(lease, parent);

@@ -332,11 +332,16 @@ void TaskRunner::launch()
         {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir, m_services.preemptNoticeS});
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
+    // The device nodes (and CDI device names) of the granted GPUs go by minor number.
+    QList<int> minors;
+    for (const int index : std::as_const(m_gpuIndices))
+        minors << m_services.gpuMinors.value(index, index);
+    spec.sandboxSpec.gpuMinors = minors;
     spec.cpuCores = m_cpuCores;
     if (runsInContainer()) {
         spec.image = m_imageId.isEmpty() ? m_lease.image : m_imageId;
         spec.containerName = PodmanRuntime::containerName(m_lease.taskId);
-        spec.gpus = m_gpuIndices;
+        spec.gpus = minors;
         spec.podman = m_services.podman;
         spec.memoryBytes = m_lease.memoryMb * 1024 * 1024;
     }

@@ -4,6 +4,7 @@
 #include "wire/tasklease.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <functional>
@@ -39,6 +40,8 @@ struct TaskServices
     int killGraceMs = 5000;
     int preemptNoticeS = 30; // the grace of a preempted task (DDL_PREEMPT_NOTICE_S)
     int checkpointIntervalS = 300; // uploads of DDL_CHECKPOINT_DIR while it runs; 0: none
+    // GPU index (nvidia-smi's) -> the minor number of its /dev/nvidiaN; absent: the same.
+    QHash<int, int> gpuMinors;
     // Where tasks run; empty: as processes of this machine (TaskProcess). The Slurm backend
     // gives one that makes each task a step of a Slurm job (worker/slurm).
     std::function<TaskExecution *(const TaskLease &lease, QObject *parent)> executionFactory;
