@@ -17,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -117,6 +118,7 @@ private slots:
     void multiprocessingWorks();
     void hiddenPathsUnderSystemFolders();
     void onlyGrantedGpuNodesAreShown();
+    void configStaysHiddenAfterARenameSave();
     void cancelEndsTheSandboxedTree_data();
     void cancelEndsTheSandboxedTree();
     void venvIsBuiltAndUsedInTheSandbox();
@@ -606,6 +608,35 @@ def main(dataset_dir, model_output_dir):
     QCOMPARE(result.value(u"nodes"_s).toArray(),
              QJsonArray({u"nvidia-caps"_s, u"nvidia-uvm"_s, u"nvidia2"_s, u"nvidiactl"_s}));
     QCOMPARE(result.value(u"two"_s).toString(), u"nvidia2"_s);
+}
+
+void tst_Sandbox::configStaysHiddenAfterARenameSave()
+{
+    REQUIRE_SANDBOX();
+    // A worker.yaml in a folder of its own under /etc, which the sandbox shows.
+    const QString folder = u"/etc/ddl-tst-sandbox-%1"_s.arg(QCoreApplication::applicationPid());
+    DDL_REQUIRE_PREREQUISITE(QDir().mkpath(folder), u"needs to write in /etc (root)"_s);
+    const auto cleanup = qScopeGuard([folder] { QDir(folder).removeRecursively(); });
+    const QString config = folder + u"/worker.yaml"_s;
+    writeFile(config, "token: first-secret-token\n");
+    QCOMPARE(Sandbox::configHidingPath(config), folder);
+    QCOMPARE(Sandbox::configHidingPath(u"/etc/ddl-worker.yaml"_s), u"/etc/ddl-worker.yaml"_s);
+    SandboxPolicy hiding = policy();
+    hiding.hiddenPaths << Sandbox::configHidingPath(config);
+    LaunchSpec launch = launchSpec(TaskLease::Kind::OpenPai, hiding);
+    launch.command = u"echo ready; sleep 2; ls -a %1; cat %1/worker.yaml %1/worker.yaml~; "
+                     u"echo done"_s.arg(folder);
+    TaskProcess process;
+    QByteArray output;
+    connect(&process, &TaskProcess::output, this, [&](const QByteArray &b) { output += b; });
+    process.start(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(output.contains("ready"), 10000);
+    // The owner's editor saves by rename while the task runs, keeping a backup.
+    writeFile(config + u".new"_s, "token: second-secret-token\n");
+    QVERIFY(QFile::rename(config, config + u'~'));
+    QVERIFY(QFile::rename(config + u".new"_s, config));
+    QTRY_VERIFY_WITH_TIMEOUT(output.contains("done"), 15000);
+    QVERIFY2(!output.contains("secret-token"), output.constData());
 }
 
 void tst_Sandbox::cancelEndsTheSandboxedTree_data()

@@ -57,7 +57,7 @@ Status WorkerAgent::prepareSandbox()
     m_sandboxPolicy.network = m_config.network;
     m_sandboxPolicy.hiddenPaths = {m_config.workDir, QDir::homePath()};
     if (!m_config.configFile.isEmpty())
-        m_sandboxPolicy.hiddenPaths << m_config.configFile;
+        m_sandboxPolicy.hiddenPaths << Sandbox::configHidingPath(m_config.configFile);
     if (!m_config.sandbox) {
         m_sandbox = Sandbox();
         qCWarning(lcWorkerAgent).noquote()

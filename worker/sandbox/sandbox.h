@@ -65,6 +65,11 @@ public:
     static QStringList systemFolders();
     // True when path (symbolic links resolved) lies inside one of the system folders.
     static bool showsSystemPath(const QString &path);
+    // What to hide so that tasks never read the worker's config file: its whole folder (a
+    // /dev/null bound over the one file is gone from a running task's view once an editor
+    // saves by rename, and editor backups lie beside it), unless that folder is a system folder
+    // itself or one just below /usr (/etc/ddl-worker.yaml, /usr/lib/...): then the file alone.
+    static QString configHidingPath(const QString &configFile);
 
     Kind kind() const { return m_kind; }
     bool isEnabled() const { return m_kind != Kind::None; }
