@@ -502,8 +502,12 @@ void WorkerAgent::watchTaskDisks()
         m_config.diskCheckIntervalMs,
         [this] {
             QList<TaskDiskWatch::Task> tasks;
-            for (const TaskRunner *runner : std::as_const(m_tasks))
-                tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            for (const TaskRunner *runner : std::as_const(m_tasks)) {
+                // One whose process ended writes no more; failing it now would drop its
+                // outputs and its last checkpoint.
+                if (!runner->processEnded())
+                    tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            }
             return tasks;
         },
         this);

@@ -162,6 +162,13 @@ void CheckpointSync::stop()
     abandonUpload();
 }
 
+void CheckpointSync::abortFinal()
+{
+    stop();
+    m_finalWaiting = false;
+    finishFinal();
+}
+
 void CheckpointSync::abandonUpload()
 {
     if (!m_upload)

@@ -50,6 +50,8 @@ public:
     void finalUpload(int timeoutMs, std::function<void()> done);
     // No more uploads; one in flight is abandoned.
     void stop();
+    // stop(), and the final upload's done() now (the job's user cancelled it).
+    void abortFinal();
 
 private:
     void upload(std::function<void()> then);
