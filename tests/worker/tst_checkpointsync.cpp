@@ -277,7 +277,7 @@ void tst_CheckpointSync::swappedLinksAndFifosNeverTravel()
                 u"        raise SystemExit('renameat2: %d' % ctypes.get_errno())\n"_s});
     QVERIFY(task.waitForStarted());
     QStringList lines;
-    for (int round = 0; round < 25 && task.state() == QProcess::Running; ++round)
+    for (int round = 0; round < 100 && task.state() == QProcess::Running; ++round)
         lines += finalUpload(m_lease, folder);
     const bool swapped = task.state() == QProcess::Running;
     task.kill();
