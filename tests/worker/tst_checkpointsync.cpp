@@ -75,6 +75,7 @@ private slots:
     void folderOverTheLimitIsNotSent();
     void nextAttemptGetsWritableCopies();
     void swappedLinksAndFifosNeverTravel();
+    void cancelStopsTheFinalUpload();
 
 private:
     // One last upload, as after the task's process ended; the lines it logged.
@@ -296,6 +297,35 @@ void tst_CheckpointSync::swappedLinksAndFifosNeverTravel()
         QVERIFY2(!path.contains(digest), qPrintable(path));
         QVERIFY2(!readFile(path).contains("the-worker-token"), qPrintable(path));
     }
+}
+
+void tst_CheckpointSync::cancelStopsTheFinalUpload()
+{
+    // A failed task's last upload may take minutes; the user's cancel ends it at once, and
+    // nothing is recorded after it.
+    const QString folder = m_dir->filePath(u"work/tasks/4/checkpoint"_s);
+    QVERIFY(writeFile(folder + u"/late.bin"_s, weights() + "late"));
+    const auto latest = [this] {
+        return m_user->job(m_uuid).value(u"checkpoints"_s).toArray().first().toObject().value(
+            u"manifest_sha256"_s).toString();
+    };
+    const QString before = latest();
+    QVERIFY(!before.isEmpty());
+    QStringList lines;
+    CheckpointSync sync(m_worker.get(),
+                        m_lease,
+                        folder,
+                        m_dir->filePath(u"work/hashes-4"_s),
+                        m_dir->filePath(u"work/staging-4"_s),
+                        [&lines](const QString &line) { lines << line; });
+    bool done = false;
+    sync.finalUpload(120000, [&done] { done = true; });
+    QVERIFY(!done);
+    sync.abortFinal();
+    QVERIFY(done);
+    QTest::qWait(2000);
+    QVERIFY2(lines.filter(u"checkpoint saved"_s).isEmpty(), qPrintable(lines.join(u'\n')));
+    QCOMPARE(latest(), before);
 }
 
 QTEST_GUILESS_MAIN(tst_CheckpointSync)
