@@ -27,7 +27,9 @@ bool FakeNvidiaSmi::install(const QString &folder, const QList<Gpu> &gpus)
     QByteArray list;
     QByteArray utilisation;
     for (const Gpu &gpu : gpus) {
-        list += QByteArray::number(gpu.index) + ", " + gpu.uuid.toUtf8() + ", " +
+        // The bus ids of cards 0, 1... in slots 0x18, 0x19... (no driver folder: minor = index).
+        list += QByteArray::number(gpu.index) + ", " + gpu.uuid.toUtf8() + ", 00000000:" +
+                QByteArray::number(0x18 + gpu.index, 16) + ":00.0, " +
                 QByteArray::number(gpu.memoryMb) + " MiB, Fake GPU\n";
         utilisation += QByteArray::number(gpu.index) + ", " +
                        QByteArray::number(gpu.utilisationPercent) + ", " +

@@ -14,10 +14,14 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QDirIterator>
 #include <QJsonArray>
+#include <QProcess>
 #include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <sys/stat.h>
 
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
@@ -70,6 +74,8 @@ private slots:
     void onlyChangedFilesTravel();
     void folderOverTheLimitIsNotSent();
     void nextAttemptGetsWritableCopies();
+    void swappedLinksAndFifosNeverTravel();
+    void cancelStopsTheFinalUpload();
 
 private:
     // One last upload, as after the task's process ended; the lines it logged.
@@ -149,6 +155,7 @@ QStringList tst_CheckpointSync::finalUpload(const TaskLease &lease, const QStrin
                         lease,
                         folder,
                         m_dir->filePath(u"work/hashes"_s),
+                        m_dir->filePath(u"work/staging"_s),
                         [&lines](const QString &line) { lines << line; });
     bool done = false;
     sync.finalUpload(60000, [&done] { done = true; });
@@ -175,7 +182,7 @@ void tst_CheckpointSync::onlyChangedFilesTravel()
     QStringList lines = finalUpload(m_lease, m_folder);
     QVERIFY2(lines.contains(u"checkpoint saved: 2 file(s), %1 bytes (%1 bytes sent)"_s.arg(total)),
              qPrintable(lines.join(u'\n')));
-    QVERIFY2(lines.contains(u"checkpoint: symlink secret is left out of the dataset"_s),
+    QVERIFY2(lines.contains(u"checkpoint: secret is left out: a symbolic link"_s),
              qPrintable(lines.join(u'\n')));
     QJsonArray checkpoints = m_user->job(m_uuid).value(u"checkpoints"_s).toArray();
     QCOMPARE(checkpoints.size(), qsizetype(1));
@@ -203,7 +210,7 @@ void tst_CheckpointSync::folderOverTheLimitIsNotSent()
 {
     TaskLease small = m_lease;
     small.checkpointMaxBytes = 1000;
-    const QStringList lines = finalUpload(small, m_folder);
+    const QStringList lines = finalUpload(small, m_folder).filter(u"not uploaded"_s);
     QCOMPARE(lines.size(), 1);
     QVERIFY2(lines.first().startsWith(
                  u"checkpoint not uploaded: DDL_CHECKPOINT_DIR holds %1 bytes "
@@ -228,6 +235,7 @@ void tst_CheckpointSync::nextAttemptGetsWritableCopies()
                         next,
                         folder,
                         m_dir->filePath(u"work/hashes-2"_s),
+                        m_dir->filePath(u"work/staging-2"_s),
                         [&lines](const QString &line) { lines << line; });
     std::optional<ddl::Status> restored;
     sync.restore(&cache, [&restored](const ddl::Status &status) { restored = status; });
@@ -243,6 +251,81 @@ void tst_CheckpointSync::nextAttemptGetsWritableCopies()
     QVERIFY(QFileInfo(folder + u"/step.txt"_s).isWritable());
     QVERIFY(writeFile(folder + u"/step.txt"_s, "3"));
     QCOMPARE(readFile(cache.blobPath(sha256Of("2"))), QByteArray("2"));
+}
+
+void tst_CheckpointSync::swappedLinksAndFifosNeverTravel()
+{
+    // The worker's own folder, which a task must never get a file of uploaded.
+    const QString workerDir = m_dir->filePath(u"worker-own"_s);
+    const QByteArray secret = "{\"worker_token\": \"the-worker-token-0123456789\"}";
+    QVERIFY(writeFile(workerDir + u"/worker.json"_s, secret));
+    const QString folder = m_dir->filePath(u"work/tasks/3/checkpoint"_s);
+    QVERIFY(writeFile(folder + u"/state/worker.json"_s, "the task's own state"));
+    QVERIFY(QFile::link(workerDir, folder + u"/link"_s));
+    QVERIFY(::mkfifo(QFile::encodeName(folder + u"/pipe"_s).constData(), 0600) == 0);
+
+    // The task: swaps its folder state for the link to the worker's folder and back, as fast
+    // as it can, while the uploads run (renameat2 RENAME_EXCHANGE).
+    QProcess task;
+    task.setWorkingDirectory(folder);
+    task.start(u"python3"_s,
+               {u"-c"_s,
+                u"import ctypes, time\n"
+                u"libc = ctypes.CDLL(None, use_errno=True)\n"
+                u"end = time.time() + 120\n"
+                u"while time.time() < end:\n"
+                u"    if libc.renameat2(-100, b'state', -100, b'link', 2) != 0:\n"
+                u"        raise SystemExit('renameat2: %d' % ctypes.get_errno())\n"_s});
+    QVERIFY(task.waitForStarted());
+    QStringList lines;
+    for (int round = 0; round < 100 && task.state() == QProcess::Running; ++round)
+        lines += finalUpload(m_lease, folder);
+    const bool swapped = task.state() == QProcess::Running;
+    task.kill();
+    task.waitForFinished();
+    QVERIFY2(swapped, task.readAllStandardError().constData());
+    // Every upload ended (the FIFO blocked none) and said what it left out.
+    QVERIFY2(!lines.contains(u"(the upload never ended)"_s), qPrintable(lines.join(u'\n')));
+    QVERIFY2(lines.contains(u"checkpoint: pipe is left out: not a regular file"_s),
+             qPrintable(lines.join(u'\n')));
+    QVERIFY2(!lines.filter(u"checkpoint saved"_s).isEmpty(), qPrintable(lines.join(u'\n')));
+    // The server holds no blob with the worker's file in it.
+    const QString digest = sha256Of(secret);
+    QDirIterator stored(m_server->dataDir(), QDir::Files, QDirIterator::Subdirectories);
+    while (stored.hasNext()) {
+        const QString path = stored.next();
+        QVERIFY2(!path.contains(digest), qPrintable(path));
+        QVERIFY2(!readFile(path).contains("the-worker-token"), qPrintable(path));
+    }
+}
+
+void tst_CheckpointSync::cancelStopsTheFinalUpload()
+{
+    // A failed task's last upload may take minutes; the user's cancel ends it at once, and
+    // nothing is recorded after it.
+    const QString folder = m_dir->filePath(u"work/tasks/4/checkpoint"_s);
+    QVERIFY(writeFile(folder + u"/late.bin"_s, weights() + "late"));
+    const auto latest = [this] {
+        return m_user->job(m_uuid).value(u"checkpoints"_s).toArray().first().toObject().value(
+            u"manifest_sha256"_s).toString();
+    };
+    const QString before = latest();
+    QVERIFY(!before.isEmpty());
+    QStringList lines;
+    CheckpointSync sync(m_worker.get(),
+                        m_lease,
+                        folder,
+                        m_dir->filePath(u"work/hashes-4"_s),
+                        m_dir->filePath(u"work/staging-4"_s),
+                        [&lines](const QString &line) { lines << line; });
+    bool done = false;
+    sync.finalUpload(120000, [&done] { done = true; });
+    QVERIFY(!done);
+    sync.abortFinal();
+    QVERIFY(done);
+    QTest::qWait(2000);
+    QVERIFY2(lines.filter(u"checkpoint saved"_s).isEmpty(), qPrintable(lines.join(u'\n')));
+    QCOMPARE(latest(), before);
 }
 
 QTEST_GUILESS_MAIN(tst_CheckpointSync)

@@ -14,6 +14,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <unistd.h>
+
 using namespace Qt::StringLiterals;
 using namespace ddl::worker;
 
@@ -103,6 +105,24 @@ void TestOwnerControls::newestTouchedInputWins()
     QCOMPARE(latest.path, dir.filePath(u"pts-1"_s));
     QVERIFY(qAbs(latest.at.secsTo(now.addSecs(-60))) <= 1);
     QVERIFY(!InputActivity({dir.filePath(u"none-*"_s)}).latest().at.isValid());
+
+    // Output to a terminal (a `tail -f`) moves its modification time only: no one typed.
+    QFile output(dir.filePath(u"pts-0"_s));
+    QVERIFY(output.open(QIODevice::ReadWrite));
+    QVERIFY(output.setFileTime(now.addSecs(5), QFileDevice::FileModificationTime));
+    QCOMPARE(input.latest().path, dir.filePath(u"pts-1"_s));
+
+    // The worker's own stderr is no one's input, however recently it was read.
+    QVERIFY(writeFile(dir.filePath(u"pts-2"_s), 0, now.addSecs(5)));
+    QFile own(dir.filePath(u"pts-2"_s));
+    QVERIFY(own.open(QIODevice::ReadWrite));
+    const int savedStderr = ::dup(2);
+    QVERIFY(savedStderr >= 0 && ::dup2(own.handle(), 2) == 2);
+    const InputActivity::Latest withOwn = input.latest();
+    ::dup2(savedStderr, 2);
+    ::close(savedStderr);
+    QCOMPARE(withOwn.path, dir.filePath(u"pts-1"_s));
+    QCOMPARE(input.latest().path, dir.filePath(u"pts-2"_s)); // once it is not the worker's
 }
 
 void TestOwnerControls::policyRefusesWhileInputIsRecentAndFollowsNewRules()

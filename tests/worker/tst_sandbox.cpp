@@ -17,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QScopeGuard>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
@@ -116,6 +117,8 @@ private slots:
     void memoryLimitStopsARunawayTask();
     void multiprocessingWorks();
     void hiddenPathsUnderSystemFolders();
+    void onlyGrantedGpuNodesAreShown();
+    void configStaysHiddenAfterARenameSave();
     void cancelEndsTheSandboxedTree_data();
     void cancelEndsTheSandboxedTree();
     void venvIsBuiltAndUsedInTheSandbox();
@@ -578,6 +581,62 @@ def main(dataset_dir, model_output_dir):
     QCOMPARE(result.value(u"ssl"_s).toArray(), QJsonArray());
     QCOMPARE(result.value(u"planted"_s).toBool(), false);
     QCOMPARE(result.value(u"etc"_s).toBool(), true);
+}
+
+void tst_Sandbox::onlyGrantedGpuNodesAreShown()
+{
+    REQUIRE_SANDBOX();
+    // No GPU here: a folder of plain files stands for /dev (the spec's devDir seam). Four GPUs,
+    // the task is granted the one with minor number 2; CUDA_VISIBLE_DEVICES is its own to unset.
+    const QString fakeDev = m_root->filePath(u"fake-dev"_s);
+    QVERIFY(QDir().mkpath(fakeDev + u"/nvidia-caps"_s));
+    for (const QString &node : {u"nvidia0"_s, u"nvidia1"_s, u"nvidia2"_s, u"nvidia3"_s,
+                                u"nvidiactl"_s, u"nvidia-uvm"_s})
+        writeFile(fakeDev + u'/' + node, node.toUtf8());
+    writeFile(m_paths.codeDir + u"/main.py"_s, R"(import json, os
+def main(dataset_dir, model_output_dir):
+    nodes = sorted(n for n in os.listdir("/dev") if n.startswith("nvidia"))
+    print("RESULT " + json.dumps({"nodes": nodes, "two": open("/dev/nvidia2").read()}))
+)");
+    LaunchSpec launch = launchSpec(TaskLease::Kind::Ddl, policy());
+    launch.sandboxSpec.gpuDevices = true;
+    launch.sandboxSpec.gpuMinors = {2};
+    launch.sandboxSpec.devDir = fakeDev;
+    const Outcome outcome = run(launch);
+    QVERIFY2(outcome.exitCode == 0, outcome.output.constData());
+    const QJsonObject result = resultOf(outcome.output);
+    QCOMPARE(result.value(u"nodes"_s).toArray(),
+             QJsonArray({u"nvidia-caps"_s, u"nvidia-uvm"_s, u"nvidia2"_s, u"nvidiactl"_s}));
+    QCOMPARE(result.value(u"two"_s).toString(), u"nvidia2"_s);
+}
+
+void tst_Sandbox::configStaysHiddenAfterARenameSave()
+{
+    REQUIRE_SANDBOX();
+    // A worker.yaml in a folder of its own under /etc, which the sandbox shows.
+    const QString folder = u"/etc/ddl-tst-sandbox-%1"_s.arg(QCoreApplication::applicationPid());
+    DDL_REQUIRE_PREREQUISITE(QDir().mkpath(folder), u"needs to write in /etc (root)"_s);
+    const auto cleanup = qScopeGuard([folder] { QDir(folder).removeRecursively(); });
+    const QString config = folder + u"/worker.yaml"_s;
+    writeFile(config, "token: first-secret-token\n");
+    QCOMPARE(Sandbox::configHidingPath(config), folder);
+    QCOMPARE(Sandbox::configHidingPath(u"/etc/ddl-worker.yaml"_s), u"/etc/ddl-worker.yaml"_s);
+    SandboxPolicy hiding = policy();
+    hiding.hiddenPaths << Sandbox::configHidingPath(config);
+    LaunchSpec launch = launchSpec(TaskLease::Kind::OpenPai, hiding);
+    launch.command = u"echo ready; sleep 2; ls -a %1; cat %1/worker.yaml %1/worker.yaml~; "
+                     u"echo done"_s.arg(folder);
+    TaskProcess process;
+    QByteArray output;
+    connect(&process, &TaskProcess::output, this, [&](const QByteArray &b) { output += b; });
+    process.start(launch);
+    QTRY_VERIFY_WITH_TIMEOUT(output.contains("ready"), 10000);
+    // The owner's editor saves by rename while the task runs, keeping a backup.
+    writeFile(config + u".new"_s, "token: second-secret-token\n");
+    QVERIFY(QFile::rename(config, config + u'~'));
+    QVERIFY(QFile::rename(config + u".new"_s, config));
+    QTRY_VERIFY_WITH_TIMEOUT(output.contains("done"), 15000);
+    QVERIFY2(!output.contains("secret-token"), output.constData());
 }
 
 void tst_Sandbox::cancelEndsTheSandboxedTree_data()

@@ -32,21 +32,40 @@ QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv)
     for (const QByteArray &rawLine : csv.split('\n')) {
         const QString line = QString::fromUtf8(rawLine).trimmed();
         const QStringList fields = line.split(u',');
-        if (fields.size() < 4)
+        if (fields.size() < 5)
             continue;
         bool ok = false;
         GpuInfo gpu;
         gpu.index = fields.at(0).trimmed().toInt(&ok);
         if (!ok || gpu.index < 0)
             continue;
+        gpu.minor = gpu.index;
         gpu.uuid = fields.at(1).trimmed();
-        QString memory = fields.at(2).trimmed();
+        gpu.pciBusId = fields.at(2).trimmed();
+        QString memory = fields.at(3).trimmed();
         memory.remove(u"MiB"_s);
         gpu.memoryMb = memory.trimmed().toLongLong();
-        gpu.name = fields.mid(3).join(u',').trimmed();
+        gpu.name = fields.mid(4).join(u',').trimmed();
         gpus.append(gpu);
     }
     return gpus;
+}
+
+int nvidiaDeviceMinor(const QString &pciBusId, const QString &procDir)
+{
+    // nvidia-smi says 00000000:18:00.0, the driver's folder is 0000:18:00.0.
+    QStringList parts = pciBusId.trimmed().toLower().split(u':');
+    if (parts.size() != 3 || parts.first().size() < 4)
+        return -1;
+    parts.first() = parts.first().right(4);
+    QFile information(procDir + u'/' + parts.join(u':') + u"/information"_s);
+    if (!information.open(QIODevice::ReadOnly))
+        return -1;
+    static const QRegularExpression minor(u"^Device Minor:\\s*(\\d+)\\s*$"_s,
+                                          QRegularExpression::MultilineOption);
+    const QRegularExpressionMatch match =
+        minor.match(QString::fromLatin1(information.read(64 * 1024)));
+    return match.hasMatch() ? match.captured(1).toInt() : -1;
 }
 
 static QList<GpuInfo> queryNvidiaSmi()
@@ -58,7 +77,7 @@ static QList<GpuInfo> queryNvidiaSmi()
         return {};
     }
     QProcess process;
-    process.start(program, {u"--query-gpu=index,uuid,memory.total,name"_s, u"--format=csv,noheader"_s});
+    process.start(program, {u"--query-gpu=index,uuid,pci.bus_id,memory.total,name"_s, u"--format=csv,noheader"_s});
     if (!process.waitForFinished(15000) || process.exitStatus() != QProcess::NormalExit ||
         process.exitCode() != 0) {
         qCWarning(lcWorkerAgent).noquote()
@@ -68,7 +87,20 @@ static QList<GpuInfo> queryNvidiaSmi()
         process.waitForFinished(1000);
         return {};
     }
-    return parseNvidiaSmiCsv(process.readAllStandardOutput());
+    QList<GpuInfo> gpus = parseNvidiaSmiCsv(process.readAllStandardOutput());
+    // A task gets only its own GPUs' device nodes, which the driver numbers by minor.
+    for (GpuInfo &gpu : gpus) {
+        const int minor = nvidiaDeviceMinor(gpu.pciBusId);
+        if (minor >= 0) {
+            gpu.minor = minor;
+        } else {
+            qCWarning(lcWorkerAgent).noquote()
+                << u"GPU %1 (%2): no Device Minor in /proc/driver/nvidia/gpus; taking /dev/nvidia%1"_s
+                       .arg(gpu.index)
+                       .arg(gpu.pciBusId);
+        }
+    }
+    return gpus;
 }
 
 // The name of a GPU declared with --gpus, not seen by nvidia-smi: no model to announce.
@@ -83,7 +115,7 @@ HostResources detectHostResources(int declaredGpus)
         resources.memoryMb = std::max<qint64>(0, parseMemTotalMb(meminfo.readAll()));
     if (declaredGpus >= 0) {
         for (int i = 0; i < declaredGpus; ++i)
-            resources.gpus.append(GpuInfo{i, DeclaredGpuName, 0, {}});
+            resources.gpus.append(GpuInfo{i, DeclaredGpuName, 0, {}, {}, i});
     } else {
         resources.gpus = queryNvidiaSmi();
     }

@@ -15,6 +15,9 @@ struct GpuInfo
     QString name;
     qint64 memoryMb = 0;
     QString uuid; // GPU-...; empty for GPUs declared with --gpus
+    QString pciBusId; // 00000000:18:00.0; empty for GPUs declared with --gpus
+    // N of its device node /dev/nvidiaN (the driver's minor number), which need not be index.
+    int minor = 0;
 };
 
 // What this machine offers to tasks; reported at enrollment and in every heartbeat.
@@ -28,8 +31,12 @@ struct HostResources
 // MemTotal of /proc/meminfo in MiB, or -1 when the text has none.
 qint64 parseMemTotalMb(const QByteArray &meminfo);
 
-// Rows of `nvidia-smi --query-gpu=index,uuid,memory.total,name --format=csv,noheader` (the name
-// last: it is the one field that could hold a comma).
+// Rows of `nvidia-smi --query-gpu=index,uuid,pci.bus_id,memory.total,name --format=csv,noheader`
+// (the name last: it is the one field that could hold a comma). minor is left at index.
+// The minor number ("Device Minor:") of the GPU at pciBusId as the driver tells in
+// procDir/<bus id>/information; -1 when that file is missing or says none.
+int nvidiaDeviceMinor(const QString &pciBusId,
+                      const QString &procDir = QStringLiteral("/proc/driver/nvidia/gpus"));
 QList<GpuInfo> parseNvidiaSmiCsv(const QByteArray &csv);
 
 // CPUs (QThread::idealThreadCount), memory (/proc/meminfo) and GPUs: declaredGpus of them when

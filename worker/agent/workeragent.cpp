@@ -57,7 +57,7 @@ Status WorkerAgent::prepareSandbox()
     m_sandboxPolicy.network = m_config.network;
     m_sandboxPolicy.hiddenPaths = {m_config.workDir, QDir::homePath()};
     if (!m_config.configFile.isEmpty())
-        m_sandboxPolicy.hiddenPaths << m_config.configFile;
+        m_sandboxPolicy.hiddenPaths << Sandbox::configHidingPath(m_config.configFile);
     if (!m_config.sandbox) {
         m_sandbox = Sandbox();
         qCWarning(lcWorkerAgent).noquote()
@@ -502,8 +502,12 @@ void WorkerAgent::watchTaskDisks()
         m_config.diskCheckIntervalMs,
         [this] {
             QList<TaskDiskWatch::Task> tasks;
-            for (const TaskRunner *runner : std::as_const(m_tasks))
-                tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            for (const TaskRunner *runner : std::as_const(m_tasks)) {
+                // One whose process ended writes no more; failing it now would drop its
+                // outputs and its last checkpoint.
+                if (!runner->processEnded())
+                    tasks.append({runner->taskId(), runner->taskDir(), runner->datasetDir()});
+            }
             return tasks;
         },
         this);
@@ -781,6 +785,8 @@ void WorkerAgent::startTask(const TaskLease &lease)
     services.killGraceMs = m_config.killGraceMs;
     services.preemptNoticeS = m_config.preemptNoticeS;
     services.checkpointIntervalS = m_config.checkpointIntervalS;
+    for (const GpuInfo &gpu : std::as_const(m_resources.gpus))
+        services.gpuMinors.insert(gpu.index, gpu.minor);
     if (m_slurm) {
         services.executionFactory = [slurm = m_slurm](const TaskLease &lease, QObject *parent) {
             return slurm->createStep(lease, parent);

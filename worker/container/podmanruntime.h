@@ -19,7 +19,7 @@ struct ContainerSpec
     SandboxSpec sandbox;
     QList<int> cpuCores;    // --cpuset-cpus; empty: not pinned
     qint64 memoryBytes = 0; // --memory (the cgroup's limit); 0: none
-    QList<int> gpus;        // --device of the CDI spec (CdiSpec) for each; inside they are 0..n-1
+    QList<int> gpus; // minor numbers: --device of the CDI spec (CdiSpec) for each; inside 0..n-1
 };
 
 // The second runtime of tasks, beside bubblewrap: podman (Debian 12: podman 4.3) runs a task

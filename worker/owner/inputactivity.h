@@ -7,8 +7,9 @@
 namespace ddl::worker {
 
 // When someone last typed at this machine's consoles and terminals or used its input devices:
-// the newest access or modification time of the files matching the patterns, as `w` reads idle
-// times from the terminals. stat() needs no permission on the files themselves, so a worker
+// the newest access time of the files matching the patterns (reads: input; a terminal's
+// modification time moves with its output, so it is not used), leaving out the terminals of the
+// worker's own stdout and stderr, much as `w` reads idle times from the terminals. stat() needs no permission on the files themselves, so a worker
 // running as an unprivileged system user can read them (docs/owners.md says what this sees and
 // what it does not). Linux only: elsewhere isSupported() is false and nothing is ever found.
 class InputActivity

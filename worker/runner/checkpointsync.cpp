@@ -65,6 +65,7 @@ CheckpointSync::CheckpointSync(ApiClient *client,
                                const TaskLease &lease,
                                const QString &folder,
                                const QString &hashCachePath,
+                               const QString &stagingFolder,
                                LogLine log,
                                QObject *parent)
     : QObject(parent)
@@ -72,6 +73,7 @@ CheckpointSync::CheckpointSync(ApiClient *client,
     , m_lease(lease)
     , m_folder(folder)
     , m_hashCachePath(hashCachePath)
+    , m_staging(stagingFolder)
     , m_log(std::move(log))
     , m_recorded(lease.checkpointManifest) // a restored folder left as it was is not sent again
 {
@@ -160,6 +162,13 @@ void CheckpointSync::stop()
     abandonUpload();
 }
 
+void CheckpointSync::abortFinal()
+{
+    stop();
+    m_finalWaiting = false;
+    finishFinal();
+}
+
 void CheckpointSync::abandonUpload()
 {
     if (!m_upload)
@@ -188,42 +197,47 @@ void CheckpointSync::upload(std::function<void()> then)
         return;
     }
     m_busy = true;
-    // Sizes first (no file is read): a folder over the limit is not sent at all.
-    auto *watcher = new QFutureWatcher<Survey>(this);
-    connect(watcher, &QFutureWatcher<Survey>::finished, this, [this, watcher, then] {
+    // The task keeps running and may change its folder at any moment: what is sent is a
+    // snapshot of it in the worker's own staging folder, never the task's folder itself.
+    auto *watcher = new QFutureWatcher<CheckpointSnapshot>(this);
+    connect(watcher, &QFutureWatcher<CheckpointSnapshot>::finished, this, [this, watcher, then] {
         watcher->deleteLater();
-        handleSurveyed(watcher->result(), then);
+        handleSnapshot(watcher->result(), then);
     });
-    watcher->setFuture(QtConcurrent::run([folder = m_folder] {
-        Survey survey;
-        forEachFile(folder, [&survey](const QFileInfo &info) {
-            ++survey.files;
-            survey.bytes += info.size();
-        });
-        return survey;
-    }));
+    watcher->setFuture(QtConcurrent::run(
+        snapshotCheckpoint, m_folder, m_staging, m_lease.checkpointMaxBytes));
 }
 
-void CheckpointSync::handleSurveyed(const Survey &survey, std::function<void()> then)
+void CheckpointSync::handleSnapshot(const CheckpointSnapshot &snapshot, std::function<void()> then)
 {
     if (m_stopped) {
         m_busy = false;
         return;
     }
-    if (survey.files == 0) {
+    for (const QString &line : snapshot.leftOut)
+        say(u"checkpoint: "_s + line);
+    if (!snapshot.error.isEmpty()) {
+        // A partial checkpoint would pass for a whole one in the next attempt.
+        say(u"checkpoint not uploaded: "_s + snapshot.error);
+        qCWarning(lcWorkerRunner).noquote()
+            << u"task %1: checkpoint not uploaded: %2"_s.arg(m_lease.taskId).arg(snapshot.error);
         settle(then);
         return;
     }
-    if (m_lease.checkpointMaxBytes > 0 && survey.bytes > m_lease.checkpointMaxBytes) {
+    if (snapshot.files == 0) {
+        settle(then);
+        return;
+    }
+    if (snapshot.overLimit) {
         say(u"checkpoint not uploaded: DDL_CHECKPOINT_DIR holds %1 bytes in %2 file(s), more "
             "than the %3 bytes the server keeps of one (its checkpoint_max_bytes); keep less "
-            "there"_s.arg(survey.bytes)
-                .arg(survey.files)
+            "there"_s.arg(snapshot.bytes)
+                .arg(snapshot.files)
                 .arg(m_lease.checkpointMaxBytes));
         settle(then);
         return;
     }
-    m_upload = new DatasetUpload(m_client, m_folder, this);
+    m_upload = new DatasetUpload(m_client, m_staging, this);
     m_upload->setHashCachePath(m_hashCachePath);
     connect(m_upload, &DatasetUpload::finished, this, [this, then] { handleUploaded(then); });
     m_upload->start();

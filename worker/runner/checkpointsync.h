@@ -1,6 +1,7 @@
 #pragma once
 
 #include "core/result.h"
+#include "runner/checkpointsnapshot.h"
 #include "wire/tasklease.h"
 
 #include <QObject>
@@ -20,8 +21,9 @@ class BlobCache;
 // A task's DDL_CHECKPOINT_DIR (docs/checkpoints.md). Before the task starts, the latest
 // checkpoint of its earlier attempts (the lease's manifest) is laid out there through the blob
 // cache. While it runs, and once more after it was preempted or failed, the folder goes to the
-// server as a dataset manifest (DatasetUpload: only files the server lacks travel, each upload
-// resumable), then POST /v1/workers/tasks/{id}/checkpoint records it; the server records it only
+// server (first hard-linked into stagingFolder, a folder of the worker's own that the task
+// cannot see or change: see snapshotCheckpoint()) as a dataset manifest (DatasetUpload: only
+// files the server lacks travel, each upload resumable), then POST /v1/workers/tasks/{id}/checkpoint records it; the server records it only
 // once every file is stored. A folder over the lease's size limit is not sent, and the task's
 // log says why. Lines for the task's log go to log().
 class CheckpointSync : public QObject
@@ -34,6 +36,7 @@ public:
                    const TaskLease &lease,
                    const QString &folder,
                    const QString &hashCachePath,
+                   const QString &stagingFolder,
                    LogLine log,
                    QObject *parent = nullptr);
     ~CheckpointSync() override;
@@ -47,20 +50,17 @@ public:
     void finalUpload(int timeoutMs, std::function<void()> done);
     // No more uploads; one in flight is abandoned.
     void stop();
+    // stop(), and the final upload's done() now (the job's user cancelled it).
+    void abortFinal();
 
 private:
-    struct Survey
-    {
-        int files = 0;
-        qint64 bytes = 0;
-    };
     void upload(std::function<void()> then);
     void startFinal();
     void finishFinal();
     // The upload in flight ended (or was skipped): the final one may start, else then().
     void settle(const std::function<void()> &then);
     void abandonUpload();
-    void handleSurveyed(const Survey &survey, std::function<void()> then);
+    void handleSnapshot(const CheckpointSnapshot &snapshot, std::function<void()> then);
     void handleUploaded(std::function<void()> then);
     void record(
         const QString &manifest, qint64 bytes, int files, qint64 sent, std::function<void()> then);
@@ -72,6 +72,7 @@ private:
     TaskLease m_lease;
     QString m_folder;
     QString m_hashCachePath;
+    QString m_staging;
     LogLine m_log;
     QTimer m_interval;
     QTimer m_deadline;

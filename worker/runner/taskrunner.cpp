@@ -92,6 +92,7 @@ void TaskRunner::start()
         m_lease,
         m_paths.checkpointDir,
         m_paths.taskDir + u"/checkpoint-hashes"_s,
+        m_paths.taskDir + u"/checkpoint-staging"_s, // bound into no sandbox
         [this](const QString &line) { m_log->appendLine(line); },
         this);
     const QString gpus = m_gpuIndices.isEmpty() ? u"no GPU"_s : u"GPU %1"_s.arg([this] {
@@ -331,11 +332,16 @@ void TaskRunner::launch()
         {m_services.advertiseAddress, *port, m_gpuIndices, m_venvDir, m_services.preemptNoticeS});
     spec.sandbox = m_services.sandbox;
     spec.sandboxSpec = taskSandboxSpec(m_lease, m_paths, m_venvDir, m_services.sandboxPolicy);
+    // The device nodes (and CDI device names) of the granted GPUs go by minor number.
+    QList<int> minors;
+    for (const int index : std::as_const(m_gpuIndices))
+        minors << m_services.gpuMinors.value(index, index);
+    spec.sandboxSpec.gpuMinors = minors;
     spec.cpuCores = m_cpuCores;
     if (runsInContainer()) {
         spec.image = m_imageId.isEmpty() ? m_lease.image : m_imageId;
         spec.containerName = PodmanRuntime::containerName(m_lease.taskId);
-        spec.gpus = m_gpuIndices;
+        spec.gpus = minors;
         spec.podman = m_services.podman;
         spec.memoryBytes = m_lease.memoryMb * 1024 * 1024;
     }
@@ -447,53 +453,76 @@ int TaskRunner::finalCheckpointTimeoutMs() const
 
 void TaskRunner::cancel()
 {
-    if (m_cancelled || m_savingCheckpoint || m_phase == Phase::Finishing || m_phase == Phase::Done)
-        return;
-    m_cancelled = true;
-    qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "cancelled by the server";
-    if (m_log)
-        m_log->appendLine(u"cancelled: ending the task's processes"_s);
-    if (m_phase == Phase::Running) {
-        m_process->terminate(m_services.killGraceMs);
-    } else if (!m_process || !m_process->isRunning()) {
-        // Still fetching or preparing: nothing runs yet, stop here.
-        finishTask(
-            stateName(JobState::Stopped), std::nullopt, u"cancelled before it started"_s, false);
-    }
+    endEarly(EndKind::Cancelled, u"cancelled"_s, m_services.killGraceMs);
 }
 
 void TaskRunner::preempt(const QString &why)
 {
-    if (m_cancelled || m_savingCheckpoint || m_phase == Phase::Finishing || m_phase == Phase::Done)
-        return;
-    m_cancelled = true;
-    m_preemptedSince.start();
-    m_preempted = u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(
-        m_services.workerName, why);
-    qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << m_preempted;
-    if (m_log)
-        m_log->appendLine(u"%1: SIGTERM now, SIGKILL after %2 s"_s.arg(m_preempted)
-                              .arg(m_services.preemptNoticeS));
-    if (m_phase == Phase::Running) {
-        m_process->terminate(m_services.preemptNoticeS * 1000);
-    } else if (!m_process || !m_process->isRunning()) {
-        finishTask(stateName(JobState::Stopped), std::nullopt, m_preempted, false);
-    }
+    endEarly(EndKind::Preempted,
+             u"preempted on worker %1: its owner needs the machine (%2)"_s.arg(
+                 m_services.workerName, why),
+             m_services.preemptNoticeS * 1000);
 }
 
 void TaskRunner::failOverLimit(const QString &why)
 {
-    if (m_cancelled || m_phase == Phase::Finishing || m_phase == Phase::Done)
+    endEarly(EndKind::OverLimit, why, m_services.killGraceMs);
+}
+
+bool TaskRunner::processEnded() const
+{
+    return m_savingCheckpoint || m_phase == Phase::Finishing || m_phase == Phase::Done;
+}
+
+void TaskRunner::endEarly(EndKind kind, const QString &why, int graceMs)
+{
+    if (m_phase == Phase::Finishing || m_phase == Phase::Done)
+        return;
+    if (m_savingCheckpoint) {
+        // The process has ended and its last checkpoint is on its way: nothing is left to end
+        // but that upload, which only the job's user (a cancel) may cut short.
+        if (kind == EndKind::Cancelled && !m_cancelAbortedUpload) {
+            m_cancelAbortedUpload = true;
+            m_cancelled = true;
+            qCInfo(lcWorkerRunner) << "task" << m_lease.taskId
+                                   << "cancelled by the server during its last checkpoint upload";
+            m_log->appendLine(u"cancelled: the last checkpoint upload stops"_s);
+            m_checkpoints->abortFinal();
+        }
+        return;
+    }
+    if (m_cancelled)
         return;
     m_cancelled = true;
-    m_overLimit = why;
-    qCWarning(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "failed:" << why;
-    if (m_log)
-        m_log->appendLine(u"error: %1: ending the task's processes"_s.arg(why));
+    QString state = stateName(JobState::Stopped);
+    QString before = why;
+    switch (kind) {
+    case EndKind::Cancelled:
+        before = u"cancelled before it started"_s;
+        qCInfo(lcWorkerRunner) << "task" << m_lease.taskId << "cancelled by the server";
+        if (m_log)
+            m_log->appendLine(u"cancelled: ending the task's processes"_s);
+        break;
+    case EndKind::Preempted:
+        m_preemptedSince.start();
+        m_preempted = why;
+        qCInfo(lcWorkerRunner).noquote() << "task" << m_lease.taskId << why;
+        if (m_log)
+            m_log->appendLine(u"%1: SIGTERM now, SIGKILL after %2 s"_s.arg(why).arg(graceMs / 1000));
+        break;
+    case EndKind::OverLimit:
+        state = stateName(JobState::Failed);
+        m_overLimit = why;
+        qCWarning(lcWorkerRunner).noquote() << "task" << m_lease.taskId << "failed:" << why;
+        if (m_log)
+            m_log->appendLine(u"error: %1: ending the task's processes"_s.arg(why));
+        break;
+    }
     if (m_phase == Phase::Running) {
-        m_process->terminate(m_services.killGraceMs);
+        m_process->terminate(graceMs);
     } else if (!m_process || !m_process->isRunning()) {
-        finishTask(stateName(JobState::Failed), std::nullopt, why, false);
+        // Still fetching or preparing: nothing runs yet, stop here.
+        finishTask(state, std::nullopt, before, false);
     }
 }
 

@@ -4,6 +4,7 @@
 #include "wire/tasklease.h"
 
 #include <QElapsedTimer>
+#include <QHash>
 #include <QObject>
 #include <QPointer>
 #include <functional>
@@ -39,6 +40,8 @@ struct TaskServices
     int killGraceMs = 5000;
     int preemptNoticeS = 30; // the grace of a preempted task (DDL_PREEMPT_NOTICE_S)
     int checkpointIntervalS = 300; // uploads of DDL_CHECKPOINT_DIR while it runs; 0: none
+    // GPU index (nvidia-smi's) -> the minor number of its /dev/nvidiaN; absent: the same.
+    QHash<int, int> gpuMinors;
     // Where tasks run; empty: as processes of this machine (TaskProcess). The Slurm backend
     // gives one that makes each task a step of a Slurm job (worker/slurm).
     std::function<TaskExecution *(const TaskLease &lease, QObject *parent)> executionFactory;
@@ -75,6 +78,9 @@ public:
     // Ends the task as FAILED for breaking a limit its worker's owner set (why): SIGTERM, then
     // SIGKILL after the grace period; its outputs are not uploaded.
     void failOverLimit(const QString &why);
+    // The task's process has ended (its last checkpoint may still be on its way): no limit
+    // applies to it any more.
+    bool processEnded() const;
     // The task's own folder, and the part of it that is the worker's cache (hard links to the
     // dataset's blobs), not the task's writing.
     QString taskDir() const;
@@ -97,6 +103,11 @@ signals:
     void finished(qint64 taskId, const QString &state);
 
 private:
+    enum class EndKind { Cancelled, Preempted, OverLimit };
+    // cancel(), preempt() and failOverLimit(): SIGTERM, then SIGKILL after graceMs, with the
+    // same guards; a task whose process ended is left alone, except that a cancel stops its
+    // last checkpoint upload.
+    void endEarly(EndKind kind, const QString &why, int graceMs);
     struct Artifact
     {
         QString filePath;
@@ -157,6 +168,7 @@ private:
     LogStreamer *m_log = nullptr;
     CheckpointSync *m_checkpoints = nullptr;
     bool m_savingCheckpoint = false; // the process ended; its last checkpoint is on its way
+    bool m_cancelAbortedUpload = false;
     QElapsedTimer m_preemptedSince;
     TaskExecution *m_process = nullptr;
     QString m_python;

@@ -33,6 +33,22 @@ bool Sandbox::showsSystemPath(const QString &path)
     return false;
 }
 
+QString Sandbox::configHidingPath(const QString &configFile)
+{
+    const QFileInfo file(configFile);
+    QString folder = QFileInfo(file.absolutePath()).canonicalFilePath();
+    if (folder.isEmpty())
+        folder = QDir::cleanPath(file.absolutePath());
+    if (folder == u"/"_s || QDir::cleanPath(QFileInfo(folder).path()) == u"/usr"_s)
+        return file.absoluteFilePath();
+    const QStringList folders = systemFolders();
+    for (const QString &system : folders) {
+        if (folder == system || folder == QFileInfo(system).canonicalFilePath())
+            return file.absoluteFilePath();
+    }
+    return folder;
+}
+
 QString Sandbox::describe(const SandboxPolicy &policy) const
 {
     switch (m_kind) {

@@ -27,7 +27,11 @@ struct SandboxSpec
     QString scratchDir;        // HOME and TMPDIR inside
     QString workingDir;
     SandboxPolicy policy;
-    bool gpuDevices = false; // bind /dev/nvidia* and /sys read-only
+    // Bind the task's own GPUs' nodes (/dev/nvidiaN for each N of gpuMinors, the driver's minor
+    // numbers), NVIDIA's control nodes and /sys read-only; no other GPU's node is shown.
+    bool gpuDevices = false;
+    QList<int> gpuMinors;
+    QString devDir = QStringLiteral("/dev"); // where the nodes are found (a test's fake folder)
     // Resource limits, set in the sandbox's first process before it execs (setrlimit) and
     // inherited by everything it starts; 0 leaves a limit as it is. Both apply per process,
     // not per task: RLIMIT_DATA bounds one process's private writable memory, RLIMIT_NPROC
@@ -61,6 +65,11 @@ public:
     static QStringList systemFolders();
     // True when path (symbolic links resolved) lies inside one of the system folders.
     static bool showsSystemPath(const QString &path);
+    // What to hide so that tasks never read the worker's config file: its whole folder (a
+    // /dev/null bound over the one file is gone from a running task's view once an editor
+    // saves by rename, and editor backups lie beside it), unless that folder is a system folder
+    // itself or one just below /usr (/etc/ddl-worker.yaml, /usr/lib/...): then the file alone.
+    static QString configHidingPath(const QString &configFile);
 
     Kind kind() const { return m_kind; }
     bool isEnabled() const { return m_kind != Kind::None; }

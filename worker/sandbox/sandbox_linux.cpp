@@ -222,11 +222,18 @@ QStringList Sandbox::arguments(const SandboxSpec &spec,
         }
     }
     if (spec.gpuDevices) {
-        // Every NVIDIA device node: which GPUs a task uses is CUDA_VISIBLE_DEVICES's business.
-        const QStringList nodes = QDir(u"/dev"_s).entryList(
-            {u"nvidia*"_s}, QDir::AllEntries | QDir::System | QDir::NoDotAndDotDot);
-        for (const QString &node : nodes)
-            args << u"--dev-bind"_s << u"/dev/"_s + node << u"/dev/"_s + node;
+        // Only the granted GPUs' nodes: CUDA_VISIBLE_DEVICES is the task's to change, so a node
+        // shown is a GPU used. The control nodes serve every GPU and hold none of them.
+        const QDir dev(spec.devDir);
+        QStringList nodes;
+        for (const int minor : spec.gpuMinors)
+            nodes << u"nvidia%1"_s.arg(minor);
+        nodes << u"nvidiactl"_s << u"nvidia-uvm"_s << u"nvidia-uvm-tools"_s
+              << u"nvidia-modeset"_s << u"nvidia-caps"_s;
+        for (const QString &node : std::as_const(nodes)) {
+            if (QFileInfo::exists(dev.filePath(node)))
+                args << u"--dev-bind"_s << dev.filePath(node) << u"/dev/"_s + node;
+        }
         // The CUDA driver and NVML read the PCI topology there.
         args << u"--ro-bind-try"_s << u"/sys"_s << u"/sys"_s;
     }
