@@ -20,9 +20,12 @@ namespace {
 constexpr char User[] = "alice";
 constexpr char Worker[] = "three-gpus";
 
-// Says which GPUs it was given; the first attempt runs until ended, the next ones succeed.
+// Says which GPUs it was given (DDL_GPUS: the machine's nvidia-smi indexes; CUDA's numbers start
+// at 0 in the sandbox, which shows only the task's own GPUs); the first attempt runs until
+// ended, the next ones succeed.
 constexpr char Command[] =
-    "echo visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT order=$CUDA_DEVICE_ORDER; "
+    "echo gpus=$DDL_GPUS visible=$CUDA_VISIBLE_DEVICES attempt=$DDL_TASK_ATTEMPT "
+    "order=$CUDA_DEVICE_ORDER; "
     "if [ \"$DDL_TASK_ATTEMPT\" -gt 1 ]; then exit 0; fi; "
     "while true; do sleep 0.2; done";
 
@@ -99,12 +102,12 @@ void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
     QVERIFY2(pollUntil(
                  [&] {
                      const QString text = logs(uuid);
-                     return text.contains(u"visible=0 attempt=1 order=PCI_BUS_ID"_s) &&
-                            text.contains(u"visible=2 attempt=1 order=PCI_BUS_ID"_s);
+                     return text.contains(u"gpus=0 visible=0 attempt=1 order=PCI_BUS_ID"_s) &&
+                            text.contains(u"gpus=2 visible=0 attempt=1 order=PCI_BUS_ID"_s);
                  },
                  30000),
              qPrintable(diagnostics(uuid)));
-    QVERIFY2(!logs(uuid).contains(u"visible=1"_s), qPrintable(diagnostics(uuid)));
+    QVERIFY2(!logs(uuid).contains(u"gpus=1"_s), qPrintable(diagnostics(uuid)));
 
     // The owner computes on the GPU they kept: the worker checks every 2 s and lets the tasks be.
     QVERIFY(m_gpus.setComputeApps({{QCoreApplication::applicationPid(), 1}}));
@@ -133,7 +136,7 @@ void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
     QVERIFY(m_gpus.setComputeApps({{QCoreApplication::applicationPid(), 1}}));
     const QString state = m_cluster.waitForJobEnd(user, uuid, 60000);
     QVERIFY2(state == "SUCCEEDED"_L1, qPrintable(state + u'\n' + diagnostics(uuid)));
-    QVERIFY2(!logs(uuid).contains(u"visible=1"_s), qPrintable(diagnostics(uuid)));
+    QVERIFY2(!logs(uuid).contains(u"gpus=1"_s), qPrintable(diagnostics(uuid)));
 }
 
 QTEST_GUILESS_MAIN(TestE2eLendGpusFakeGpu)

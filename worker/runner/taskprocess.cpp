@@ -83,8 +83,11 @@ taskEnvironment(const TaskLease &lease, const TaskPaths &paths, const TaskEnviro
     QStringList gpus;
     for (int index : input.gpuIndices)
         gpus << QString::number(index);
-    // An empty list hides every GPU from a task that was given none.
+    // An empty list hides every GPU from a task that was given none. In the sandbox and in
+    // containers, which show only the task's GPUs, CUDA numbers them from 0 (set there);
+    // DDL_GPUS keeps the machine's nvidia-smi indexes, for logs.
     env.insert(u"CUDA_VISIBLE_DEVICES"_s, gpus.join(u','));
+    env.insert(u"DDL_GPUS"_s, gpus.join(u','));
     // The indexes are nvidia-smi's (PCI order); CUDA numbers the fastest GPU first otherwise,
     // and a machine with two models would give the task a GPU the owner did not lend.
     env.insert(u"CUDA_DEVICE_ORDER"_s, u"PCI_BUS_ID"_s);
@@ -299,10 +302,18 @@ void TaskProcess::start(const LaunchSpec &spec)
         environment.remove(u"DDL_CPU_CORES"_s);
     else
         environment.insert(u"DDL_CPU_CORES"_s, cpuaffinity::format(spec.cpuCores));
-    m_process.setProcessEnvironment(environment);
     // Before the sandbox's limits: bubblewrap itself runs on the task's cores.
     cpuaffinity::pinChild(m_process, spec.cpuCores);
     m_sandbox = spec.sandbox;
+    if (m_sandbox.isEnabled() && spec.sandboxSpec.gpuDevices) {
+        // The sandbox shows only the granted GPUs' nodes, which CUDA numbers from 0 (PCI order,
+        // which is nvidia-smi's): as in a container, the task's GPUs are 0..n-1.
+        QStringList visible;
+        for (qsizetype i = 0; i < spec.sandboxSpec.gpuMinors.size(); ++i)
+            visible << QString::number(i);
+        environment.insert(u"CUDA_VISIBLE_DEVICES"_s, visible.join(u','));
+    }
+    m_process.setProcessEnvironment(environment);
     if (m_sandbox.isEnabled()) {
         if (!spec.sandboxSpec.scratchDir.isEmpty() && !QDir().mkpath(spec.sandboxSpec.scratchDir)) {
             m_done = true;
