@@ -73,6 +73,7 @@ ddlcli progress --job_uuid="$uuid" >>"$work/job1.txt" 2>&1
 check job1 "status $(status "$uuid")"
 check job1-device "$(grep -m1 '^device 0' "$work/job1.txt")"
 check job1-visible "$(grep -m1 CUDA_VISIBLE_DEVICES "$work/job1.txt")"
+check job1-nodes "$(grep -m1 'device nodes:' "$work/job1.txt")"
 check job1-sandbox "$(grep -m1 "sandbox:" "$work/job1.txt")"
 check worker-gpus "$(grep -im2 'gpu' "$work/worker.log" | tr '\n' ' ')"
 check top "$(tr '\n' ' ' <"$work/top.txt" | cut -c1-600)"

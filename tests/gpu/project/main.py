@@ -4,6 +4,7 @@ Prints what CUDA shows, multiplies matrices on the GPU for as many seconds as th
 seconds.txt says, reports a metric each round, saves its step and state to DDL_CHECKPOINT_DIR
 (torch.save) and resumes from there when a later attempt finds them, and writes the last result
 as the model."""
+import glob
 import json
 import os
 import time
@@ -11,8 +12,10 @@ import time
 
 def main(dataset_dir, model_output_dir):
     seconds = float(open(os.path.join(dataset_dir, "seconds.txt")).read())
-    print("CUDA_VISIBLE_DEVICES=%s DDL_TASK_ATTEMPT=%s" % (
-        os.environ.get("CUDA_VISIBLE_DEVICES"), os.environ.get("DDL_TASK_ATTEMPT")), flush=True)
+    print("CUDA_VISIBLE_DEVICES=%s DDL_GPUS=%s DDL_TASK_ATTEMPT=%s" % (
+        os.environ.get("CUDA_VISIBLE_DEVICES"), os.environ.get("DDL_GPUS"),
+        os.environ.get("DDL_TASK_ATTEMPT")), flush=True)
+    print("device nodes: %s" % " ".join(sorted(glob.glob("/dev/nvidia*"))), flush=True)
     import torch
     print("torch %s cuda available %s devices %d" % (
         torch.__version__, torch.cuda.is_available(), torch.cuda.device_count()), flush=True)
