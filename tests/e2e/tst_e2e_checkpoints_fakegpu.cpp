@@ -128,18 +128,12 @@ QString TestE2eCheckpointsFakeGpu::submit(const QString &name,
 
 QString TestE2eCheckpointsFakeGpu::logs(const QString &uuid)
 {
-    return m_cluster.cli(QString::fromLatin1(User), {u"logs"_s, u"--job_uuid="_s + uuid}).out;
+    return m_cluster.jobLogs(QString::fromLatin1(User), uuid);
 }
 
 QString TestE2eCheckpointsFakeGpu::diagnostics(const QString &uuid)
 {
-    return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
-           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker A ---\n"_s +
-           m_cluster.workerLog(QString::fromLatin1(WorkerA)).right(3000) +
-           u"\n--- worker B ---\n"_s +
-           m_cluster.workerLog(QString::fromLatin1(WorkerB)).right(3000) + u"\n--- server ---\n"_s +
-           m_cluster.serverLog().right(3000);
+    return m_cluster.jobDiagnostics(QString::fromLatin1(User), uuid, {QString::fromLatin1(WorkerA), QString::fromLatin1(WorkerB)});
 }
 
 // The band to compare with: the same example, never interrupted.

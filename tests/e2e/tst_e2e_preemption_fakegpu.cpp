@@ -66,16 +66,12 @@ void TestE2ePreemptionFakeGpu::initTestCase()
 
 QString TestE2ePreemptionFakeGpu::logs(const QString &uuid)
 {
-    return m_cluster.cli(QString::fromLatin1(User), {u"logs"_s, u"--job_uuid="_s + uuid}).out;
+    return m_cluster.jobLogs(QString::fromLatin1(User), uuid);
 }
 
 QString TestE2ePreemptionFakeGpu::diagnostics(const QString &uuid)
 {
-    return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson())
-           + u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s
-           + m_cluster.workerLog(QString::fromLatin1(Worker)).right(3000) + u"\n--- server ---\n"_s
-           + m_cluster.serverLog().right(3000);
+    return m_cluster.jobDiagnostics(QString::fromLatin1(User), uuid, {QString::fromLatin1(Worker)});
 }
 
 void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry()

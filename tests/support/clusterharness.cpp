@@ -322,6 +322,23 @@ bool ClusterHarness::registerAndLogin(const QString &user, const QString &passwo
     return true;
 }
 
+QString ClusterHarness::jobLogs(const QString &user, const QString &uuid)
+{
+    return cli(user, {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid}).out;
+}
+
+QString ClusterHarness::jobDiagnostics(const QString &user,
+                                       const QString &uuid,
+                                       const QStringList &workers)
+{
+    QString text = QString::fromUtf8(QJsonDocument(job(user, uuid)).toJson()) +
+                   QStringLiteral("\n--- logs ---\n") + jobLogs(user, uuid);
+    for (const QString &worker : workers)
+        text += QStringLiteral("\n--- worker ") + worker + QStringLiteral(" ---\n") +
+                workerLog(worker).right(3000);
+    return text + QStringLiteral("\n--- server ---\n") + serverLog().right(3000);
+}
+
 QJsonObject ClusterHarness::job(const QString &user, const QString &uuidOrName)
 {
     const CliRun run = cli(user,

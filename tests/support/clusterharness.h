@@ -102,6 +102,10 @@ public:
     bool registerAndLogin(const QString &user, const QString &password);
     // The job as `ddlcli progress --output=json` shows it to user; empty when that fails.
     QJsonObject job(const QString &user, const QString &uuidOrName);
+    // Every task's log as `ddlcli logs` prints it to user.
+    QString jobLogs(const QString &user, const QString &uuid);
+    // For a failed check: the job, its logs, the named workers' and the server's last lines.
+    QString jobDiagnostics(const QString &user, const QString &uuid, const QStringList &workers);
     // Polls job() until the job is SUCCEEDED, FAILED or STOPPED; returns the last state seen.
     QString waitForJobEnd(const QString &user, const QString &uuidOrName, int timeoutMs = 90000);
 
