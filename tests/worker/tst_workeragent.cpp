@@ -37,7 +37,8 @@ import json, os, time
 def main(dataset_dir, model_output_dir):
     with open(os.path.join(dataset_dir, "numbers.txt")) as f:
         print("dataset sum", sum(int(x) for x in f.read().split()))
-    print("gpus", repr(os.environ.get("CUDA_VISIBLE_DEVICES")))
+    print("gpus", repr(os.environ.get("DDL_GPUS")))
+    print("cuda", repr(os.environ.get("CUDA_VISIBLE_DEVICES")))
     print("role", os.environ["PAI_TASK_ROLE_NAME"], "port set",
           os.environ["PAI_CURRENT_CONTAINER_PORT"] != "0")
     for step in range(3):
@@ -453,7 +454,11 @@ void tst_WorkerAgent::runsTasksOnTheirOwnGpus_declaredGpus()
     QVERIFY2((logA.contains("gpus '0'") && logC.contains("gpus '1'")) ||
                  (logA.contains("gpus '1'") && logC.contains("gpus '0'")),
              QByteArray(logA + logC).constData());
-    QVERIFY(m_user->log(*b, taskB).contains("gpus '0,1'"));
+    // The sandbox shows each task only its own GPUs, which CUDA numbers from 0.
+    QVERIFY2(logA.contains("cuda '0'") && logC.contains("cuda '0'"),
+             QByteArray(logA + logC).constData());
+    const QByteArray logB = m_user->log(*b, taskB);
+    QVERIFY2(logB.contains("gpus '0,1'") && logB.contains("cuda '0,1'"), logB.constData());
 }
 
 void tst_WorkerAgent::cachesCodeAndDataAcrossTasks()
