@@ -61,7 +61,8 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
     set(CPACK_DEBIAN_PACKAGE_SECTION science)
     set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
     # dpkg-shlibdeps (dpkg-dev) adds the libraries the binaries link; what they load or run
-    # without linking it (Qt plugins, bubblewrap, python3, adduser) is named below.
+    # without linking it (Qt plugins, bubblewrap, python3, adduser; procps for the worker
+    # unit's ExecReload=/bin/kill) is named below.
     set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
     set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
@@ -76,7 +77,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux")
         ${DDL_PACKAGING_DIR}/debian/ddl-server/postrm)
 
     set(CPACK_DEBIAN_WORKER_PACKAGE_NAME ddl-worker)
-    set(CPACK_DEBIAN_WORKER_PACKAGE_DEPENDS "adduser, bubblewrap, python3, python3-venv")
+    set(CPACK_DEBIAN_WORKER_PACKAGE_DEPENDS "adduser, bubblewrap, procps, python3, python3-venv")
     # podman runs the tasks of jobs that name an image (container_runtime: podman) with runc
     # (crun refuses hybrid cgroup hierarchies, docs/images.md), rootless through uidmap's
     # newuidmap; numpy is what most DDL models import first.
