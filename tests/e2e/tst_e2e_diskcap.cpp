@@ -50,13 +50,10 @@ void TestE2eDiskCap::initTestCase()
 
 QString TestE2eDiskCap::submit(const QString &name, const QString &command)
 {
-    const QString repo = m_cluster.makeRepo(
+    const CliRun submitted = m_cluster.submitJobJson(
+        QString::fromLatin1(User),
         name,
-        {{u"job.json"_s, openPaiJob(name, {{u"main"_s, 1, 0, command}}, {{u"retryCount"_s, 0}})}});
-    if (repo.isEmpty())
-        return {};
-    const CliRun submitted =
-        m_cluster.cli(QString::fromLatin1(User), {u"submit"_s, u"--job_config=job.json"_s}, repo);
+        openPaiJob(name, {{u"main"_s, 1, 0, command}}, {{u"retryCount"_s, 0}}));
     return jobUuidOf(submitted.out);
 }
 

@@ -99,14 +99,10 @@ QString TestE2eInputIdleFakeInput::diagnostics(const QString &uuid)
 void TestE2eInputIdleFakeInput::ownerTypingPreemptsAndIdleRunsAgain()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo =
-        m_cluster.makeRepo(u"typing"_s,
-                           {{u"job.json"_s,
-                             openPaiJob(u"at-the-desk"_s,
+    const CliRun submitted =
+        m_cluster.submitJobJson(user, u"typing"_s, openPaiJob(u"at-the-desk"_s,
                                         {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
-                                        {{u"retryCount"_s, 0}})}});
-    QVERIFY(!repo.isEmpty());
-    const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
+                                        {{u"retryCount"_s, 0}}));
     const QString uuid = jobUuidOf(submitted.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
 

@@ -83,14 +83,10 @@ QString TestE2eLendGpusFakeGpu::diagnostics(const QString &uuid)
 void TestE2eLendGpusFakeGpu::onlyLentGpusAreGivenAndWatched()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo =
-        m_cluster.makeRepo(u"lent"_s,
-                           {{u"job.json"_s,
-                             openPaiJob(u"two-gpus"_s,
+    const CliRun submitted =
+        m_cluster.submitJobJson(user, u"lent"_s, openPaiJob(u"two-gpus"_s,
                                         {{u"main"_s, 2, 1, QString::fromLatin1(Command)}},
-                                        {{u"retryCount"_s, 0}})}});
-    QVERIFY(!repo.isEmpty());
-    const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
+                                        {{u"retryCount"_s, 0}}));
     const QString uuid = jobUuidOf(submitted.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
 

@@ -77,28 +77,21 @@ void TestE2eOwnerReload::initTestCase()
 
 QString TestE2eOwnerReload::logs(const QString &uuid)
 {
-    return m_cluster.cli(QString::fromLatin1(User), {u"logs"_s, u"--job_uuid="_s + uuid}).out;
+    return m_cluster.jobLogs(QString::fromLatin1(User), uuid);
 }
 
 QString TestE2eOwnerReload::diagnostics(const QString &uuid)
 {
-    return QString::fromUtf8(
-               QJsonDocument(m_cluster.job(QString::fromLatin1(User), uuid)).toJson()) +
-           u"\n--- logs ---\n"_s + logs(uuid) + u"\n--- worker ---\n"_s + workerLog().right(3000) +
-           u"\n--- server ---\n"_s + m_cluster.serverLog().right(3000);
+    return m_cluster.jobDiagnostics(QString::fromLatin1(User), uuid, {QString::fromLatin1(Worker)});
 }
 
 void TestE2eOwnerReload::policyChangesApplyWithoutRestart()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo =
-        m_cluster.makeRepo(u"reload"_s,
-                           {{u"job.json"_s,
-                             openPaiJob(u"changing-owner"_s,
+    const CliRun submitted =
+        m_cluster.submitJobJson(user, u"reload"_s, openPaiJob(u"changing-owner"_s,
                                         {{u"main"_s, 1, 0, QString::fromLatin1(Command)}},
-                                        {{u"retryCount"_s, 0}})}});
-    QVERIFY(!repo.isEmpty());
-    const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
+                                        {{u"retryCount"_s, 0}}));
     const QString uuid = jobUuidOf(submitted.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
     QVERIFY2(pollUntil([&] { return logs(uuid).contains(u"attempt=1 notice=5"_s); }, 30000),

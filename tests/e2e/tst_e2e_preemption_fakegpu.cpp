@@ -77,14 +77,10 @@ QString TestE2ePreemptionFakeGpu::diagnostics(const QString &uuid)
 void TestE2ePreemptionFakeGpu::ownerBackPreemptsAndRequeuesWithoutSpendingARetry()
 {
     const QString user = QString::fromLatin1(User);
-    const QString repo = m_cluster.makeRepo(
-        u"preempt"_s,
-        {{u"job.json"_s,
-          openPaiJob(u"preemptible"_s,
+    const CliRun submitted =
+        m_cluster.submitJobJson(user, u"preempt"_s, openPaiJob(u"preemptible"_s,
                      {{u"main"_s, 1, 1, QString::fromLatin1(Command)}},
-                     {{u"retryCount"_s, 0}})}});
-    QVERIFY(!repo.isEmpty());
-    const CliRun submitted = m_cluster.cli(user, {u"submit"_s, u"--job_config=job.json"_s}, repo);
+                     {{u"retryCount"_s, 0}}));
     const QString uuid = jobUuidOf(submitted.out);
     QVERIFY2(!uuid.isEmpty(), qPrintable(submitted.out + submitted.err));
 

@@ -322,6 +322,19 @@ bool ClusterHarness::registerAndLogin(const QString &user, const QString &passwo
     return true;
 }
 
+CliRun ClusterHarness::submitJobJson(const QString &user,
+                                     const QString &name,
+                                     const QByteArray &jobJson)
+{
+    const QString repo = makeRepo(name, {{QStringLiteral("job.json"), jobJson}});
+    if (repo.isEmpty()) {
+        CliRun failed;
+        failed.err = QStringLiteral("could not make the repository ") + name;
+        return failed;
+    }
+    return cli(user, {QStringLiteral("submit"), QStringLiteral("--job_config=job.json")}, repo);
+}
+
 QString ClusterHarness::jobLogs(const QString &user, const QString &uuid)
 {
     return cli(user, {QStringLiteral("logs"), QStringLiteral("--job_uuid=") + uuid}).out;

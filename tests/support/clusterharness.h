@@ -115,6 +115,9 @@ public:
     QString makeExampleRepo(const QString &name, const QString &exampleFolder);
     // A git repository with just these files (name -> content), committed.
     QString makeRepo(const QString &name, const QMap<QString, QByteArray> &files);
+    // A repository `name` holding jobJson as job.json, submitted by user with
+    // `ddlcli submit --job_config=job.json`; what ddlcli printed (jobUuidOf(out) is the job).
+    CliRun submitJobJson(const QString &user, const QString &name, const QByteArray &jobJson);
     static bool git(const QString &repo, const QStringList &args);
     static QString binary(const QString &name) { return ServerProcess::binary(name); }
 
