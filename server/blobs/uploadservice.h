@@ -40,6 +40,10 @@ public:
 
     // The owner name of a user's uploads ("user:<id>").
     static QString userOwner(qint64 userId) { return QStringLiteral("user:") + QString::number(userId); }
+    static QString workerOwner(qint64 workerId)
+    {
+        return QStringLiteral("worker:") + QString::number(workerId);
+    }
 
     Result<UploadState> create(const QString &owner, qint64 size, const QString &sha256);
     Result<UploadState> state(const QString &owner, const QString &uploadId);

@@ -42,7 +42,7 @@ Result<Caller> RequestAuth::worker(const QString &token) const
         return worker.error();
     Caller caller;
     caller.worker = *worker;
-    caller.uploadOwner = QStringLiteral("worker:") + QString::number(worker->id);
+    caller.uploadOwner = UploadService::workerOwner(worker->id);
     return caller;
 }
 

@@ -1,5 +1,6 @@
 #include "checkpointservice.h"
 
+#include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
 #include "jobs/jobcheckpoints.h"
@@ -61,7 +62,7 @@ CheckpointService::record(const WorkerRef &worker, qint64 taskId, const QJsonObj
     // The manifest and every file it lists must be blobs this worker stored; its size is what
     // the blobs hold, not what the manifest declares, and an over-limit one is refused before it
     // is remembered.
-    const QString owner = u"worker:"_s + QString::number(worker.id);
+    const QString owner = UploadService::workerOwner(worker.id);
     Result<DatasetManifest> manifest = m_datasets.loadManifest(
         owner, entry.manifestSha256, MaxManifestFiles, MaxManifestJsonBytes);
     if (!manifest) {

@@ -442,7 +442,7 @@ Status WorkerService::recordArtifacts(const WorkerRef &worker, qint64 taskId,
 {
     if (Status leased = checkLease(worker, taskId); !leased)
         return leased;
-    const QString owner = QStringLiteral("worker:") + QString::number(worker.id);
+    const QString owner = UploadService::workerOwner(worker.id);
     const QJsonArray files = request.value(QStringLiteral("files")).toArray();
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
