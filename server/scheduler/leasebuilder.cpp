@@ -2,6 +2,7 @@
 
 #include "jobs/jobcheckpoints.h"
 #include "openpaienvironment.h"
+#include "store/jobstore.h"
 #include "store/sql.h"
 #include "wire/jobstate.h"
 
@@ -147,14 +148,6 @@ static QString outputPrefix(const QJsonObject &spec, const QString &role, int ro
     return totalTasks > 1 ? QStringLiteral("%1-%2/").arg(role).arg(roleIndex) : QString();
 }
 
-static QList<int> splitIndices(const QString &text)
-{
-    QList<int> indices;
-    for (const QString &part : text.split(u',', Qt::SkipEmptyParts))
-        indices << part.toInt();
-    return indices;
-}
-
 Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
 {
     Result<QSqlQuery> assigned =
@@ -188,7 +181,7 @@ Result<QList<TaskLease>> LeaseBuilder::undelivered(qint64 workerId) const
         const QJsonObject roleSpec = roleNamed(spec, lease.role);
         lease.command = roleSpec.value(u"command"_s).toString();
         lease.image = spec.value(u"image"_s).toString();
-        lease.gpuIndices = splitIndices(row.value(u"gpu_indices"_s).toString());
+        lease.gpuIndices = parseGpuIndices(row.value(u"gpu_indices"_s).toString());
         lease.gpus = int(lease.gpuIndices.size());
         lease.cpus = roleSpec.value(u"cpuNumber"_s).toInt();
         lease.memoryMb = roleSpec.value(u"memoryMB"_s).toInteger();

@@ -58,14 +58,6 @@ static QStringList runtimesOf(const QString &stored)
     return stored.split(u',', Qt::SkipEmptyParts);
 }
 
-static QList<int> splitIndices(const QString &text)
-{
-    QList<int> indices;
-    for (const QString &part : text.split(u',', Qt::SkipEmptyParts))
-        indices << part.toInt();
-    return indices;
-}
-
 void Scheduler::forget()
 {
     m_placer = GangPlacer();
@@ -178,7 +170,7 @@ Status Scheduler::loadCluster()
             demandOf(row.value(u"id"_s).toLongLong(), spec, row.value(u"role"_s).toString());
         Allocation allocation{Placement{demand.taskId,
                                         row.value(u"worker_id"_s).toLongLong(),
-                                        splitIndices(row.value(u"gpu_indices"_s).toString()),
+                                        parseGpuIndices(row.value(u"gpu_indices"_s).toString()),
                                         row.value(u"port"_s).toInt(), demand.cpus, demand.memoryMb,
                                         demand.ports},
                               row.value(u"job_id"_s).toLongLong(),

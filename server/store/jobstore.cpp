@@ -174,11 +174,24 @@ Result<qint64> JobStore::addJob(const NewJob &job)
     return *jobId;
 }
 
+QString gpuIndicesText(const QList<int> &indices)
+{
+    QStringList parts;
+    for (const int index : indices)
+        parts << QString::number(index);
+    return parts.join(u',');
+}
+
+QList<int> parseGpuIndices(const QString &text)
+{
+    QList<int> indices;
+    for (const QString &part : text.split(u',', Qt::SkipEmptyParts))
+        indices << part.toInt();
+    return indices;
+}
+
 Result<bool> JobStore::placeTask(const TaskPlacement &placement)
 {
-    QStringList indices;
-    for (const int index : placement.gpuIndices)
-        indices << QString::number(index);
     // Guarded in the statement itself: only a waiting task is placed.
     const Result<QSqlQuery> update = runSql(
         m_db,
@@ -188,7 +201,7 @@ Result<bool> JobStore::placeTask(const TaskPlacement &placement)
         {stateName(JobState::Running),
          placement.workerId,
          placement.port,
-         indices.join(u','),
+         gpuIndicesText(placement.gpuIndices),
          nowMs(),
          placement.taskId,
          stateName(JobState::Waiting)});

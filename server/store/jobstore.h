@@ -72,6 +72,10 @@ struct TaskPlacement
     QList<int> gpuIndices;
 };
 
+// A task's GPUs as tasks.gpu_indices stores them ("0,2"; "" for none), and back.
+QString gpuIndicesText(const QList<int> &indices);
+QList<int> parseGpuIndices(const QString &text);
+
 // How a task ended, as its worker (or the server, for a lost worker) tells it.
 struct TaskEnd
 {

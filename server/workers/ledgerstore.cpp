@@ -1,6 +1,7 @@
 #include "ledgerstore.h"
 
 #include "scheduler/openpaienvironment.h"
+#include "store/jobstore.h"
 #include "store/sql.h"
 #include "wire/jobstate.h"
 
@@ -45,11 +46,6 @@ Result<LedgerPeriod> LedgerPeriod::fromText(const QString &since, const QString 
     period.sinceMs = *from;
     period.untilMs = *to;
     return period;
-}
-
-static int countOfIndices(const QString &indices)
-{
-    return int(indices.split(u',', Qt::SkipEmptyParts).size());
 }
 
 Result<qint64> LedgerStore::measuredCpuMs(qint64 taskId, qint64 startedAt)
@@ -98,7 +94,7 @@ Status LedgerStore::recordTaskEnd(qint64 taskId, bool preempted)
     // As the scheduler reserves them: cpuNumber, 1 when the role leaves it out.
     const int cpus =
         roleNamed(spec, task->value(u"role"_s).toString()).value(u"cpuNumber"_s).toInt(1);
-    const int gpus = countOfIndices(task->value(u"gpu_indices"_s).toString());
+    const int gpus = int(parseGpuIndices(task->value(u"gpu_indices"_s).toString()).size());
     const QString outcome = preempted ? u"PREEMPTED"_s : task->value(u"state"_s).toString();
     task->finish();
 
