@@ -33,6 +33,8 @@ public:
     static constexpr int FilesAtOnce = 8;
     // Requests of many small files (BlobBatchUpload) at once, beside the large files.
     static constexpr int BatchesAtOnce = 2;
+    // Files hashed at once while the folder is scanned (no more than the machine's cores).
+    static constexpr int MaxHashThreads = 4;
     // What a name names: a dataset (POST /v1/datasets), or an image whose folder is an OCI
     // layout (POST /v1/images; ddlcli image push).
     enum class Collection { Datasets, Images };
