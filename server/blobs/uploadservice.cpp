@@ -8,6 +8,7 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QHash>
 #include <QUuid>
 
 #include <unistd.h>
@@ -333,17 +334,60 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
     return fresh;
 }
 
+// Rows of a batch recorded per statement: 80 statements for a batch of 2,000 instead of 4,000.
+// Not more: binding costs grow with the square of a statement's values (Qt's SQLite driver looks
+// each one up by name), 250 rows made binding a tenth of the server's event loop.
+static constexpr qsizetype RowsPerStatement = 50;
+
+// "INSERT INTO <into> VALUES (?, ...), ... <tail>" for rows rows of columns values each.
+static QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail)
+{
+    QString row = QStringLiteral("(?");
+    for (int c = 1; c < columns; ++c)
+        row += QStringLiteral(", ?");
+    row += u')';
+    QString sql = u"INSERT INTO "_s + into + u" VALUES "_s;
+    for (qsizetype r = 0; r < rows; ++r)
+        sql += (r == 0 ? QString() : u", "_s) + row;
+    return sql + u' ' + tail;
+}
+
 Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries)
 {
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
+    QHash<QString, qint64> sizes;
+    for (const BlobBatch::Entry &entry : entries)
+        sizes.insert(entry.sha256, entry.size);
+    const QStringList digests = sizes.keys();
+    const qint64 now = nowMs();
     qint64 bytes = 0; // of blobs the server did not hold before: resent ones count nothing
-    for (const BlobBatch::Entry &entry : entries) {
-        Result<bool> stored = recordBlob(owner, entry.sha256, entry.size);
-        if (!stored)
-            return stored.error();
-        bytes += *stored ? entry.size : 0;
+    for (qsizetype first = 0; first < digests.size(); first += RowsPerStatement) {
+        const qsizetype rows = std::min(RowsPerStatement, digests.size() - first);
+        QVariantList blobBinds;
+        QVariantList refBinds;
+        for (qsizetype i = first; i < first + rows; ++i) {
+            blobBinds << digests.at(i) << sizes.value(digests.at(i)) << now;
+            refBinds << owner << digests.at(i);
+        }
+        // Only the rows that were new come back.
+        Result<QSqlQuery> fresh = runSql(m_db,
+                                         multiRowInsert(u"blobs (sha256, size, created_at)", 3,
+                                                        rows,
+                                                        u"ON CONFLICT DO NOTHING RETURNING sha256"),
+                                         blobBinds);
+        if (!fresh)
+            return fresh.error();
+        while (fresh->next())
+            bytes += sizes.value(fresh->value(0).toString());
+        fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
+        Result<QSqlQuery> referenced = runSql(m_db,
+                                              multiRowInsert(u"blob_refs (owner, sha256)", 2, rows,
+                                                             u"ON CONFLICT DO NOTHING"),
+                                              refBinds);
+        if (!referenced)
+            return referenced.error();
     }
     if (Status committed = transaction.commit(); !committed)
         return committed;

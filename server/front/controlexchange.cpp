@@ -39,8 +39,17 @@ DataExchange::Step ControlExchange::onReadable()
     if (m_answering)
         return Step::Continue; // a later reply; the next request waits in the socket
     const qint64 length = std::max<qint64>(m_request.head().contentLength, 0);
-    if (m_body.size() < length)
-        m_body += m_socket->read(length - m_body.size());
+    if (m_body.size() < length) {
+        // Read in place, into room for the whole body (within MaxBodyBytes, checked at start;
+        // pages are only touched as bytes arrive): a 16 MiB batch of blobs is not copied again
+        // at every doubling of the buffer.
+        if (m_body.capacity() < length)
+            m_body.reserve(length);
+        const qsizetype at = m_body.size();
+        m_body.resize(length);
+        const qint64 n = m_socket->read(m_body.data() + at, length - at);
+        m_body.resize(at + std::max<qint64>(n, 0));
+    }
     if (m_body.size() < length)
         return Step::Continue;
     m_answering = true;

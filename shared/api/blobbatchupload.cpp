@@ -42,30 +42,47 @@ BlobBatchUpload::~BlobBatchUpload()
         m_control->abort();
 }
 
-// The body: for each file the line "<sha256> <size>\n", then its bytes.
+// The body: for each file the line "<sha256> <size>\n", then its bytes. Each file is read
+// straight into the body (one copy, from the page cache), one byte more than its size so that a
+// file that grew since it was hashed is noticed.
 static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestFile> &files)
 {
     QByteArray body;
     qint64 bytes = 0;
     for (const ManifestFile &file : files)
         bytes += file.size + 80;
-    body.reserve(bytes);
+    body.reserve(bytes + 1);
+    const QDir base(folder);
     for (const ManifestFile &file : files) {
-        QFile in(QDir(folder).filePath(file.path));
+        QFile in(base.filePath(file.path));
         if (!in.open(QIODevice::ReadOnly)) {
             return Error::make(ErrorCode::IoError,
                                QStringLiteral("cannot read %1: %2").arg(file.path, in.errorString()));
         }
-        const QByteArray content = in.read(file.size + 1);
-        if (content.size() != file.size) {
+        body.append(file.sha256.toLatin1()).append(' ').append(QByteArray::number(file.size))
+            .append('\n');
+        const qsizetype at = body.size();
+        body.resize(at + file.size + 1); // within the reserve: no reallocation
+        qint64 read = 0;
+        while (read <= file.size) {
+            const qint64 n = in.read(body.data() + at + read, file.size + 1 - read);
+            if (n < 0) {
+                return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
+                                                           .arg(file.path, in.errorString()));
+            }
+            if (n == 0)
+                break;
+            read += n;
+        }
+        if (read != file.size) {
             return Error::make(ErrorCode::IoError,
                                QStringLiteral("%1 changed while it was being uploaded (%2 bytes, "
                                               "%3 when it was hashed); upload the folder again")
                                    .arg(file.path)
-                                   .arg(content.size())
+                                   .arg(read)
                                    .arg(file.size));
         }
-        body += file.sha256.toLatin1() + ' ' + QByteArray::number(file.size) + '\n' + content;
+        body.resize(at + file.size);
     }
     return body;
 }

@@ -11,7 +11,11 @@
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QSet>
+#include <QThread>
 #include <QtConcurrent>
+
+#include <algorithm>
+#include <mutex>
 
 namespace ddl {
 
@@ -43,6 +47,8 @@ void DatasetUpload::start()
         // Small files that had to be read go to the application's thread in groups of a
         // batch, to be sent while the next ones are hashed.
         const QDir base(QFileInfo(folder).absoluteFilePath());
+        // Files are hashed on several threads at once; they are grouped under this lock.
+        std::mutex groupMutex;
         QList<ManifestFile> group;
         qint64 groupBytes = 0;
         const auto post = [self](const QList<ManifestFile> &files) {
@@ -67,13 +73,15 @@ void DatasetUpload::start()
                 });
             },
             [&](const QString &path) -> Result<QString> {
-                const qint64 before = cache.bytesHashed();
-                Result<QString> digest = cache.sha256(path);
-                const qint64 read = cache.bytesHashed() - before;
-                if (early && digest && read > BlobBatchUpload::SmallFileBytes) {
+                qint64 read = 0;
+                Result<QString> digest = cache.sha256(path, &read);
+                if (!early || !digest || read == 0)
+                    return digest;
+                const std::lock_guard locker(groupMutex);
+                if (read > BlobBatchUpload::SmallFileBytes) {
                     // A large file goes at once, on its own.
                     post({ManifestFile{base.relativeFilePath(path), read, *digest, false}});
-                } else if (early && digest && read > 0) {
+                } else {
                     // A full batch goes; the last, partial one waits for the plan.
                     if (groupBytes + read > BlobBatchUpload::BatchBytes
                         || group.size() == BlobBatchUpload::BatchFiles)
@@ -82,7 +90,8 @@ void DatasetUpload::start()
                     groupBytes += read;
                 }
                 return digest;
-            });
+            },
+            std::clamp(QThread::idealThreadCount(), 1, MaxHashThreads));
         bytesHashed->store(cache.bytesHashed());
         if (Status saved = cache.save(); !saved)
             qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only

@@ -75,11 +75,14 @@ void FileHashCache::ensureLoaded()
     m_loaded = true;
 }
 
-Result<QString> FileHashCache::sha256(const QString &absolutePath)
+Result<QString> FileHashCache::sha256(const QString &absolutePath, qint64 *bytesRead)
 {
-    ensureLoaded();
+    if (bytesRead)
+        *bytesRead = 0;
     const std::optional<Key> before = keyOf(absolutePath);
     if (before) {
+        QMutexLocker locker(&m_mutex);
+        ensureLoaded();
         auto found = m_entries.find(absolutePath);
         if (found != m_entries.end() && found->key == *before) {
             found->used = ++m_clock;
@@ -94,7 +97,11 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath)
             ErrorCode::IoError,
             QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
     Sha256Stream hash;
-    QByteArray buffer(1 << 20, Qt::Uninitialized);
+    // Sized to the file (a small file does not map and fault in a buffer of 1 MiB), one byte more
+    // so that a file that grew is read to its end in the same loop.
+    const qint64 expected = before ? before->size : 0;
+    QByteArray buffer(qBound(qint64(4096), expected + 1, qint64(1) << 20), Qt::Uninitialized);
+    qint64 read = 0;
     for (;;) {
         const qint64 n = file.read(buffer.data(), buffer.size());
         if (n < 0)
@@ -103,10 +110,13 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath)
                 QStringLiteral("cannot read %1: %2").arg(absolutePath, file.errorString()));
         if (n == 0)
             break;
-        m_bytesHashed += n;
-        s_totalBytesHashed += n;
+        read += n;
         hash.add(QByteArrayView(buffer.constData(), n));
     }
+    m_bytesHashed += read;
+    s_totalBytesHashed += read;
+    if (bytesRead)
+        *bytesRead = read;
     const QString digest = hash.finishHex();
     // Only a file that stayed the same while it was read, and whose time stamp lies clearly in
     // the past, is remembered: a write in the same clock tick as the hashing would otherwise
@@ -115,6 +125,8 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath)
     const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
     if (before && after && *before == *after && after->mtimeNs < nowNs - RacyWindowNs &&
         !absolutePath.contains(u'\n')) {
+        QMutexLocker locker(&m_mutex);
+        ensureLoaded();
         m_entries.insert(absolutePath,
                          Entry{*after, QByteArray::fromHex(digest.toLatin1()), ++m_clock});
         m_changed = true;
@@ -128,6 +140,7 @@ void FileHashCache::remember(const QString &absolutePath, const QString &sha256H
     const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
     if (!key || key->mtimeNs >= nowNs - RacyWindowNs || absolutePath.contains(u'\n'))
         return;
+    QMutexLocker locker(&m_mutex);
     ensureLoaded();
     m_entries.insert(absolutePath,
                      Entry{*key, QByteArray::fromHex(sha256Hex.toLatin1()), ++m_clock});
@@ -136,6 +149,7 @@ void FileHashCache::remember(const QString &absolutePath, const QString &sha256H
 
 Status FileHashCache::save()
 {
+    QMutexLocker locker(&m_mutex);
     if (!m_changed)
         return Ok{};
     // What another run saved meanwhile is kept, unless this run knows the same path.

@@ -4,6 +4,7 @@
 
 #include <QByteArray>
 #include <QHash>
+#include <QMutex>
 #include <QString>
 
 #include <atomic>
@@ -16,7 +17,8 @@ namespace ddl {
 // and inode are the same. Kept in one small file under the user's cache folder
 // ($XDG_CACHE_HOME/ddl/file-hashes), at most MaxEntries entries (those used last are kept).
 // save() merges with what another run wrote meanwhile and replaces the file atomically (temp +
-// rename), so concurrent runs never leave it half-written.
+// rename), so concurrent runs never leave it half-written. sha256() may be called from several
+// threads at once (files are hashed in parallel, outside the lock).
 class FileHashCache
 {
 public:
@@ -29,14 +31,14 @@ public:
 
     QString path() const { return m_path; }
     // The digest of the file at absolutePath, from the cache when its entry still holds,
-    // otherwise read and hashed (and remembered).
-    Result<QString> sha256(const QString &absolutePath);
+    // otherwise read and hashed (and remembered). bytesRead: what this call read (0 from the cache).
+    Result<QString> sha256(const QString &absolutePath, qint64 *bytesRead = nullptr);
     // Remembers a digest known otherwise (a verified download): the file is as it is now.
     void remember(const QString &absolutePath, const QString &sha256Hex);
     Status save();
 
-    qint64 bytesHashed() const { return m_bytesHashed; }
-    int hits() const { return m_hits; }
+    qint64 bytesHashed() const { return m_bytesHashed.load(); }
+    int hits() const { return m_hits.load(); }
 
     // Bytes read to hash files by every cache of this process (for tests: a re-upload of an
     // unchanged dataset reads none).
@@ -61,12 +63,13 @@ private:
     void ensureLoaded();
 
     QString m_path;
+    QMutex m_mutex; // guards what follows, up to m_changed
     QHash<QString, Entry> m_entries;
     quint64 m_clock = 0;
     bool m_loaded = false;
     bool m_changed = false;
-    qint64 m_bytesHashed = 0;
-    int m_hits = 0;
+    std::atomic<qint64> m_bytesHashed{0};
+    std::atomic<int> m_hits{0};
     static std::atomic<qint64> s_totalBytesHashed;
 };
 

@@ -12,6 +12,7 @@
 #include <QtConcurrent>
 
 #include <cerrno>
+#include <cstring>
 #include <unistd.h>
 
 namespace ddl {
@@ -58,10 +59,10 @@ void RangeDownload::start()
         return;
     }
     m_partSize = m_part.size();
-    if (Status hashed = hashExistingPart(); !hashed) {
-        fail(hashed.error());
-        return;
-    }
+    // What a previous run left is hashed on the receiving thread, before it asks for the rest:
+    // a resumed part of gigabytes is not read on the calling (GUI) thread.
+    m_hash.reset();
+    m_hashPart = !m_expectedSha256.isEmpty();
     m_clock.start(m_partSize);
     requestRest();
 }
@@ -76,25 +77,27 @@ const Result<QString> &RangeDownload::waitForFinished()
     return result();
 }
 
-Status RangeDownload::hashExistingPart()
+// The digest state of the part file's first size bytes, read through fd; stops when aborted.
+static Result<Sha256Stream> hashPart(int fd, qint64 size, const QString &path,
+                                     const DataTransferControl &control)
 {
-    m_hash.reset();
-    if (m_expectedSha256.isEmpty())
-        return Ok{};
-    m_hash.emplace();
-    QByteArray buffer(qMin<qint64>(m_partSize, 1 << 20), Qt::Uninitialized);
-    m_part.seek(0);
-    for (qint64 done = 0; done < m_partSize;) {
-        const qint64 n = m_part.read(buffer.data(), qMin<qint64>(buffer.size(), m_partSize - done));
+    Sha256Stream hash;
+    QByteArray buffer(qBound(qint64(1), size, qint64(1) << 20), Qt::Uninitialized);
+    for (qint64 done = 0; done < size;) {
+        if (control.isAborted())
+            return Error::make(ErrorCode::Aborted, QStringLiteral("cancelled"));
+        const ssize_t n = ::pread(fd, buffer.data(), size_t(qMin<qint64>(buffer.size(), size - done)),
+                                  done);
         if (n <= 0) {
-            return Error::make(
-                ErrorCode::IoError,
-                QStringLiteral("cannot read %1: %2").arg(m_part.fileName(), m_part.errorString()));
+            return Error::make(ErrorCode::IoError,
+                               QStringLiteral("cannot read %1: %2")
+                                   .arg(path, QString::fromLocal8Bit(std::strerror(n < 0 ? errno
+                                                                                       : EIO))));
         }
-        m_hash->add(QByteArrayView(buffer.constData(), n));
+        hash.add(QByteArrayView(buffer.constData(), n));
         done += n;
     }
-    return Ok{};
+    return hash;
 }
 
 // "bytes a-b/total" → a and total, or -1.
@@ -128,9 +131,20 @@ void RangeDownload::requestRest()
         "GET", m_path, m_query, {{"Range", "bytes=" + QByteArray::number(m_partSize) + '-'}});
     const int fd = m_part.handle();
     const QString name = m_path;
+    const QString partName = m_part.fileName();
+    const bool hashPartFirst = std::exchange(m_hashPart, false);
     ReceiveResult start{std::nullopt, m_partSize, m_total, std::exchange(m_hash, std::nullopt)};
     m_received.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() mutable -> ReceiveResult {
         ReceiveResult result = std::move(start);
+        if (hashPartFirst) {
+            Result<Sha256Stream> hashed =
+                hashPart(fd, result.partSize, partName, receiving->control);
+            if (!hashed) {
+                result.error = hashed.error();
+                return result;
+            }
+            result.hash = *hashed;
+        }
         // A large answer is hashed on a thread of its own while the next bytes arrive.
         std::optional<Sha256Pipeline> hashing;
         // The part file's descriptor stays open: the download waits for this thread before it

@@ -19,7 +19,8 @@ namespace ddl {
 // worker thread over a kept-alive DataConnection, 256 KiB at a time: each piece is written to
 // the part file and hashed as it arrives (a large file on a second thread, overlapping the
 // receiving), so memory stays bounded whatever the size, a client killed mid-way keeps what it
-// had, and the verification reads nothing again (only a resumed part's prefix).
+// had, and the verification reads nothing again (only a resumed part's prefix, on that worker
+// thread: the calling thread, a GUI's, never reads the disk).
 class RangeDownload : public QObject
 {
     Q_OBJECT
@@ -62,7 +63,6 @@ private:
     void requestRest();
     void handleReceived();
     void reportProgress();
-    Status hashExistingPart();
     void stopReceiving();
     void complete();
     void fail(const Error &error);
@@ -77,6 +77,8 @@ private:
     // The digest of the part file's bytes so far, added as they are written: the file is not
     // read again to verify it.
     std::optional<Sha256Stream> m_hash;
+    // The part a previous run left is to be hashed first (on the receiving thread).
+    bool m_hashPart = false;
     qint64 m_total = -1;
     bool m_restarted = false; // the part was emptied once after a 416
     std::shared_ptr<Receiving> m_receiving;

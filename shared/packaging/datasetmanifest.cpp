@@ -10,9 +10,13 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
 #include <QSet>
+#include <QtConcurrent>
 
 #include <algorithm>
+#include <atomic>
+#include <optional>
 
 namespace ddl {
 
@@ -70,7 +74,8 @@ Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
 Result<DatasetManifest>
 DatasetManifest::scan(const QString &folder,
                       const std::function<void(qint64, qint64)> &progress,
-                      const std::function<Result<QString>(const QString &)> &hashFile)
+                      const std::function<Result<QString>(const QString &)> &hashFile,
+                      int threads)
 {
     const QFileInfo root(folder);
     if (!root.isDir())
@@ -102,17 +107,48 @@ DatasetManifest::scan(const QString &folder,
         found.append(info);
         total += info.size();
     }
+    // Each thread takes the next file not yet taken; digests land in their file's slot.
+    QList<QString> digests(found.size());
+    std::atomic<qsizetype> next{0};
+    std::atomic<bool> failed{false};
+    QMutex mutex; // guards what follows, and orders the progress calls
+    std::optional<Error> firstError;
+    qsizetype firstErrorAt = found.size();
     qint64 done = 0;
-    for (const QFileInfo &info : std::as_const(found)) {
-        Result<QString> digest =
-            hashFile ? hashFile(info.absoluteFilePath()) : sha256OfFile(info.absoluteFilePath());
-        if (!digest)
-            return digest.error();
+    const auto work = [&] {
+        for (qsizetype i = next++; i < found.size() && !failed; i = next++) {
+            const QString path = found.at(i).absoluteFilePath();
+            Result<QString> digest = hashFile ? hashFile(path) : sha256OfFile(path);
+            QMutexLocker locker(&mutex);
+            if (!digest) {
+                // Of the files that failed, the first in the folder's order is told.
+                if (i < firstErrorAt) {
+                    firstError = digest.error();
+                    firstErrorAt = i;
+                }
+                failed = true;
+                return;
+            }
+            digests[i] = *digest;
+            done += found.at(i).size();
+            if (progress)
+                progress(done, total);
+        }
+    };
+    QList<QFuture<void>> helpers;
+    for (int t = 1; t < threads && t < found.size(); ++t)
+        helpers.append(QtConcurrent::run(work));
+    work();
+    // A helper the pool had not started yet is run here, and finds nothing left.
+    for (QFuture<void> &helper : helpers)
+        helper.waitForFinished();
+    if (firstError)
+        return *firstError;
+    manifest.m_files.reserve(found.size());
+    for (qsizetype i = 0; i < found.size(); ++i) {
+        const QFileInfo &info = found.at(i);
         manifest.m_files.append(ManifestFile{base.relativeFilePath(info.absoluteFilePath()),
-                                             info.size(), *digest, info.isExecutable()});
-        done += info.size();
-        if (progress)
-            progress(done, total);
+                                             info.size(), digests.at(i), info.isExecutable()});
     }
     if (Status checked = checkFiles(manifest.m_files); !checked)
         return checked.error();

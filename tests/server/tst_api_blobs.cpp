@@ -154,6 +154,24 @@ void tst_ApiBlobs::batchStoresSmallBlobsAllOrNothing()
     // Sent again: nothing changes.
     VERIFY_STATUS(batch(entry(digests[0], a), m_alice), 200);
     QCOMPARE(missingFor(m_alice), 0);
+
+    // More blobs than one statement records, one of them twice and one stored before: each
+    // becomes Bob's.
+    QByteArray many = entry(digests[0], a);
+    QStringList manyDigests{digests[0]};
+    for (int i = 0; i < 600; ++i) {
+        const QByteArray bytes = "blob " + QByteArray::number(i);
+        many += entry(sha256Of(bytes), bytes);
+        manyDigests.append(sha256Of(bytes));
+    }
+    many += entry(sha256Of("blob 5"), "blob 5");
+    const Answer manyStored = batch(many, m_bob);
+    VERIFY_STATUS(manyStored, 200);
+    QCOMPARE(manyStored.json().value(QLatin1String("stored")).toInt(), 602);
+    const Answer bobLacks = post(QStringLiteral("/v1/blobs/missing"), m_bob,
+                                 {{QStringLiteral("sha256"),
+                                   QJsonArray::fromStringList(manyDigests)}});
+    QCOMPARE(bobLacks.json().value(QLatin1String("missing")).toArray().size(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_ApiBlobs)

@@ -1,20 +1,27 @@
 // The client side of the data plane (shared/api) against the real ddl-server process over TLS:
 // the local hash cache (an unchanged dataset is re-checked without reading a byte, a file
 // changed in place is hashed again), and downloads verified as they arrive (a blob corrupted on
-// the server is refused, and nothing is left under the file's name).
+// the server is refused, and nothing is left under the file's name); batches of small files sent
+// at once, and a resumed download that hashes its part without stalling the caller's event loop.
 #include "serverprocess.h"
 
 #include "api/apiclient.h"
+#include "api/blobbatchupload.h"
 #include "api/datasetdownload.h"
 #include "api/datasetupload.h"
 #include "api/filehashcache.h"
+#include "api/rangedownload.h"
+#include "core/sha256.h"
 
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
+#include <QJsonArray>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 using namespace ddl;
 using namespace Qt::Literals::StringLiterals;
@@ -33,6 +40,8 @@ private slots:
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
     void filesAreSentWhileTheRestIsHashed();
+    void batchesAtOnceWithAWrongDigestLoseNothing();
+    void resumedDownloadKeepsTheEventLoopResponsive();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -46,6 +55,8 @@ private:
         int batchesSent = -1;
     };
     Uploaded upload(const QString &folder, const QString &name);
+    // Which of digests the server says the client lacks.
+    QStringList missing(const QStringList &digests);
 
     QTemporaryDir m_dir;
     std::unique_ptr<ServerProcess> m_server;
@@ -109,6 +120,18 @@ tst_DatasetClient::Uploaded tst_DatasetClient::upload(const QString &folder, con
         return {};
     }
     return {*manifest, dataset.bytesHashed(), dataset.filesToSend(), dataset.batchesSent()};
+}
+
+QStringList tst_DatasetClient::missing(const QStringList &digests)
+{
+    std::unique_ptr<ApiRequest> request(m_client->missingBlobs(digests));
+    const Result<ApiResponse> &answer = request->waitForFinished();
+    if (!answer)
+        return {u"(the query failed)"_s};
+    QStringList result;
+    for (const QJsonValue &digest : answer->json().value("missing"_L1).toArray())
+        result.append(digest.toString());
+    return result;
 }
 
 void tst_DatasetClient::unchangedDatasetIsCheckedWithoutReadingIt()
@@ -323,6 +346,133 @@ void tst_DatasetClient::filesAreSentWhileTheRestIsHashed()
         QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
         QVERIFY(copy.readAll() == it.value());
     }
+}
+
+// Batches sent at once are stored side by side on the server: one of 300 files (a duplicate
+// among them, more rows than one statement records) is stored whole while another, sent at the
+// same time with one file whose digest is wrong, stores none of its files; the folder uploaded
+// afterwards sends just those, and comes back identical.
+void tst_DatasetClient::batchesAtOnceWithAWrongDigestLoseNothing()
+{
+    const QString folder = m_dir.filePath(u"atonce"_s);
+    QList<ManifestFile> good;
+    QList<ManifestFile> bad;
+    QMap<QString, QByteArray> files;
+    for (int i = 0; i < 340; ++i) {
+        const QByteArray bytes = i == 7 ? QByteArray("same bytes\n")
+                                        : QByteArray::number(i * 104729) + QByteArray(i % 50, 'q');
+        const QString path = u"f%1.txt"_s.arg(i, 3, 10, QChar(u'0'));
+        QVERIFY(writeFile(folder + u'/' + path, bytes));
+        files.insert(path, bytes);
+        ManifestFile file{path, bytes.size(), *sha256OfFile(folder + u'/' + path), false};
+        (i < 300 ? good : bad).append(file);
+    }
+    QVERIFY(writeFile(folder + u"/copy-of-7.txt"_s, "same bytes\n"));
+    good.append(ManifestFile{u"copy-of-7.txt"_s, 11, good.at(7).sha256, false});
+    bad[20].sha256 = good.at(0).sha256; // declared as another file's bytes
+    QStringList goodDigests;
+    for (const ManifestFile &file : std::as_const(good))
+        goodDigests.append(file.sha256);
+    QStringList badDigests;
+    for (const ManifestFile &file : std::as_const(bad)) {
+        if (file.path != bad.at(20).path)
+            badDigests.append(file.sha256);
+    }
+
+    BlobBatchUpload first(m_client.get(), folder, good);
+    BlobBatchUpload second(m_client.get(), folder, bad);
+    first.start();
+    second.start();
+    QTRY_VERIFY_WITH_TIMEOUT(first.isFinished() && second.isFinished(), 60'000);
+    QVERIFY2(first.result(), first.result() ? "" : qPrintable(first.result().error().message));
+    QVERIFY(!second.result());
+    QVERIFY2(second.result().error().is(ErrorCode::DigestMismatch),
+             qPrintable(second.result().error().message));
+    QCOMPARE(missing(goodDigests), QStringList());
+    QCOMPARE(missing(badDigests).size(), badDigests.size());
+
+    const Uploaded again = upload(folder, u"atonce"_s);
+    QVERIFY(!again.manifest.isEmpty());
+    QCOMPARE(again.filesSent, int(badDigests.size()) + 1); // the one declared wrongly included
+    QCOMPARE(again.batchesSent, 1);
+    const QString destination = m_dir.filePath(u"atonce-copy"_s);
+    DatasetDownload download(m_client.get(), u"atonce"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
+        QCOMPARE(copy.readAll(), it.value());
+    }
+}
+
+// A download resumed over a large part file hashes that part away from the calling thread (a
+// GUI's): a 5 ms timer there keeps firing. Two parts: a true prefix of the blob (resumed, the
+// result verified against the whole digest) and a larger one that the server refuses (416) after
+// it was hashed, so that the download starts again from zero.
+void tst_DatasetClient::resumedDownloadKeepsTheEventLoopResponsive()
+{
+    const QString folder = m_dir.filePath(u"resumed"_s);
+    QByteArray bytes(3 << 20, Qt::Uninitialized);
+    for (qsizetype i = 0; i < bytes.size(); ++i)
+        bytes[i] = char(i * 13 + (i >> 11));
+    QVERIFY(writeFile(folder + u"/blob.bin"_s, bytes));
+    QVERIFY(!upload(folder, u"resumed"_s).manifest.isEmpty());
+    const QString sha =
+        QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    const QString destination = m_dir.filePath(u"resumed-copy.bin"_s);
+    const QString part = destination + u".part"_s;
+
+    const auto download = [&](qint64 *longestStallMs) -> Result<QString> {
+        RangeDownload range(m_client.get(), u"/v1/blobs/"_s + sha, {}, destination, sha);
+        QElapsedTimer sinceTick;
+        qint64 longest = 0;
+        QTimer tick;
+        tick.setInterval(5);
+        connect(&tick, &QTimer::timeout, this, [&] {
+            longest = std::max(longest, sinceTick.restart());
+        });
+        tick.start();
+        sinceTick.start();
+        range.start(); // a stall in here counts as much as one in the event loop
+        longest = std::max(longest, sinceTick.restart());
+        Result<QString> result = range.waitForFinished();
+        *longestStallMs = longest;
+        return result;
+    };
+
+    // A true prefix: only the rest travels, and the whole is verified.
+    {
+        QFile prefix(part);
+        QVERIFY(prefix.open(QIODevice::WriteOnly));
+        QCOMPARE(prefix.write(bytes.left(1 << 20)), qint64(1 << 20));
+    }
+    qint64 stall = 0;
+    Result<QString> resumed = download(&stall);
+    QVERIFY2(resumed, resumed ? "" : qPrintable(resumed.error().message));
+    QCOMPARE(*sha256OfFile(destination), sha);
+    QVERIFY(QFile::remove(destination));
+
+    // A part of 512 MiB (sparse: nothing on the disk): hashing it on the calling thread would
+    // stall that thread for as long as hashing it takes here, measured first.
+    {
+        QFile large(part);
+        QVERIFY(large.open(QIODevice::WriteOnly));
+        QVERIFY(large.resize(qint64(512) << 20));
+    }
+    QVERIFY(sha256OfFile(part)); // read once, so that the part is hashed from the page cache
+    QElapsedTimer hashing;        // both here and in the download
+    hashing.start();
+    QVERIFY(sha256OfFile(part));
+    const qint64 hashMs = hashing.elapsed();
+    Result<QString> restarted = download(&stall);
+    QVERIFY2(restarted, restarted ? "" : qPrintable(restarted.error().message));
+    QCOMPARE(*sha256OfFile(destination), sha);
+    QVERIFY2(stall < hashMs / 2,
+             qPrintable(u"the calling thread stalled %1 ms; hashing the part takes %2 ms"_s
+                            .arg(stall)
+                            .arg(hashMs)));
 }
 
 QTEST_GUILESS_MAIN(tst_DatasetClient)
