@@ -16,7 +16,7 @@ Each transfer runs --repeat times (default 3), alternating ddl-server and nginx;
 Then the user's own commands against curl+nginx, alternating, --repeat times each: `ddlcli dataset
 upload DIR --name N` (a fresh user and an empty hash cache each time, so every byte is hashed and
 sent) vs `curl -T FILE` to nginx, `ddlcli dataset download N --dest D` (verified) vs `curl -o FILE`
-from nginx, and --small-files files of 4-64 KiB uploaded by ddlcli vs `tar cf - | curl -T -`. For
+from nginx, and --small-files files of 4-64 KiB (new bytes for every upload) by ddlcli vs `tar cf - | curl -T -`. For
 each client process: wall time, user+system CPU and peak RSS (ru_maxrss from wait4). Also a
 re-upload of the unchanged folder (the hash cache warm: nothing read, nothing sent).
 Usage: bench/bench_dataplane.py [--sizes-mib 1024,4096] [--repeat 3] [--bin build/bin] [--dir DIR]
@@ -230,18 +230,26 @@ def cli_vs_curl(args, work, url, ca, nginx_url, nginx_root, sizes):
         os.remove(os.path.join(nginx_root, "up-%d" % mib))
         shutil.rmtree(folder)
     if args.small_files:
-        folder = os.path.join(work, "small")
-        os.makedirs(folder)
-        size = make_small_files(folder, args.small_files)
+        # Every client uploads bytes the server has never seen (a fresh folder each, made before
+        # any is measured), so each run writes its 10,000 blobs as a real first upload does; the
+        # folders go only at the end, since ext4 without a journal makes new files slow next to
+        # many just deleted (docs/benchmarks.md, "Many small files, fourth round").
+        folders = {}
+        for run in range(args.repeat):
+            for index in range(len(clients)):
+                folders[run, index] = os.path.join(work, "small-%d-%d" % (run, index))
+                os.makedirs(folders[run, index])
+                size = make_small_files(folders[run, index], args.small_files)
         for run in range(args.repeat):
             rows.append(("%d small files" % args.small_files, size, "tar|curl+nginx", *measured(
                 "tar cf - -C %s . | curl -sk --fail -o /dev/null -T - %s/small.tar"
-                % (folder, nginx_url), shell=True)))
+                % (folders[run, 0], nginx_url), shell=True)))
             for index, (client, binary) in enumerate(clients):
                 env = cli_user(ddlcli, url, ca, work, "small-%d-%d" % (run, index))
                 rows.append(("%d small files" % args.small_files, size, client, *measured(
-                    [binary, "dataset", "upload", folder, "--name", "small"], env)))
-        shutil.rmtree(folder)
+                    [binary, "dataset", "upload", folders[run, index], "--name", "small"], env)))
+        for folder in folders.values():
+            shutil.rmtree(folder)
     print("the user's commands vs curl+nginx (TLS, loopback), every run; load average %s"
           % " ".join("%.2f" % v for v in os.getloadavg()))
     print("%-22s %-9s %-15s %8s %8s %9s %9s %6s" % ("what", "size", "client", "wall s", "MB/s",
