@@ -2,13 +2,19 @@
 
 #include "dataconnection.h"
 #include "datatransferpool.h"
+#include "filehashcache.h"
 
 #include "core/allocatortuning.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
+#include <QPromise>
+#include <QWaitCondition>
 #include <QtConcurrent>
 
 #include <fcntl.h>
@@ -24,6 +30,33 @@ struct BlobUpload::Sending
     DataTransferControl control;
     std::atomic<qint64> acked{0};
     std::atomic<qint64> inChunk{0}; // bytes of the current chunk handed to TLS
+
+    // The digest that chunks name (DDL-Sha256) of an upload created without one: empty until
+    // the file is hashed and the blob is known to be new to the caller.
+    void setDigest(const QByteArray &sha256)
+    {
+        QMutexLocker locker(&mutex);
+        digest = sha256;
+        digestSet.wakeAll();
+    }
+    // The digest for the next chunk; the last one waits for it (empty: aborted meanwhile).
+    QByteArray digestFor(bool lastChunk)
+    {
+        QMutexLocker locker(&mutex);
+        while (lastChunk && digest.isEmpty() && !control.isAborted())
+            digestSet.wait(&mutex);
+        return digest;
+    }
+    void abort()
+    {
+        control.abort();
+        QMutexLocker locker(&mutex);
+        digestSet.wakeAll();
+    }
+
+    QMutex mutex;
+    QWaitCondition digestSet;
+    QByteArray digest;
 };
 
 QThreadPool *dataTransferThreads()
@@ -55,12 +88,24 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     m_progressTimer.setInterval(100);
     connect(&m_progressTimer, &QTimer::timeout, this, &BlobUpload::reportProgress);
     connect(&m_sent, &QFutureWatcher<SendResult>::finished, this, &BlobUpload::handleSent);
+    // The hashing thread says "sending may start" (a large file the cache does not know) as
+    // progress 1, and then hands over the digest.
+    connect(&m_hashing, &QFutureWatcher<Result<QString>>::progressValueChanged, this,
+            [this](int value) {
+                if (value == 1 && m_sha256.isEmpty() && !m_withoutDigest && !isFinished())
+                    startWithoutDigest();
+            });
+    connect(&m_hashing, &QFutureWatcher<Result<QString>>::finished, this, [this] {
+        if (m_hashing.future().resultCount() > 0)
+            provideDigest(m_hashing.result());
+    });
 }
 
 BlobUpload::~BlobUpload()
 {
     stopSending();
     delete m_createRequest;
+    delete m_checkRequest;
 }
 
 void BlobUpload::start()
@@ -71,15 +116,122 @@ void BlobUpload::start()
         return;
     }
     m_size = m_file.size();
-    if (m_sha256.isEmpty()) {
-        Result<QString> digest = sha256OfFile(m_path);
-        if (!digest) {
-            fail(digest.error());
+    if (!m_sha256.isEmpty())
+        createUpload();
+    else if (m_digestComesLater)
+        startWithoutDigest();
+    else
+        hashFile();
+}
+
+// On a pool thread: the digest from the hash cache, or the file is read (its digest recorded in
+// the cache). A large file signals first that its bytes may go while it is hashed.
+void BlobUpload::hashFile()
+{
+    const QString path = QFileInfo(m_path).absoluteFilePath();
+    const QString cachePath = m_hashCachePath;
+    const bool large = m_size >= ChunkSize;
+    m_hashing.setFuture(QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
+        FileHashCache cache(cachePath);
+        if (std::optional<QString> known = cache.cached(path)) {
+            promise.addResult(Result<QString>(*known));
             return;
         }
-        m_sha256 = *digest;
-    }
+        if (large) {
+            promise.setProgressRange(0, 1);
+            promise.setProgressValue(1);
+        }
+        Result<QString> digest = cache.sha256(path);
+        if (Status saved = cache.save(); !saved)
+            qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
+        promise.addResult(digest);
+    }));
+}
+
+void BlobUpload::startWithoutDigest()
+{
+    m_withoutDigest = true;
     createUpload();
+}
+
+void BlobUpload::provideDigest(const Result<QString> &digest)
+{
+    if (isFinished())
+        return;
+    if (!digest) {
+        fail(digest.error());
+        return;
+    }
+    m_sha256 = *digest;
+    if (!m_withoutDigest) {
+        createUpload();
+        return;
+    }
+    // Sending already: the blob may be the caller's from an earlier upload (another machine, an
+    // emptied hash cache). Then nothing more need travel.
+    m_checkRequest = m_client->missingBlobs({m_sha256});
+    ApiRequest *request = m_checkRequest;
+    connect(request, &ApiRequest::finished, this, [this, request] { handleChecked(request); });
+}
+
+void BlobUpload::handleChecked(ApiRequest *request)
+{
+    m_checkRequest = nullptr;
+    request->deleteLater();
+    if (isFinished())
+        return;
+    // Without an answer the upload goes on: the check only saves sending.
+    const bool stored = request->result()
+                        && !request->result()
+                                ->json()
+                                .value(QStringLiteral("missing"))
+                                .toArray()
+                                .contains(QJsonValue(m_sha256));
+    emit digestChecked(m_sha256, stored);
+    if (isFinished())
+        return;
+    if (stored) {
+        m_alreadyStored = true;
+        if (m_sending)
+            m_acked = std::max(m_acked, m_sending->acked.load());
+        stopSending();
+        if (!m_createRequest) // else once the upload is created
+            abandonUpload();
+        return;
+    }
+    m_digestChecked = true;
+    if (m_sending)
+        m_sending->setDigest(m_sha256.toLatin1());
+}
+
+void BlobUpload::abandonUpload()
+{
+    if (m_uploadId.isEmpty()) {
+        finishDeduplicated();
+        return;
+    }
+    m_checkRequest = m_client->abandonUpload(m_uploadId);
+    ApiRequest *request = m_checkRequest;
+    connect(request, &ApiRequest::finished, this, [this, request] {
+        m_checkRequest = nullptr;
+        request->deleteLater();
+        // A refused abandon leaves an upload that expires on its own.
+        if (!request->result())
+            qWarning("could not abandon upload %s: %s", qPrintable(m_uploadId),
+                     qPrintable(request->result().error().message));
+        if (!isFinished())
+            finishDeduplicated();
+    });
+}
+
+void BlobUpload::finishDeduplicated()
+{
+    m_deduplicated = true;
+    m_skipped = m_size - m_acked;
+    m_acked = m_size;
+    reportProgress();
+    m_result = m_sha256;
+    emit finished();
 }
 
 void BlobUpload::cancel()
@@ -91,7 +243,11 @@ void BlobUpload::cancel()
 void BlobUpload::createUpload()
 {
     stopSending();
-    m_createRequest = m_client->createUpload(m_size, m_sha256);
+    // An upload begun without a digest goes on under its id (the server may not know the digest
+    // yet); the others are created or resumed by digest.
+    m_createRequest = m_withoutDigest && !m_uploadId.isEmpty()
+                          ? m_client->uploadState(m_uploadId)
+                          : m_client->createUpload(m_size, m_withoutDigest ? QString() : m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
@@ -117,6 +273,10 @@ void BlobUpload::handleCreated(ApiRequest *request)
     const QJsonObject answer = request->result()->json();
     const bool complete = answer.value(QStringLiteral("complete")).toBool();
     m_uploadId = answer.value(QStringLiteral("id")).toString();
+    if (m_alreadyStored) {
+        abandonUpload();
+        return;
+    }
     m_acked = complete ? m_size : answer.value(QStringLiteral("offset")).toInteger();
     m_nextSend = m_acked;
     if (!m_clock.isStarted()) {
@@ -137,6 +297,8 @@ void BlobUpload::sendChunks()
     stopSending();
     auto sending = std::make_shared<Sending>();
     sending->acked = m_acked;
+    if (m_withoutDigest && m_digestChecked)
+        sending->digest = m_sha256.toLatin1();
     m_sending = sending;
     std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
     const QByteArray head =
@@ -145,6 +307,7 @@ void BlobUpload::sendChunks()
     const qint64 size = m_size;
     const qint64 from = m_acked;
     const qint64 chunkSize = chunkSizeFor(m_size);
+    const bool withoutDigest = m_withoutDigest;
     m_sent.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() -> SendResult {
         // "PUT /v1/uploads/<id> HTTP/1.1\r\n...": the offset goes into the request line.
         const qsizetype space = head.indexOf(" HTTP/1.1");
@@ -172,8 +335,16 @@ void BlobUpload::sendChunks()
             const qint64 length = std::min(chunkSize, size - offset);
             // No CRC-32C header: it would cost a second read of every chunk before sending, and
             // TLS already protects the bytes on the wire (each record is authenticated).
+            // An upload created without a digest names it once known; its last chunk waits.
+            QByteArray digest;
+            if (withoutDigest) {
+                digest = sending->digestFor(offset + length == size);
+                if (sending->control.isAborted())
+                    break;
+            }
             const QByteArray chunkHead =
-                head.left(space) + "?offset=" + QByteArray::number(offset) + head.mid(space);
+                head.left(space) + "?offset=" + QByteArray::number(offset) + head.mid(space) +
+                (digest.isEmpty() ? QByteArray() : "\r\nDDL-Sha256: " + digest);
             sending->inChunk = 0;
             Result<DataAnswer> answer = pool->request(
                 sending->control, chunkHead, fd, offset, length, {}, {}, [&sending](qint64 sent) {
@@ -254,8 +425,9 @@ void BlobUpload::stopSending()
 {
     m_progressTimer.stop();
     if (m_sending) {
-        // The thread stops at once (its socket is shut down) and drops what it had.
-        m_sending->control.abort();
+        // The thread stops at once (its socket is shut down, a wait for the digest ends) and
+        // drops what it had.
+        m_sending->abort();
         m_sending.reset();
     }
 }

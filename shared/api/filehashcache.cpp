@@ -75,19 +75,26 @@ void FileHashCache::ensureLoaded()
     m_loaded = true;
 }
 
-Result<QString> FileHashCache::sha256(const QString &absolutePath)
+std::optional<QString> FileHashCache::cached(const QString &absolutePath)
 {
     ensureLoaded();
+    const std::optional<Key> key = keyOf(absolutePath);
+    if (!key)
+        return std::nullopt;
+    auto found = m_entries.find(absolutePath);
+    if (found == m_entries.end() || found->key != *key)
+        return std::nullopt;
+    found->used = ++m_clock;
+    m_changed = true;
+    ++m_hits;
+    return QString::fromLatin1(found->sha256.toHex());
+}
+
+Result<QString> FileHashCache::sha256(const QString &absolutePath)
+{
+    if (std::optional<QString> known = cached(absolutePath))
+        return *known;
     const std::optional<Key> before = keyOf(absolutePath);
-    if (before) {
-        auto found = m_entries.find(absolutePath);
-        if (found != m_entries.end() && found->key == *before) {
-            found->used = ++m_clock;
-            m_changed = true;
-            ++m_hits;
-            return QString::fromLatin1(found->sha256.toHex());
-        }
-    }
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(

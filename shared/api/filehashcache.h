@@ -31,6 +31,8 @@ public:
     // The digest of the file at absolutePath, from the cache when its entry still holds,
     // otherwise read and hashed (and remembered).
     Result<QString> sha256(const QString &absolutePath);
+    // The digest of the file at absolutePath when its entry still holds; nothing is read.
+    std::optional<QString> cached(const QString &absolutePath);
     // Remembers a digest known otherwise (a verified download): the file is as it is now.
     void remember(const QString &absolutePath, const QString &sha256Hex);
     Status save();
