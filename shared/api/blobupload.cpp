@@ -71,6 +71,8 @@ QThreadPool *dataTransferThreads()
     return pool;
 }
 
+static const QString SendWhileHashing = QStringLiteral("send while hashing");
+
 qint64 BlobUpload::chunkSizeFor(qint64 fileSize)
 {
     const qint64 eighth = (fileSize / 8) / ChunkSize * ChunkSize;
@@ -88,11 +90,13 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     m_progressTimer.setInterval(100);
     connect(&m_progressTimer, &QTimer::timeout, this, &BlobUpload::reportProgress);
     connect(&m_sent, &QFutureWatcher<SendResult>::finished, this, &BlobUpload::handleSent);
-    // The hashing thread says "sending may start" (a large file the cache does not know) as
-    // progress 1, and then hands over the digest.
-    connect(&m_hashing, &QFutureWatcher<Result<QString>>::progressValueChanged, this,
-            [this](int value) {
-                if (value == 1 && m_sha256.isEmpty() && !m_withoutDigest && !isFinished())
+    // The hashing thread says "sending may start" (a large file the cache does not know) in a
+    // progress text, and then hands over the digest. (Not a progress value: the watcher reports
+    // the maximum when the future finishes.)
+    connect(&m_hashing, &QFutureWatcher<Result<QString>>::progressTextChanged, this,
+            [this](const QString &text) {
+                if (text == SendWhileHashing && m_sha256.isEmpty() && !m_withoutDigest
+                    && !isFinished())
                     startWithoutDigest();
             });
     connect(&m_hashing, &QFutureWatcher<Result<QString>>::finished, this, [this] {
@@ -138,8 +142,8 @@ void BlobUpload::hashFile()
             return;
         }
         if (large) {
-            promise.setProgressRange(0, 1);
-            promise.setProgressValue(1);
+            promise.setProgressRange(0, 2);
+            promise.setProgressValueAndText(1, SendWhileHashing);
         }
         Result<QString> digest = cache.sha256(path);
         if (Status saved = cache.save(); !saved)

@@ -169,9 +169,13 @@ void DatasetUpload::startBeforeHashed(const QString &path, qint64 size)
     BlobUpload *upload = startFile(ManifestFile{path, size, QString(), false}, true);
     m_blind.insert(path, upload);
     connect(upload, &BlobUpload::digestChecked, this,
-            [this, path](const QString &sha256, bool alreadyStored) {
+            [this, path, upload](const QString &sha256, bool alreadyStored) {
                 m_blind.remove(path);
                 (alreadyStored ? m_storedEarly : m_sentEarly).insert(sha256);
+                if (alreadyStored) {
+                    m_abandoning.insert(upload);
+                    m_running[upload] = 0;
+                }
                 if (m_scanned && m_blind.isEmpty())
                     askPlan();
             });
@@ -290,6 +294,8 @@ BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
             &BlobUpload::progress,
             this,
             [this, upload, file, told = false](const TransferProgress &progress) mutable {
+                if (m_abandoning.contains(upload))
+                    return; // the server had the file: what was sent does not count
                 m_running[upload] = progress.done;
                 if (!m_planned)
                     return; // an early upload is told of once the plan is
@@ -301,6 +307,7 @@ BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
             });
     connect(upload, &BlobUpload::finished, this, [this, upload, file, blind] {
         m_running.remove(upload);
+        m_abandoning.remove(upload);
         upload->deleteLater();
         if (blind) {
             --*m_blindRunning;

@@ -121,6 +121,7 @@ private:
     std::shared_ptr<std::atomic<int>> m_blindRunning = std::make_shared<std::atomic<int>>(0);
     QHash<QString, BlobUpload *> m_blind; // by path, until its digest was checked
     QSet<QString> m_storedEarly;          // their digests the caller had: abandoned
+    QSet<BlobUpload *> m_abandoning;      // ... and their uploads, until they end
     bool m_scanned = false;
     QList<ManifestFile> m_doneEarly;   // files that were stored before the plan
     int m_filesToSend = 0;
