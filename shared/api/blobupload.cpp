@@ -95,9 +95,9 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     // the maximum when the future finishes.)
     connect(&m_hashing, &QFutureWatcher<Result<QString>>::progressTextChanged, this,
             [this](const QString &text) {
-                if (text == SendWhileHashing && m_sha256.isEmpty() && !m_withoutDigest
+                if (text.startsWith(SendWhileHashing) && m_sha256.isEmpty() && !m_withoutDigest
                     && !isFinished())
-                    startWithoutDigest();
+                    startWithoutDigest(text.mid(SendWhileHashing.size() + 1));
             });
     connect(&m_hashing, &QFutureWatcher<Result<QString>>::finished, this, [this] {
         if (m_hashing.future().resultCount() > 0)
@@ -123,7 +123,7 @@ void BlobUpload::start()
     if (!m_sha256.isEmpty())
         createUpload();
     else if (m_digestComesLater)
-        startWithoutDigest();
+        startWithoutDigest(m_resumeId);
     else
         hashFile();
 }
@@ -142,8 +142,10 @@ void BlobUpload::hashFile()
             return;
         }
         if (large) {
+            // With the id of an upload an earlier run began for this file, if any.
             promise.setProgressRange(0, 2);
-            promise.setProgressValueAndText(1, SendWhileHashing);
+            promise.setProgressValueAndText(1, SendWhileHashing + u' '
+                                                   + cache.pendingUpload(path).value_or(QString()));
         }
         Result<QString> digest = cache.sha256(path);
         if (Status saved = cache.save(); !saved)
@@ -152,10 +154,28 @@ void BlobUpload::hashFile()
     }));
 }
 
-void BlobUpload::startWithoutDigest()
+void BlobUpload::startWithoutDigest(const QString &resumeId)
 {
     m_withoutDigest = true;
+    m_uploadId = resumeId; // createUpload() asks where it stands
+    m_resuming = !resumeId.isEmpty();
     createUpload();
+}
+
+// Off this thread: the record of uploads begun without a digest, beside the hash cache.
+void BlobUpload::recordPending(bool begun)
+{
+    if (!m_withoutDigest)
+        return;
+    QThreadPool::globalInstance()->start(
+        [cachePath = m_hashCachePath, path = QFileInfo(m_path).absoluteFilePath(),
+         id = m_uploadId, begun] {
+            const FileHashCache cache(cachePath);
+            if (begun)
+                cache.rememberPendingUpload(path, id);
+            else
+                cache.forgetPendingUpload(path);
+        });
 }
 
 void BlobUpload::provideDigest(const Result<QString> &digest)
@@ -230,6 +250,7 @@ void BlobUpload::abandonUpload()
 
 void BlobUpload::finishDeduplicated()
 {
+    recordPending(false);
     m_deduplicated = true;
     m_skipped = m_size - m_acked;
     m_acked = m_size;
@@ -270,6 +291,20 @@ void BlobUpload::handleCreated(ApiRequest *request)
 {
     m_createRequest = nullptr;
     request->deleteLater();
+    if (m_resuming) {
+        // The upload an earlier run began for this file: gone (finished, abandoned, expired) or
+        // not this file's size, a new one begins.
+        m_resuming = false;
+        if (!request->result()
+            || request->result()->json().value(QStringLiteral("size")).toInteger() != m_size) {
+            m_uploadId.clear();
+            createUpload();
+            return;
+        }
+    } else if (m_withoutDigest && request->result() && m_uploadId.isEmpty()) {
+        m_uploadId = request->result()->json().value(QStringLiteral("id")).toString();
+        recordPending(true);
+    }
     if (!request->result()) {
         fail(request->result().error());
         return;
@@ -412,6 +447,7 @@ void BlobUpload::handleSent()
         fail(error);
         return;
     }
+    recordPending(false);
     reportProgress();
     m_result = m_sha256;
     emit finished();

@@ -25,7 +25,9 @@ namespace ddl {
 // while another thread hashes the file (SHA-256 runs ahead of the wire). Once the digest is known
 // the server is asked whether the caller already has that blob: if so, the upload is abandoned
 // (DELETE) and finishes with the digest; otherwise the next chunk names it (DDL-Sha256), and the
-// last chunk waits for it. Smaller files, and files the cache knows, are hashed first.
+// last chunk waits for it. Smaller files, and files the cache knows, are hashed first. Such an
+// upload's id is recorded beside the hash cache until it ends, so a run stopped before the digest
+// reached the server goes on under the same id.
 class BlobUpload : public QObject
 {
     Q_OBJECT
@@ -47,7 +49,12 @@ public:
     void setHashCachePath(const QString &path) { m_hashCachePath = path; }
     // The caller hashes the file itself and hands the digest over with provideDigest() (a
     // folder scan): start() creates the upload without a digest and sends at once.
-    void setDigestComesLater() { m_digestComesLater = true; }
+    // resumeId: an upload an earlier run began for this file (FileHashCache::pendingUpload).
+    void setDigestComesLater(const QString &resumeId = {})
+    {
+        m_digestComesLater = true;
+        m_resumeId = resumeId;
+    }
     void provideDigest(const ddl::Result<QString> &digest);
     void start();
     void cancel();
@@ -80,7 +87,8 @@ private:
     };
 
     void hashFile();
-    void startWithoutDigest();
+    void startWithoutDigest(const QString &resumeId);
+    void recordPending(bool begun);
     void handleChecked(ApiRequest *request);
     void abandonUpload();
     void finishDeduplicated();
@@ -98,6 +106,8 @@ private:
     QString m_uploadId;
     QString m_hashCachePath;
     bool m_digestComesLater = false;
+    QString m_resumeId;
+    bool m_resuming = false; // asking where an earlier run's upload stands
     bool m_withoutDigest = false; // the upload was created without a digest
     bool m_digestChecked = false; // ... and the digest is known, the blob is not the caller's
     bool m_alreadyStored = false; // ... or it is: the upload is being abandoned

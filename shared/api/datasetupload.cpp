@@ -77,10 +77,13 @@ void DatasetUpload::start()
                     // digest, which follows once it is hashed here (BlobUpload).
                     ++*blindRunning;
                     const QString relative = base.relativeFilePath(path);
-                    QMetaObject::invokeMethod(QCoreApplication::instance(), [self, relative, size] {
-                        if (self)
-                            self->startBeforeHashed(relative, size);
-                    });
+                    const QString resumeId = cache.pendingUpload(path).value_or(QString());
+                    QMetaObject::invokeMethod(QCoreApplication::instance(),
+                                              [self, relative, size, resumeId] {
+                                                  if (self)
+                                                      self->startBeforeHashed(relative, size,
+                                                                              resumeId);
+                                              });
                     Result<QString> digest = cache.sha256(path);
                     QMetaObject::invokeMethod(QCoreApplication::instance(),
                                               [self, relative, digest] {
@@ -160,13 +163,14 @@ void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
     });
 }
 
-void DatasetUpload::startBeforeHashed(const QString &path, qint64 size)
+void DatasetUpload::startBeforeHashed(const QString &path, qint64 size, const QString &resumeId)
 {
     if (isFinished() || !m_client)
         return;
     if (!m_clock.isStarted())
         m_clock.start(0);
     BlobUpload *upload = startFile(ManifestFile{path, size, QString(), false}, true);
+    upload->setDigestComesLater(resumeId);
     m_blind.insert(path, upload);
     connect(upload, &BlobUpload::digestChecked, this,
             [this, path, upload](const QString &sha256, bool alreadyStored) {
@@ -287,8 +291,10 @@ void DatasetUpload::sendFiles()
 BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
 {
     auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
-    if (blind)
+    if (blind) {
         upload->setDigestComesLater();
+        upload->setHashCachePath(m_hashCachePath); // where its id is recorded until it ends
+    }
     m_running.insert(upload, 0);
     connect(upload,
             &BlobUpload::progress,

@@ -80,7 +80,7 @@ signals:
 
 private:
     void handleHashedEarly(const QList<ManifestFile> &files);
-    void startBeforeHashed(const QString &path, qint64 size);
+    void startBeforeHashed(const QString &path, qint64 size, const QString &resumeId);
     void handleHashedLate(const QString &path, const Result<QString> &digest);
     void handleScanned();
     void askPlan();

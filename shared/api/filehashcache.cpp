@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QMutex>
 #include <QSaveFile>
 #include <QStandardPaths>
 
@@ -182,6 +183,77 @@ Status FileHashCache::save()
                            QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
     m_changed = false;
     return Ok{};
+}
+
+// Every run of this process that records pending uploads goes through these, one at a time.
+static QMutex s_pendingMutex;
+
+static QByteArray pendingKey(qint64 size, qint64 mtimeNs, quint64 inode, const QString &path)
+{
+    return QByteArray::number(size) + ' ' + QByteArray::number(mtimeNs) + ' '
+           + QByteArray::number(inode) + ' ' + path.toUtf8();
+}
+
+QList<QByteArray> FileHashCache::pendingLines() const
+{
+    QFile file(m_path + QStringLiteral(".uploads"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    lines.removeAll(QByteArray());
+    return lines;
+}
+
+void FileHashCache::writePendingLines(const QList<QByteArray> &lines) const
+{
+    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    QSaveFile file(m_path + QStringLiteral(".uploads"));
+    if (!file.open(QIODevice::WriteOnly))
+        return; // costs a resend from the start next time only
+    for (const QByteArray &line : lines.mid(std::max<qsizetype>(0, lines.size() - MaxPendingUploads)))
+        file.write(line + '\n');
+    file.setDirectWriteFallback(false);
+    if (!file.commit())
+        qWarning("cannot write %s: %s", qPrintable(file.fileName()), qPrintable(file.errorString()));
+}
+
+std::optional<QString> FileHashCache::pendingUpload(const QString &absolutePath) const
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    if (!key || absolutePath.contains(u'\n'))
+        return std::nullopt;
+    const QByteArray wanted = ' ' + pendingKey(key->size, key->mtimeNs, key->inode, absolutePath);
+    QMutexLocker locker(&s_pendingMutex);
+    const QList<QByteArray> lines = pendingLines();
+    for (auto line = lines.crbegin(); line != lines.crend(); ++line) {
+        if (line->endsWith(wanted))
+            return QString::fromLatin1(line->left(line->size() - wanted.size()));
+    }
+    return std::nullopt;
+}
+
+void FileHashCache::rememberPendingUpload(const QString &absolutePath,
+                                          const QString &uploadId) const
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    if (!key || absolutePath.contains(u'\n'))
+        return;
+    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    QMutexLocker locker(&s_pendingMutex);
+    QList<QByteArray> lines = pendingLines();
+    lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); });
+    lines.append(uploadId.toLatin1() + ' '
+                 + pendingKey(key->size, key->mtimeNs, key->inode, absolutePath));
+    writePendingLines(lines);
+}
+
+void FileHashCache::forgetPendingUpload(const QString &absolutePath) const
+{
+    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    QMutexLocker locker(&s_pendingMutex);
+    QList<QByteArray> lines = pendingLines();
+    if (lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); }) > 0)
+        writePendingLines(lines);
 }
 
 } // namespace ddl

@@ -37,6 +37,15 @@ public:
     void remember(const QString &absolutePath, const QString &sha256Hex);
     Status save();
 
+    // Uploads begun before their file was hashed (BlobUpload without a digest), by file, in
+    // "<path>.uploads" beside the cache: a run stopped before the digest reached the server goes
+    // on under the same upload id. An entry holds while the file's size, mtime and inode are
+    // the same (the server still checks the digest at the end); at most MaxPendingUploads.
+    static constexpr qsizetype MaxPendingUploads = 1000;
+    std::optional<QString> pendingUpload(const QString &absolutePath) const;
+    void rememberPendingUpload(const QString &absolutePath, const QString &uploadId) const;
+    void forgetPendingUpload(const QString &absolutePath) const;
+
     qint64 bytesHashed() const { return m_bytesHashed; }
     int hits() const { return m_hits; }
 
@@ -61,6 +70,9 @@ private:
     static std::optional<Key> keyOf(const QString &absolutePath);
     void load(const QString &path, QHash<QString, Entry> &into) const;
     void ensureLoaded();
+    // Lines "upload-id size mtime-ns inode path", newest last.
+    QList<QByteArray> pendingLines() const;
+    void writePendingLines(const QList<QByteArray> &lines) const;
 
     QString m_path;
     QHash<QString, Entry> m_entries;
