@@ -137,15 +137,21 @@ void BlobUpload::hashFile()
     const bool large = m_size >= ChunkSize;
     m_hashing.setFuture(QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
         FileHashCache cache(cachePath);
-        if (std::optional<QString> known = cache.cached(path)) {
+        const std::optional<QString> known = cache.cached(path);
+        // An upload an earlier run began for this file without a digest goes on, even when the
+        // digest is known by now (that run may have been stopped before it could send it).
+        const std::optional<QString> pending = large ? cache.pendingUpload(path) : std::nullopt;
+        if (known && !pending) {
             promise.addResult(Result<QString>(*known));
             return;
         }
         if (large) {
-            // With the id of an upload an earlier run began for this file, if any.
             promise.setProgressRange(0, 2);
-            promise.setProgressValueAndText(1, SendWhileHashing + u' '
-                                                   + cache.pendingUpload(path).value_or(QString()));
+            promise.setProgressValueAndText(1, SendWhileHashing + u' ' + pending.value_or(QString()));
+        }
+        if (known) {
+            promise.addResult(Result<QString>(*known));
+            return;
         }
         Result<QString> digest = cache.sha256(path);
         if (Status saved = cache.save(); !saved)

@@ -71,20 +71,23 @@ void DatasetUpload::start()
             [&](const QString &path) -> Result<QString> {
                 const qint64 size = QFileInfo(path).size();
                 if (early && size >= BlobUpload::ChunkSize && blindRunning->load() < FilesAtOnce) {
-                    if (std::optional<QString> known = cache.cached(path))
+                    const std::optional<QString> known = cache.cached(path);
+                    const std::optional<QString> pending = cache.pendingUpload(path);
+                    if (known && !pending)
                         return *known;
                     // A large file the cache does not know starts sending now, without its
-                    // digest, which follows once it is hashed here (BlobUpload).
+                    // digest, which follows once it is hashed here (BlobUpload); so does one
+                    // whose upload an earlier run began so (it goes on under that id).
                     ++*blindRunning;
                     const QString relative = base.relativeFilePath(path);
-                    const QString resumeId = cache.pendingUpload(path).value_or(QString());
+                    const QString resumeId = pending.value_or(QString());
                     QMetaObject::invokeMethod(QCoreApplication::instance(),
                                               [self, relative, size, resumeId] {
                                                   if (self)
                                                       self->startBeforeHashed(relative, size,
                                                                               resumeId);
                                               });
-                    Result<QString> digest = cache.sha256(path);
+                    Result<QString> digest = known ? Result<QString>(*known) : cache.sha256(path);
                     QMetaObject::invokeMethod(QCoreApplication::instance(),
                                               [self, relative, digest] {
                                                   if (self)

@@ -71,6 +71,7 @@ private slots:
     void lastChunkWithoutDigestIsRefusedBeforeItsBody();
     void anotherUserCannotSeeFillOrAbandonTheUpload();
     void killedClientResumesAfterTheDigestWasSent();
+    void runStoppedBeforeTheDigestGoesOnUnderTheSameId();
     void datasetSendsNewLargeFilesBeforeTheyAreHashed();
 
 private:
@@ -398,6 +399,52 @@ void tst_UploadWithoutDigest::killedClientResumesAfterTheDigestWasSent()
     QCOMPARE(again.skippedBytes(), sent); // only the rest travelled
     QCOMPARE(checked.size(), 0);             // the cache knew the digest: not sent blind
     Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + digest);
+    QVERIFY(blob && blob->body == bytes);
+}
+
+void tst_UploadWithoutDigest::runStoppedBeforeTheDigestGoesOnUnderTheSameId()
+{
+    const QString path = m_dir.filePath(u"stopped.bin"_s);
+    const QByteArray bytes = writeFile(path, 40 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    QString id;
+    {
+        BlobUpload first(m_alice.get(), path);
+        first.setHashCachePath(cache);
+        first.start();
+        QTRY_VERIFY(!first.uploadId().isEmpty()); // created without a digest, then stopped
+        id = first.uploadId();
+        first.cancel();
+    }
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QTRY_COMPARE(FileHashCache(cache).pendingUpload(absolute).value_or(QString()), id);
+    // The hash cache lost the digest too (the other run's cache, say): only the record helps.
+    QFile::remove(cache);
+    // The server lets go of the stopped run's chunk once it sees the connection closed: until
+    // then another chunk is refused (409), an empty one included.
+    qint64 offset = -1;
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+            offset = request("GET", u"/v1/uploads/"_s + id, m_aliceToken)
+                         .json()
+                         .value("offset"_L1)
+                         .toInteger();
+            return putChunk(m_aliceToken, id, offset, {}).status == 200;
+        }(),
+        10000);
+
+    BlobUpload again(m_alice.get(), path);
+    again.setHashCachePath(cache);
+    again.start();
+    const Result<QString> &result = again.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QCOMPARE(again.uploadId(), id);
+    QCOMPARE(again.skippedBytes(), offset);
+    // Finished: the record is gone, and the blob is whole.
+    QTRY_VERIFY(!FileHashCache(cache).pendingUpload(absolute));
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
     QVERIFY(blob && blob->body == bytes);
 }
 
