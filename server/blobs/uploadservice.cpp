@@ -79,10 +79,12 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
         if (!existing)
             return existing.error();
         if (existing->next()) {
-            return finishInterrupted(owner, UploadState{existing->value(u"id"_s).toString(), sha256,
-                                                        size,
-                                                        existing->value(u"offset"_s).toLongLong(),
-                                                        false});
+            return finishInterrupted(owner,
+                                     UploadState{existing->value(u"id"_s).toString(),
+                                                 sha256,
+                                                 size,
+                                                 existing->value(u"offset"_s).toLongLong(),
+                                                 false});
         }
     }
 
@@ -152,8 +154,11 @@ Result<UploadState> UploadService::writeChunk(const QString &owner, const QStrin
     return commitChunk(owner, uploadId, std::move(*sink));
 }
 
-Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString &uploadId,
-                                            qint64 offset, qint64 length, const QString &sha256)
+Result<ChunkSink> UploadService::beginChunk(const QString &owner,
+                                            const QString &uploadId,
+                                            qint64 offset,
+                                            qint64 length,
+                                            const QString &sha256)
 {
     Result<UploadState> upload = state(owner, uploadId);
     if (!upload)
@@ -229,7 +234,8 @@ Status UploadService::nameDigest(const UploadState &upload, qint64 chunkEnd, con
     }
     // The bytes are still checked against it when the last one arrives (completeUpload).
     Result<QSqlQuery> update =
-        runSql(m_db, QStringLiteral("UPDATE uploads SET sha256 = ? WHERE id = ? AND sha256 = ''"),
+        runSql(m_db,
+               QStringLiteral("UPDATE uploads SET sha256 = ? WHERE id = ? AND sha256 = ''"),
                {sha256, upload.id});
     if (!update)
         return update.error();

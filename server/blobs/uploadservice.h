@@ -61,8 +61,11 @@ public:
     // sha256: the chunk's DDL-Sha256 header, empty without one. It names the digest of an upload
     // created without one (a different one than already named is a conflict); the chunk that
     // completes such an upload is refused without it.
-    Result<ChunkSink> beginChunk(const QString &owner, const QString &uploadId, qint64 offset,
-                                 qint64 length, const QString &sha256 = {});
+    Result<ChunkSink> beginChunk(const QString &owner,
+                                 const QString &uploadId,
+                                 qint64 offset,
+                                 qint64 length,
+                                 const QString &sha256 = {});
     // Calls whenFree (later, from the event loop) once the chunk now being received for uploadId
     // ends, committed or not. A client pipelines chunks: the next one, sent on another
     // connection, waits here (beginChunk says "chunk_pending") instead of being refused.

@@ -38,7 +38,7 @@ private:
     std::optional<ChunkSink> m_sink;
     std::optional<uint32_t> m_expectedCrc;
     qint64 m_offset = -1;
-    QString m_sha256; // DDL-Sha256: names the digest of an upload created without one
+    QString m_sha256;        // DDL-Sha256: names the digest of an upload created without one
     bool m_dropping = false; // refused: the rest of the body is read and dropped
     qint64 m_discard = 0;
     // Lets a waiting callback know the exchange (and its connection) is gone.

@@ -93,10 +93,12 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     // The hashing thread says "sending may start" (a large file the cache does not know) in a
     // progress text, and then hands over the digest. (Not a progress value: the watcher reports
     // the maximum when the future finishes.)
-    connect(&m_hashing, &QFutureWatcher<Result<QString>>::progressTextChanged, this,
+    connect(&m_hashing,
+            &QFutureWatcher<Result<QString>>::progressTextChanged,
+            this,
             [this](const QString &text) {
-                if (text.startsWith(SendWhileHashing) && m_sha256.isEmpty() && !m_withoutDigest
-                    && !isFinished())
+                if (text.startsWith(SendWhileHashing) && m_sha256.isEmpty() && !m_withoutDigest &&
+                    !isFinished())
                     startWithoutDigest(text.mid(SendWhileHashing.size() + 1));
             });
     connect(&m_hashing, &QFutureWatcher<Result<QString>>::finished, this, [this] {
@@ -135,29 +137,31 @@ void BlobUpload::hashFile()
     const QString path = QFileInfo(m_path).absoluteFilePath();
     const QString cachePath = m_hashCachePath;
     const bool large = m_size >= ChunkSize;
-    m_hashing.setFuture(QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
-        FileHashCache cache(cachePath);
-        const std::optional<QString> known = cache.cached(path);
-        // An upload an earlier run began for this file without a digest goes on, even when the
-        // digest is known by now (that run may have been stopped before it could send it).
-        const std::optional<QString> pending = large ? cache.pendingUpload(path) : std::nullopt;
-        if (known && !pending) {
-            promise.addResult(Result<QString>(*known));
-            return;
-        }
-        if (large) {
-            promise.setProgressRange(0, 2);
-            promise.setProgressValueAndText(1, SendWhileHashing + u' ' + pending.value_or(QString()));
-        }
-        if (known) {
-            promise.addResult(Result<QString>(*known));
-            return;
-        }
-        Result<QString> digest = cache.sha256(path);
-        if (Status saved = cache.save(); !saved)
-            qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
-        promise.addResult(digest);
-    }));
+    m_hashing.setFuture(
+        QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
+            FileHashCache cache(cachePath);
+            const std::optional<QString> known = cache.cached(path);
+            // An upload an earlier run began for this file without a digest goes on, even when the
+            // digest is known by now (that run may have been stopped before it could send it).
+            const std::optional<QString> pending = large ? cache.pendingUpload(path) : std::nullopt;
+            if (known && !pending) {
+                promise.addResult(Result<QString>(*known));
+                return;
+            }
+            if (large) {
+                promise.setProgressRange(0, 2);
+                promise.setProgressValueAndText(
+                    1, SendWhileHashing + u' ' + pending.value_or(QString()));
+            }
+            if (known) {
+                promise.addResult(Result<QString>(*known));
+                return;
+            }
+            Result<QString> digest = cache.sha256(path);
+            if (Status saved = cache.save(); !saved)
+                qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
+            promise.addResult(digest);
+        }));
 }
 
 void BlobUpload::startWithoutDigest(const QString &resumeId)
@@ -173,15 +177,16 @@ void BlobUpload::recordPending(bool begun)
 {
     if (!m_withoutDigest)
         return;
-    QThreadPool::globalInstance()->start(
-        [cachePath = m_hashCachePath, path = QFileInfo(m_path).absoluteFilePath(),
-         id = m_uploadId, begun] {
-            const FileHashCache cache(cachePath);
-            if (begun)
-                cache.rememberPendingUpload(path, id);
-            else
-                cache.forgetPendingUpload(path);
-        });
+    QThreadPool::globalInstance()->start([cachePath = m_hashCachePath,
+                                          path = QFileInfo(m_path).absoluteFilePath(),
+                                          id = m_uploadId,
+                                          begun] {
+        const FileHashCache cache(cachePath);
+        if (begun)
+            cache.rememberPendingUpload(path, id);
+        else
+            cache.forgetPendingUpload(path);
+    });
 }
 
 void BlobUpload::provideDigest(const Result<QString> &digest)
@@ -211,12 +216,11 @@ void BlobUpload::handleChecked(ApiRequest *request)
     if (isFinished())
         return;
     // Without an answer the upload goes on: the check only saves sending.
-    const bool stored = request->result()
-                        && !request->result()
-                                ->json()
-                                .value(QStringLiteral("missing"))
-                                .toArray()
-                                .contains(QJsonValue(m_sha256));
+    const bool stored = request->result() && !request->result()
+                                                  ->json()
+                                                  .value(QStringLiteral("missing"))
+                                                  .toArray()
+                                                  .contains(QJsonValue(m_sha256));
     emit digestChecked(m_sha256, stored);
     if (isFinished())
         return;
@@ -247,7 +251,8 @@ void BlobUpload::abandonUpload()
         request->deleteLater();
         // A refused abandon leaves an upload that expires on its own.
         if (!request->result())
-            qWarning("could not abandon upload %s: %s", qPrintable(m_uploadId),
+            qWarning("could not abandon upload %s: %s",
+                     qPrintable(m_uploadId),
                      qPrintable(request->result().error().message));
         if (!isFinished())
             finishDeduplicated();
@@ -301,8 +306,8 @@ void BlobUpload::handleCreated(ApiRequest *request)
         // The upload an earlier run began for this file: gone (finished, abandoned, expired) or
         // not this file's size, a new one begins.
         m_resuming = false;
-        if (!request->result()
-            || request->result()->json().value(QStringLiteral("size")).toInteger() != m_size) {
+        if (!request->result() ||
+            request->result()->json().value(QStringLiteral("size")).toInteger() != m_size) {
             m_uploadId.clear();
             createUpload();
             return;

@@ -107,7 +107,7 @@ private:
     QString m_hashCachePath;
     bool m_digestComesLater = false;
     QString m_resumeId;
-    bool m_resuming = false; // asking where an earlier run's upload stands
+    bool m_resuming = false;      // asking where an earlier run's upload stands
     bool m_withoutDigest = false; // the upload was created without a digest
     bool m_digestChecked = false; // ... and the digest is known, the blob is not the caller's
     bool m_alreadyStored = false; // ... or it is: the upload is being abandoned

@@ -37,8 +37,7 @@ void DatasetUpload::start()
     std::shared_ptr<std::atomic<qint64>> bytesHashed = m_bytesHashed;
     std::shared_ptr<std::atomic<int>> blindRunning = m_blindRunning;
     const bool early = !m_dryRun;
-    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, blindRunning,
-                                        early] {
+    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, blindRunning, early] {
         // Files unchanged since they were last hashed (same path, size, mtime and inode) are
         // not read again.
         FileHashCache cache(cachePath);
@@ -81,12 +80,11 @@ void DatasetUpload::start()
                     ++*blindRunning;
                     const QString relative = base.relativeFilePath(path);
                     const QString resumeId = pending.value_or(QString());
-                    QMetaObject::invokeMethod(QCoreApplication::instance(),
-                                              [self, relative, size, resumeId] {
-                                                  if (self)
-                                                      self->startBeforeHashed(relative, size,
-                                                                              resumeId);
-                                              });
+                    QMetaObject::invokeMethod(
+                        QCoreApplication::instance(), [self, relative, size, resumeId] {
+                            if (self)
+                                self->startBeforeHashed(relative, size, resumeId);
+                        });
                     Result<QString> digest = known ? Result<QString>(*known) : cache.sha256(path);
                     QMetaObject::invokeMethod(QCoreApplication::instance(),
                                               [self, relative, digest] {
@@ -175,7 +173,9 @@ void DatasetUpload::startBeforeHashed(const QString &path, qint64 size, const QS
     BlobUpload *upload = startFile(ManifestFile{path, size, QString(), false}, true);
     upload->setDigestComesLater(resumeId);
     m_blind.insert(path, upload);
-    connect(upload, &BlobUpload::digestChecked, this,
+    connect(upload,
+            &BlobUpload::digestChecked,
+            this,
             [this, path, upload](const QString &sha256, bool alreadyStored) {
                 m_blind.remove(path);
                 (alreadyStored ? m_storedEarly : m_sentEarly).insert(sha256);

@@ -190,8 +190,8 @@ static QMutex s_pendingMutex;
 
 static QByteArray pendingKey(qint64 size, qint64 mtimeNs, quint64 inode, const QString &path)
 {
-    return QByteArray::number(size) + ' ' + QByteArray::number(mtimeNs) + ' '
-           + QByteArray::number(inode) + ' ' + path.toUtf8();
+    return QByteArray::number(size) + ' ' + QByteArray::number(mtimeNs) + ' ' +
+           QByteArray::number(inode) + ' ' + path.toUtf8();
 }
 
 QList<QByteArray> FileHashCache::pendingLines() const
@@ -210,11 +210,13 @@ void FileHashCache::writePendingLines(const QList<QByteArray> &lines) const
     QSaveFile file(m_path + QStringLiteral(".uploads"));
     if (!file.open(QIODevice::WriteOnly))
         return; // costs a resend from the start next time only
-    for (const QByteArray &line : lines.mid(std::max<qsizetype>(0, lines.size() - MaxPendingUploads)))
+    for (const QByteArray &line :
+         lines.mid(std::max<qsizetype>(0, lines.size() - MaxPendingUploads)))
         file.write(line + '\n');
     file.setDirectWriteFallback(false);
     if (!file.commit())
-        qWarning("cannot write %s: %s", qPrintable(file.fileName()), qPrintable(file.errorString()));
+        qWarning(
+            "cannot write %s: %s", qPrintable(file.fileName()), qPrintable(file.errorString()));
 }
 
 std::optional<QString> FileHashCache::pendingUpload(const QString &absolutePath) const
@@ -242,8 +244,8 @@ void FileHashCache::rememberPendingUpload(const QString &absolutePath,
     QMutexLocker locker(&s_pendingMutex);
     QList<QByteArray> lines = pendingLines();
     lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); });
-    lines.append(uploadId.toLatin1() + ' '
-                 + pendingKey(key->size, key->mtimeNs, key->inode, absolutePath));
+    lines.append(uploadId.toLatin1() + ' ' +
+                 pendingKey(key->size, key->mtimeNs, key->inode, absolutePath));
     writePendingLines(lines);
 }
 

@@ -50,8 +50,9 @@ struct RawAnswer
     QJsonObject error() const { return json().value("error"_L1).toObject(); }
     QString describe() const
     {
-        return problem.isEmpty() ? u"HTTP %1 %2"_s.arg(status).arg(QString::fromUtf8(body.left(400)))
-                                 : problem;
+        return problem.isEmpty()
+                   ? u"HTTP %1 %2"_s.arg(status).arg(QString::fromUtf8(body.left(400)))
+                   : problem;
     }
 };
 
@@ -79,11 +80,16 @@ private:
     // A file of random bytes dated an hour back (a file written this second is not cached).
     QByteArray writeFile(const QString &path, qint64 size);
     // One request on a fresh TLS connection: head lines (no final empty line) and body.
-    RawAnswer raw(const QByteArray &head, const QByteArray &body, bool expectContinue = false,
+    RawAnswer raw(const QByteArray &head,
+                  const QByteArray &body,
+                  bool expectContinue = false,
                   qint64 contentLength = -1);
     RawAnswer createUpload(const QString &token, qint64 size, const QString &sha256 = {});
-    RawAnswer putChunk(const QString &token, const QString &id, qint64 offset,
-                       const QByteArray &bytes, const QString &sha256 = {});
+    RawAnswer putChunk(const QString &token,
+                       const QString &id,
+                       qint64 offset,
+                       const QByteArray &bytes,
+                       const QString &sha256 = {});
     RawAnswer request(const QByteArray &verb, const QString &path, const QString &token);
 
     QTemporaryDir m_dir;
@@ -144,8 +150,10 @@ QByteArray tst_UploadWithoutDigest::writeFile(const QString &path, qint64 size)
     return bytes;
 }
 
-RawAnswer tst_UploadWithoutDigest::raw(const QByteArray &head, const QByteArray &body,
-                                       bool expectContinue, qint64 contentLength)
+RawAnswer tst_UploadWithoutDigest::raw(const QByteArray &head,
+                                       const QByteArray &body,
+                                       bool expectContinue,
+                                       qint64 contentLength)
 {
     RawAnswer answer;
     QSslSocket socket;
@@ -157,9 +165,9 @@ RawAnswer tst_UploadWithoutDigest::raw(const QByteArray &head, const QByteArray 
         answer.problem = u"no TLS connection: "_s + socket.errorString();
         return answer;
     }
-    QByteArray request = head + "\r\nHost: " + m_server->url().host().toLatin1()
-                         + "\r\nContent-Length: "
-                         + QByteArray::number(contentLength >= 0 ? contentLength : body.size());
+    QByteArray request = head + "\r\nHost: " + m_server->url().host().toLatin1() +
+                         "\r\nContent-Length: " +
+                         QByteArray::number(contentLength >= 0 ? contentLength : body.size());
     if (expectContinue)
         request += "\r\nExpect: 100-continue";
     socket.write(request + "\r\n\r\n" + body);
@@ -186,42 +194,44 @@ RawAnswer tst_UploadWithoutDigest::raw(const QByteArray &head, const QByteArray 
             }
         }
         if (!socket.waitForReadyRead(30000)) {
-            answer.problem = u"no answer: "_s + socket.errorString() + u" after "_s
-                             + QString::fromUtf8(buffer.left(200));
+            answer.problem = u"no answer: "_s + socket.errorString() + u" after "_s +
+                             QString::fromUtf8(buffer.left(200));
             return answer;
         }
         buffer += socket.readAll();
     }
 }
 
-RawAnswer tst_UploadWithoutDigest::createUpload(const QString &token, qint64 size,
-                                                const QString &sha256)
+RawAnswer
+tst_UploadWithoutDigest::createUpload(const QString &token, qint64 size, const QString &sha256)
 {
     QJsonObject body{{"size"_L1, size}};
     if (!sha256.isEmpty())
         body.insert("sha256"_L1, sha256);
     return raw("POST /v1/uploads HTTP/1.1\r\nContent-Type: application/json\r\nAuthorization: "
-               "Bearer "
-                   + token.toLatin1(),
+               "Bearer " +
+                   token.toLatin1(),
                QJsonDocument(body).toJson(QJsonDocument::Compact));
 }
 
-RawAnswer tst_UploadWithoutDigest::putChunk(const QString &token, const QString &id,
-                                            qint64 offset, const QByteArray &bytes,
+RawAnswer tst_UploadWithoutDigest::putChunk(const QString &token,
+                                            const QString &id,
+                                            qint64 offset,
+                                            const QByteArray &bytes,
                                             const QString &sha256)
 {
-    QByteArray head = "PUT /v1/uploads/" + id.toLatin1() + "?offset=" + QByteArray::number(offset)
-                      + " HTTP/1.1\r\nAuthorization: Bearer " + token.toLatin1();
+    QByteArray head = "PUT /v1/uploads/" + id.toLatin1() + "?offset=" + QByteArray::number(offset) +
+                      " HTTP/1.1\r\nAuthorization: Bearer " + token.toLatin1();
     if (!sha256.isEmpty())
         head += "\r\nDDL-Sha256: " + sha256.toLatin1();
     return raw(head, bytes);
 }
 
-RawAnswer tst_UploadWithoutDigest::request(const QByteArray &verb, const QString &path,
-                                           const QString &token)
+RawAnswer
+tst_UploadWithoutDigest::request(const QByteArray &verb, const QString &path, const QString &token)
 {
-    return raw(verb + ' ' + path.toLatin1() + " HTTP/1.1\r\nAuthorization: Bearer "
-                   + token.toLatin1(),
+    return raw(verb + ' ' + path.toLatin1() + " HTTP/1.1\r\nAuthorization: Bearer " +
+                   token.toLatin1(),
                {});
 }
 
@@ -334,10 +344,12 @@ void tst_UploadWithoutDigest::lastChunkWithoutDigestIsRefusedBeforeItsBody()
     const QString id = created.json().value("id"_L1).toString();
     QVERIFY(!id.isEmpty());
     // Only the head is sent: an answer can only come if the server refuses before the body.
-    const RawAnswer refused = raw("PUT /v1/uploads/" + id.toLatin1()
-                                      + "?offset=0 HTTP/1.1\r\nAuthorization: Bearer "
-                                      + m_aliceToken.toLatin1(),
-                                  {}, true, size);
+    const RawAnswer refused =
+        raw("PUT /v1/uploads/" + id.toLatin1() + "?offset=0 HTTP/1.1\r\nAuthorization: Bearer " +
+                m_aliceToken.toLatin1(),
+            {},
+            true,
+            size);
     QVERIFY2(refused.status == 400, qPrintable(refused.describe()));
     QVERIFY(!refused.sawContinue);
     QCOMPARE(refused.error().value("field"_L1).toString(), u"DDL-Sha256"_s);
@@ -397,7 +409,7 @@ void tst_UploadWithoutDigest::killedClientResumesAfterTheDigestWasSent()
     QCOMPARE(*result, digest);
     QCOMPARE(again.uploadId(), id);
     QCOMPARE(again.skippedBytes(), sent); // only the rest travelled
-    QCOMPARE(checked.size(), 0);             // the cache knew the digest: not sent blind
+    QCOMPARE(checked.size(), 0);          // the cache knew the digest: not sent blind
     Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + digest);
     QVERIFY(blob && blob->body == bytes);
 }
@@ -464,8 +476,9 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     dataset.setName(u"overlap"_s);
     dataset.setHashCachePath(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
     QList<qint64> planned;
-    connect(&dataset, &DatasetUpload::planned, this,
-            [&planned](const QStringList &, qint64 bytes) { planned.append(bytes); });
+    connect(&dataset, &DatasetUpload::planned, this, [&planned](const QStringList &, qint64 bytes) {
+        planned.append(bytes);
+    });
     qint64 lastDone = -1;
     qint64 lastTotal = -1;
     connect(&dataset, &DatasetUpload::progress, this, [&](const TransferProgress &progress) {
