@@ -222,20 +222,27 @@ void BlobUpload::handleChecked(ApiRequest *request)
                                                   .toArray()
                                                   .contains(QJsonValue(m_sha256));
     emit digestChecked(m_sha256, stored);
-    if (isFinished())
+    if (isFinished() || m_alreadyStored) // abandoned by the caller meanwhile
         return;
     if (stored) {
-        m_alreadyStored = true;
-        if (m_sending)
-            m_acked = std::max(m_acked, m_sending->acked.load());
-        stopSending();
-        if (!m_createRequest) // else once the upload is created
-            abandonUpload();
+        abandon();
         return;
     }
     m_digestChecked = true;
     if (m_sending)
         m_sending->setDigest(m_sha256.toLatin1());
+}
+
+void BlobUpload::abandon()
+{
+    if (isFinished() || m_alreadyStored)
+        return;
+    m_alreadyStored = true;
+    if (m_sending)
+        m_acked = std::max(m_acked, m_sending->acked.load());
+    stopSending();
+    if (!m_createRequest) // else once the upload is created
+        abandonUpload();
 }
 
 void BlobUpload::abandonUpload()

@@ -58,6 +58,9 @@ public:
     void provideDigest(const ddl::Result<QString> &digest);
     void start();
     void cancel();
+    // After digestChecked: the blob will be on the server anyway (another path with the same
+    // bytes is being sent): the upload is given up and finishes, deduplicated(), with its digest.
+    void abandon();
     bool isFinished() const { return m_result.has_value(); }
     // The blob's digest once it is on the server.
     const Result<QString> &result() const { return *m_result; }

@@ -178,11 +178,15 @@ void DatasetUpload::startBeforeHashed(const QString &path, qint64 size, const QS
             this,
             [this, path, upload](const QString &sha256, bool alreadyStored) {
                 m_blind.remove(path);
+                // The same bytes under two paths are sent once: a second such file gives up.
+                const bool twin = !alreadyStored && m_sentEarly.contains(sha256);
                 (alreadyStored ? m_storedEarly : m_sentEarly).insert(sha256);
-                if (alreadyStored) {
+                if (alreadyStored || twin) {
                     m_abandoning.insert(upload);
                     m_running[upload] = 0;
                 }
+                if (twin)
+                    upload->abandon();
                 if (m_scanned && m_blind.isEmpty())
                     askPlan();
             });
