@@ -20,7 +20,8 @@ namespace ddl::server {
 QJsonObject UploadState::toJson() const
 {
     return {{QStringLiteral("id"), id},
-            {QStringLiteral("sha256"), sha256},
+            // Null until the client has sent the digest (an upload created without one).
+            {QStringLiteral("sha256"), sha256.isEmpty() ? QJsonValue() : QJsonValue(sha256)},
             {QStringLiteral("size"), size},
             {QStringLiteral("offset"), offset},
             {QStringLiteral("complete"), complete}};
@@ -43,9 +44,15 @@ static Error uploadNotFound(const QString &uploadId)
 
 Result<UploadState> UploadService::create(const QString &owner, qint64 size, const QString &sha256)
 {
-    if (!isSha256Hex(sha256)) {
+    // No digest: the client sends while it hashes, and names the digest on a later chunk.
+    if (!sha256.isEmpty() && !isSha256Hex(sha256)) {
         return Error::make(ErrorCode::BadRequest,
                            QStringLiteral("sha256 must be 64 lowercase hex characters"),
+                           QStringLiteral("sha256"));
+    }
+    if (sha256.isEmpty() && size == 0) {
+        return Error::make(ErrorCode::BadRequest,
+                           QStringLiteral("an empty blob needs its sha256 at creation"),
                            QStringLiteral("sha256"));
     }
     if (size < 0) {
@@ -60,27 +67,35 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                                .arg(m_maxBlobBytes),
                            QStringLiteral("size"));
     }
-    if (ownsBlob(owner, sha256) && m_storage.hasBlob(sha256))
-        return UploadState{QString(), sha256, size, size, true};
-
-    Result<QSqlQuery> existing =
-        runSql(m_db,
-               QStringLiteral("SELECT id, \"offset\" FROM uploads WHERE owner "
-                              "= ? AND sha256 = ? AND size = ?"),
-               {owner, sha256, size});
-    if (!existing)
-        return existing.error();
-    if (existing->next())
-        return finishInterrupted(owner, UploadState{existing->value(u"id"_s).toString(), sha256,
-                                                    size, existing->value(u"offset"_s).toLongLong(),
-                                                    false});
+    if (!sha256.isEmpty()) {
+        if (ownsBlob(owner, sha256) && m_storage.hasBlob(sha256))
+            return UploadState{QString(), sha256, size, size, true};
+        // The furthest unfinished upload of these bytes goes on, one begun without a digest too
+        // once a chunk has named it (a client killed half-way resumes).
+        Result<QSqlQuery> existing =
+            runSql(m_db,
+                   QStringLiteral("SELECT id, \"offset\" FROM uploads WHERE owner = ? AND "
+                                  "sha256 = ? AND size = ? ORDER BY \"offset\" DESC"),
+                   {owner, sha256, size});
+        if (!existing)
+            return existing.error();
+        if (existing->next()) {
+            return finishInterrupted(owner,
+                                     UploadState{existing->value(u"id"_s).toString(),
+                                                 sha256,
+                                                 size,
+                                                 existing->value(u"offset"_s).toLongLong(),
+                                                 false});
+        }
+    }
 
     UploadState upload{QUuid::createUuid().toString(QUuid::Id128), sha256, size, 0, false};
     Result<QSqlQuery> insert =
         runSql(m_db,
                QStringLiteral("INSERT INTO uploads (id, owner, sha256, size, "
                               "\"offset\", updated_at) VALUES (?, ?, ?, ?, 0, ?)"),
-               {upload.id, owner, sha256, size, nowMs()});
+               // Not a null QString: the drivers would bind NULL.
+               {upload.id, owner, sha256.isEmpty() ? u""_s : sha256, size, nowMs()});
     if (!insert)
         return insert.error();
     if (size == 0)
@@ -140,8 +155,11 @@ Result<UploadState> UploadService::writeChunk(const QString &owner, const QStrin
     return commitChunk(owner, uploadId, std::move(*sink));
 }
 
-Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString &uploadId,
-                                            qint64 offset, qint64 length)
+Result<ChunkSink> UploadService::beginChunk(const QString &owner,
+                                            const QString &uploadId,
+                                            qint64 offset,
+                                            qint64 length,
+                                            const QString &sha256)
 {
     Result<UploadState> upload = state(owner, uploadId);
     if (!upload)
@@ -175,6 +193,8 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
                                .arg(offset)
                                .arg(upload->size));
     }
+    if (Status named = nameDigest(*upload, offset + length, sha256); !named)
+        return named.error();
     Result<Sha256Stream> hash = hashSoFar(uploadId, offset);
     if (!hash)
         return hash.error();
@@ -184,6 +204,56 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner, const QString 
     m_open->ends.insert(uploadId, offset + length);
     return ChunkSink(*fd, m_storage.partPath(uploadId), offset, length, *hash,
                      [open = m_open, uploadId] { open->release(uploadId); });
+}
+
+Status UploadService::nameDigest(const UploadState &upload, qint64 chunkEnd, const QString &sha256)
+{
+    if (sha256.isEmpty()) {
+        if (upload.sha256.isEmpty() && chunkEnd == upload.size) {
+            return Error::make(ErrorCode::BadRequest,
+                               QStringLiteral("the last chunk of upload %1 needs a DDL-Sha256 "
+                                              "header: the upload was created without a digest "
+                                              "and none was sent yet")
+                                   .arg(upload.id),
+                               QStringLiteral("DDL-Sha256"));
+        }
+        return Ok{};
+    }
+    if (!isSha256Hex(sha256)) {
+        return Error::make(ErrorCode::BadRequest,
+                           QStringLiteral("DDL-Sha256 must be 64 lowercase hex characters"),
+                           QStringLiteral("DDL-Sha256"));
+    }
+    if (upload.sha256 == sha256)
+        return Ok{};
+    if (!upload.sha256.isEmpty()) {
+        return Error::make(ErrorCode::Conflict,
+                           QStringLiteral("DDL-Sha256 %1 is not upload %2's digest %3; create a "
+                                          "new upload for other bytes")
+                               .arg(sha256, upload.id, upload.sha256),
+                           QStringLiteral("DDL-Sha256"));
+    }
+    // The bytes are still checked against it when the last one arrives (completeUpload).
+    Result<QSqlQuery> update =
+        runSql(m_db,
+               QStringLiteral("UPDATE uploads SET sha256 = ? WHERE id = ? AND sha256 = ''"),
+               {sha256, upload.id});
+    if (!update)
+        return update.error();
+    return Ok{};
+}
+
+Status UploadService::abandon(const QString &owner, const QString &uploadId)
+{
+    Result<QSqlQuery> deleted = runSql(
+        m_db, QStringLiteral("DELETE FROM uploads WHERE id = ? AND owner = ?"), {uploadId, owner});
+    if (!deleted)
+        return deleted.error();
+    if (deleted->numRowsAffected() == 0)
+        return uploadNotFound(uploadId);
+    // A chunk still arriving writes on into the unlinked file; its commit finds no upload.
+    m_storage.discard(uploadId);
+    return Ok{};
 }
 
 void UploadService::OpenChunks::release(const QString &uploadId)

@@ -45,7 +45,10 @@ public:
         return QStringLiteral("worker:") + QString::number(workerId);
     }
 
+    // sha256 empty: an upload whose digest a later chunk names (beginChunk).
     Result<UploadState> create(const QString &owner, qint64 size, const QString &sha256);
+    // DELETE /v1/uploads/<id>: the owner gives an unfinished upload up; its bytes are dropped.
+    Status abandon(const QString &owner, const QString &uploadId);
     Result<UploadState> state(const QString &owner, const QString &uploadId);
     // A buffered chunk, in one call (an empty blob; tests and benchmarks).
     Result<UploadState> writeChunk(const QString &owner, const QString &uploadId, qint64 offset,
@@ -55,8 +58,14 @@ public:
     // wrong offset changes nothing and the body need not be received), the caller writes the
     // bytes into the sink, and commitChunk makes them durable and records the new offset.
     // Only one chunk of an upload is open at a time.
-    Result<ChunkSink> beginChunk(const QString &owner, const QString &uploadId, qint64 offset,
-                                 qint64 length);
+    // sha256: the chunk's DDL-Sha256 header, empty without one. It names the digest of an upload
+    // created without one (a different one than already named is a conflict); the chunk that
+    // completes such an upload is refused without it.
+    Result<ChunkSink> beginChunk(const QString &owner,
+                                 const QString &uploadId,
+                                 qint64 offset,
+                                 qint64 length,
+                                 const QString &sha256 = {});
     // Calls whenFree (later, from the event loop) once the chunk now being received for uploadId
     // ends, committed or not. A client pipelines chunks: the next one, sent on another
     // connection, waits here (beginChunk says "chunk_pending") instead of being refused.
@@ -77,6 +86,7 @@ public:
     void expireAbandoned();
 
 private:
+    Status nameDigest(const UploadState &upload, qint64 chunkEnd, const QString &sha256);
     Result<UploadState> finishInterrupted(const QString &owner, UploadState upload);
     Status completeUpload(const QString &owner, const UploadState &upload, const QString &digest);
     // A stored blob, known to the server and owned by owner; true when the server did not know

@@ -56,13 +56,14 @@ DataExchange::Step UploadExchange::start()
         m_expectedCrc = value;
     }
     m_offset = *offset;
+    m_sha256 = QString::fromLatin1(m_head.header("ddl-sha256"));
     return begin();
 }
 
 DataExchange::Step UploadExchange::begin()
 {
-    Result<ChunkSink> sink = m_uploads.beginChunk(m_owner, m_uploadId, m_offset,
-                                                  m_head.contentLength);
+    Result<ChunkSink> sink =
+        m_uploads.beginChunk(m_owner, m_uploadId, m_offset, m_head.contentLength, m_sha256);
     if (!sink && sink.error().is(ErrorCode::ChunkPending)) {
         // Pipelined: the chunk before this one is still arriving on another connection. This
         // body stays unread (TCP holds the client back) until that chunk ends.

@@ -10,7 +10,8 @@
 namespace ddl::server {
 
 // PUT /v1/uploads/<id>?offset=N: the chunk streams from the socket into a ChunkSink. The offset
-// and length are checked before any byte of the body is read (and before `100 Continue`), the
+// and length (and a DDL-Sha256 header) are checked before any byte of the body is read (and before
+// `100 Continue`), the
 // socket's read buffer is bounded so a fast client is slowed by TCP instead of filling memory,
 // and the answer goes out only after the bytes are durable.
 class UploadExchange : public DataExchange
@@ -37,6 +38,7 @@ private:
     std::optional<ChunkSink> m_sink;
     std::optional<uint32_t> m_expectedCrc;
     qint64 m_offset = -1;
+    QString m_sha256;        // DDL-Sha256: names the digest of an upload created without one
     bool m_dropping = false; // refused: the rest of the body is read and dropped
     qint64 m_discard = 0;
     // Lets a waiting callback know the exchange (and its connection) is gone.

@@ -68,6 +68,14 @@ void UploadController::registerRoutes(Router &router)
                      reply.setHeader("Cache-Control", "no-store");
                      return reply;
                  });
+    router.route(
+        "DELETE", "/v1/uploads/<arg>", Access::UserOrWorker, [this](const HttpRequest &request) {
+            if (Status abandoned = m_uploads.abandon(request.uploadOwner(), request.arg(0));
+                !abandoned)
+                return HttpReply::error(abandoned.error());
+            return HttpReply::json(
+                {{QStringLiteral("id"), request.arg(0)}, {QStringLiteral("abandoned"), true}});
+        });
     router.route("PUT", "/v1/uploads/<arg>", Access::UserOrWorker,
                  [this](const HttpRequest &request, QSslSocket *socket) {
                      return Exchange(std::make_unique<UploadExchange>(socket, m_uploads,

@@ -298,8 +298,20 @@ ApiRequest *ApiClient::storeBlobs(const QByteArray &batch)
 
 ApiRequest *ApiClient::createUpload(qint64 size, const QString &sha256)
 {
-    return postJson(QStringLiteral("/v1/uploads"),
-                    {{QStringLiteral("size"), size}, {QStringLiteral("sha256"), sha256}});
+    QJsonObject body{{QStringLiteral("size"), size}};
+    if (!sha256.isEmpty())
+        body.insert(QStringLiteral("sha256"), sha256);
+    return postJson(QStringLiteral("/v1/uploads"), body);
+}
+
+ApiRequest *ApiClient::uploadState(const QString &uploadId)
+{
+    return get(QStringLiteral("/v1/uploads/") + uploadId);
+}
+
+ApiRequest *ApiClient::abandonUpload(const QString &uploadId)
+{
+    return sendBytes("DELETE", QStringLiteral("/v1/uploads/") + uploadId, {});
 }
 
 ApiRequest *ApiClient::workers()

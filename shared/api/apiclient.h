@@ -129,7 +129,10 @@ public:
     ApiRequest *createImage(const QString &name, const QString &manifestSha256);
     ApiRequest *deleteImage(const QString &name);
     ApiRequest *missingBlobs(const QStringList &sha256);
+    // sha256 empty: an upload whose digest a later chunk names (DDL-Sha256, docs/api.md).
     ApiRequest *createUpload(qint64 size, const QString &sha256);
+    ApiRequest *uploadState(const QString &uploadId);
+    ApiRequest *abandonUpload(const QString &uploadId);
     // Many small blobs in one body (BlobBatchUpload's format).
     ApiRequest *storeBlobs(const QByteArray &batch);
     ApiRequest *workers();

@@ -2,13 +2,19 @@
 
 #include "dataconnection.h"
 #include "datatransferpool.h"
+#include "filehashcache.h"
 
 #include "core/allocatortuning.h"
 #include "core/sha256.h"
 
 #include <QEventLoop>
+#include <QFileInfo>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMutex>
+#include <QPromise>
+#include <QWaitCondition>
 #include <QtConcurrent>
 
 #include <fcntl.h>
@@ -24,6 +30,33 @@ struct BlobUpload::Sending
     DataTransferControl control;
     std::atomic<qint64> acked{0};
     std::atomic<qint64> inChunk{0}; // bytes of the current chunk handed to TLS
+
+    // The digest that chunks name (DDL-Sha256) of an upload created without one: empty until
+    // the file is hashed and the blob is known to be new to the caller.
+    void setDigest(const QByteArray &sha256)
+    {
+        QMutexLocker locker(&mutex);
+        digest = sha256;
+        digestSet.wakeAll();
+    }
+    // The digest for the next chunk; the last one waits for it (empty: aborted meanwhile).
+    QByteArray digestFor(bool lastChunk)
+    {
+        QMutexLocker locker(&mutex);
+        while (lastChunk && digest.isEmpty() && !control.isAborted())
+            digestSet.wait(&mutex);
+        return digest;
+    }
+    void abort()
+    {
+        control.abort();
+        QMutexLocker locker(&mutex);
+        digestSet.wakeAll();
+    }
+
+    QMutex mutex;
+    QWaitCondition digestSet;
+    QByteArray digest;
 };
 
 QThreadPool *dataTransferThreads()
@@ -37,6 +70,8 @@ QThreadPool *dataTransferThreads()
     }();
     return pool;
 }
+
+static const QString SendWhileHashing = QStringLiteral("send while hashing");
 
 qint64 BlobUpload::chunkSizeFor(qint64 fileSize)
 {
@@ -55,12 +90,28 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
     m_progressTimer.setInterval(100);
     connect(&m_progressTimer, &QTimer::timeout, this, &BlobUpload::reportProgress);
     connect(&m_sent, &QFutureWatcher<SendResult>::finished, this, &BlobUpload::handleSent);
+    // The hashing thread says "sending may start" (a large file the cache does not know) in a
+    // progress text, and then hands over the digest. (Not a progress value: the watcher reports
+    // the maximum when the future finishes.)
+    connect(&m_hashing,
+            &QFutureWatcher<Result<QString>>::progressTextChanged,
+            this,
+            [this](const QString &text) {
+                if (text.startsWith(SendWhileHashing) && m_sha256.isEmpty() && !m_withoutDigest &&
+                    !isFinished())
+                    startWithoutDigest(text.mid(SendWhileHashing.size() + 1));
+            });
+    connect(&m_hashing, &QFutureWatcher<Result<QString>>::finished, this, [this] {
+        if (m_hashing.future().resultCount() > 0)
+            provideDigest(m_hashing.result());
+    });
 }
 
 BlobUpload::~BlobUpload()
 {
     stopSending();
     delete m_createRequest;
+    delete m_checkRequest;
 }
 
 void BlobUpload::start()
@@ -71,15 +122,159 @@ void BlobUpload::start()
         return;
     }
     m_size = m_file.size();
-    if (m_sha256.isEmpty()) {
-        Result<QString> digest = sha256OfFile(m_path);
-        if (!digest) {
-            fail(digest.error());
-            return;
-        }
-        m_sha256 = *digest;
-    }
+    if (!m_sha256.isEmpty())
+        createUpload();
+    else if (m_digestComesLater)
+        startWithoutDigest(m_resumeId);
+    else
+        hashFile();
+}
+
+// On a pool thread: the digest from the hash cache, or the file is read (its digest recorded in
+// the cache). A large file signals first that its bytes may go while it is hashed.
+void BlobUpload::hashFile()
+{
+    const QString path = QFileInfo(m_path).absoluteFilePath();
+    const QString cachePath = m_hashCachePath;
+    const bool large = m_size >= ChunkSize;
+    m_hashing.setFuture(
+        QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
+            FileHashCache cache(cachePath);
+            const std::optional<QString> known = cache.cached(path);
+            // An upload an earlier run began for this file without a digest goes on, even when the
+            // digest is known by now (that run may have been stopped before it could send it).
+            const std::optional<QString> pending = large ? cache.pendingUpload(path) : std::nullopt;
+            if (known && !pending) {
+                promise.addResult(Result<QString>(*known));
+                return;
+            }
+            if (large) {
+                promise.setProgressRange(0, 2);
+                promise.setProgressValueAndText(
+                    1, SendWhileHashing + u' ' + pending.value_or(QString()));
+            }
+            if (known) {
+                promise.addResult(Result<QString>(*known));
+                return;
+            }
+            Result<QString> digest = cache.sha256(path);
+            if (Status saved = cache.save(); !saved)
+                qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
+            promise.addResult(digest);
+        }));
+}
+
+void BlobUpload::startWithoutDigest(const QString &resumeId)
+{
+    m_withoutDigest = true;
+    m_uploadId = resumeId; // createUpload() asks where it stands
+    m_resuming = !resumeId.isEmpty();
     createUpload();
+}
+
+// Off this thread: the record of uploads begun without a digest, beside the hash cache.
+void BlobUpload::recordPending(bool begun)
+{
+    if (!m_withoutDigest)
+        return;
+    QThreadPool::globalInstance()->start([cachePath = m_hashCachePath,
+                                          path = QFileInfo(m_path).absoluteFilePath(),
+                                          id = m_uploadId,
+                                          begun] {
+        const FileHashCache cache(cachePath);
+        if (begun)
+            cache.rememberPendingUpload(path, id);
+        else
+            cache.forgetPendingUpload(path);
+    });
+}
+
+void BlobUpload::provideDigest(const Result<QString> &digest)
+{
+    if (isFinished())
+        return;
+    if (!digest) {
+        fail(digest.error());
+        return;
+    }
+    m_sha256 = *digest;
+    if (!m_withoutDigest) {
+        createUpload();
+        return;
+    }
+    // Sending already: the blob may be the caller's from an earlier upload (another machine, an
+    // emptied hash cache). Then nothing more need travel.
+    m_checkRequest = m_client->missingBlobs({m_sha256});
+    ApiRequest *request = m_checkRequest;
+    connect(request, &ApiRequest::finished, this, [this, request] { handleChecked(request); });
+}
+
+void BlobUpload::handleChecked(ApiRequest *request)
+{
+    m_checkRequest = nullptr;
+    request->deleteLater();
+    if (isFinished())
+        return;
+    // Without an answer the upload goes on: the check only saves sending.
+    const bool stored = request->result() && !request->result()
+                                                  ->json()
+                                                  .value(QStringLiteral("missing"))
+                                                  .toArray()
+                                                  .contains(QJsonValue(m_sha256));
+    emit digestChecked(m_sha256, stored);
+    if (isFinished() || m_alreadyStored) // abandoned by the caller meanwhile
+        return;
+    if (stored) {
+        abandon();
+        return;
+    }
+    m_digestChecked = true;
+    if (m_sending)
+        m_sending->setDigest(m_sha256.toLatin1());
+}
+
+void BlobUpload::abandon()
+{
+    if (isFinished() || m_alreadyStored)
+        return;
+    m_alreadyStored = true;
+    if (m_sending)
+        m_acked = std::max(m_acked, m_sending->acked.load());
+    stopSending();
+    if (!m_createRequest) // else once the upload is created
+        abandonUpload();
+}
+
+void BlobUpload::abandonUpload()
+{
+    if (m_uploadId.isEmpty()) {
+        finishDeduplicated();
+        return;
+    }
+    m_checkRequest = m_client->abandonUpload(m_uploadId);
+    ApiRequest *request = m_checkRequest;
+    connect(request, &ApiRequest::finished, this, [this, request] {
+        m_checkRequest = nullptr;
+        request->deleteLater();
+        // A refused abandon leaves an upload that expires on its own.
+        if (!request->result())
+            qWarning("could not abandon upload %s: %s",
+                     qPrintable(m_uploadId),
+                     qPrintable(request->result().error().message));
+        if (!isFinished())
+            finishDeduplicated();
+    });
+}
+
+void BlobUpload::finishDeduplicated()
+{
+    recordPending(false);
+    m_deduplicated = true;
+    m_skipped = m_size - m_acked;
+    m_acked = m_size;
+    reportProgress();
+    m_result = m_sha256;
+    emit finished();
 }
 
 void BlobUpload::cancel()
@@ -91,7 +286,11 @@ void BlobUpload::cancel()
 void BlobUpload::createUpload()
 {
     stopSending();
-    m_createRequest = m_client->createUpload(m_size, m_sha256);
+    // An upload begun without a digest goes on under its id (the server may not know the digest
+    // yet); the others are created or resumed by digest.
+    m_createRequest = m_withoutDigest && !m_uploadId.isEmpty()
+                          ? m_client->uploadState(m_uploadId)
+                          : m_client->createUpload(m_size, m_withoutDigest ? QString() : m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
@@ -110,6 +309,20 @@ void BlobUpload::handleCreated(ApiRequest *request)
 {
     m_createRequest = nullptr;
     request->deleteLater();
+    if (m_resuming) {
+        // The upload an earlier run began for this file: gone (finished, abandoned, expired) or
+        // not this file's size, a new one begins.
+        m_resuming = false;
+        if (!request->result() ||
+            request->result()->json().value(QStringLiteral("size")).toInteger() != m_size) {
+            m_uploadId.clear();
+            createUpload();
+            return;
+        }
+    } else if (m_withoutDigest && request->result() && m_uploadId.isEmpty()) {
+        m_uploadId = request->result()->json().value(QStringLiteral("id")).toString();
+        recordPending(true);
+    }
     if (!request->result()) {
         fail(request->result().error());
         return;
@@ -117,6 +330,10 @@ void BlobUpload::handleCreated(ApiRequest *request)
     const QJsonObject answer = request->result()->json();
     const bool complete = answer.value(QStringLiteral("complete")).toBool();
     m_uploadId = answer.value(QStringLiteral("id")).toString();
+    if (m_alreadyStored) {
+        abandonUpload();
+        return;
+    }
     m_acked = complete ? m_size : answer.value(QStringLiteral("offset")).toInteger();
     m_nextSend = m_acked;
     if (!m_clock.isStarted()) {
@@ -137,6 +354,8 @@ void BlobUpload::sendChunks()
     stopSending();
     auto sending = std::make_shared<Sending>();
     sending->acked = m_acked;
+    if (m_withoutDigest && m_digestChecked)
+        sending->digest = m_sha256.toLatin1();
     m_sending = sending;
     std::shared_ptr<DataConnectionPool> pool = m_client->dataConnections();
     const QByteArray head =
@@ -145,6 +364,7 @@ void BlobUpload::sendChunks()
     const qint64 size = m_size;
     const qint64 from = m_acked;
     const qint64 chunkSize = chunkSizeFor(m_size);
+    const bool withoutDigest = m_withoutDigest;
     m_sent.setFuture(QtConcurrent::run(dataTransferThreads(), [=]() -> SendResult {
         // "PUT /v1/uploads/<id> HTTP/1.1\r\n...": the offset goes into the request line.
         const qsizetype space = head.indexOf(" HTTP/1.1");
@@ -172,8 +392,16 @@ void BlobUpload::sendChunks()
             const qint64 length = std::min(chunkSize, size - offset);
             // No CRC-32C header: it would cost a second read of every chunk before sending, and
             // TLS already protects the bytes on the wire (each record is authenticated).
+            // An upload created without a digest names it once known; its last chunk waits.
+            QByteArray digest;
+            if (withoutDigest) {
+                digest = sending->digestFor(offset + length == size);
+                if (sending->control.isAborted())
+                    break;
+            }
             const QByteArray chunkHead =
-                head.left(space) + "?offset=" + QByteArray::number(offset) + head.mid(space);
+                head.left(space) + "?offset=" + QByteArray::number(offset) + head.mid(space) +
+                (digest.isEmpty() ? QByteArray() : "\r\nDDL-Sha256: " + digest);
             sending->inChunk = 0;
             Result<DataAnswer> answer = pool->request(
                 sending->control, chunkHead, fd, offset, length, {}, {}, [&sending](qint64 sent) {
@@ -237,6 +465,7 @@ void BlobUpload::handleSent()
         fail(error);
         return;
     }
+    recordPending(false);
     reportProgress();
     m_result = m_sha256;
     emit finished();
@@ -254,8 +483,9 @@ void BlobUpload::stopSending()
 {
     m_progressTimer.stop();
     if (m_sending) {
-        // The thread stops at once (its socket is shut down) and drops what it had.
-        m_sending->control.abort();
+        // The thread stops at once (its socket is shut down, a wait for the digest ends) and
+        // drops what it had.
+        m_sending->abort();
         m_sending.reset();
     }
 }

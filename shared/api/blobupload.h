@@ -19,6 +19,15 @@ namespace ddl {
 // reads the file in 256 KiB pieces straight into TLS (memory stays bounded, the GUI thread only
 // sees progress every 100 ms). A client killed half-way resumes on the next run (at most one
 // chunk is sent again), because the server keeps the unfinished upload under the same digest.
+//
+// Given no digest, a file of at least ChunkSize that the local hash cache (FileHashCache) does not
+// know is not hashed first: the upload is created without a digest and sending starts at once,
+// while another thread hashes the file (SHA-256 runs ahead of the wire). Once the digest is known
+// the server is asked whether the caller already has that blob: if so, the upload is abandoned
+// (DELETE) and finishes with the digest; otherwise the next chunk names it (DDL-Sha256), and the
+// last chunk waits for it. Smaller files, and files the cache knows, are hashed first. Such an
+// upload's id is recorded beside the hash cache until it ends, so a run stopped before the digest
+// reached the server goes on under the same id.
 class BlobUpload : public QObject
 {
     Q_OBJECT
@@ -36,17 +45,39 @@ public:
                QObject *parent = nullptr);
     ~BlobUpload() override;
 
+    // The file of the local hash cache (FileHashCache); empty: the user's default.
+    void setHashCachePath(const QString &path) { m_hashCachePath = path; }
+    // The caller hashes the file itself and hands the digest over with provideDigest() (a
+    // folder scan): start() creates the upload without a digest and sends at once.
+    // resumeId: an upload an earlier run began for this file (FileHashCache::pendingUpload).
+    void setDigestComesLater(const QString &resumeId = {})
+    {
+        m_digestComesLater = true;
+        m_resumeId = resumeId;
+    }
+    void provideDigest(const ddl::Result<QString> &digest);
     void start();
     void cancel();
+    // After digestChecked: the blob will be on the server anyway (another path with the same
+    // bytes is being sent): the upload is given up and finishes, deduplicated(), with its digest.
+    void abandon();
     bool isFinished() const { return m_result.has_value(); }
     // The blob's digest once it is on the server.
     const Result<QString> &result() const { return *m_result; }
     const Result<QString> &waitForFinished();
     // Bytes the server already had when this upload started (resume or deduplication).
     qint64 skippedBytes() const { return m_skipped; }
+    // The server's id of the upload, once created (empty when the blob was there already).
+    QString uploadId() const { return m_uploadId; }
+    // Sending began before the digest was known and the caller turned out to own the blob
+    // already: the upload was abandoned, what was sent is dropped.
+    bool deduplicated() const { return m_deduplicated; }
 
 signals:
     void progress(const ddl::TransferProgress &progress);
+    // Sending began without a digest; now the digest is known and so is whether the caller
+    // already had that blob (then the upload finishes at once, deduplicated()).
+    void digestChecked(const QString &sha256, bool alreadyStored);
     void finished();
 
 private:
@@ -58,6 +89,12 @@ private:
         bool complete = false;
     };
 
+    void hashFile();
+    void startWithoutDigest(const QString &resumeId);
+    void recordPending(bool begun);
+    void handleChecked(ApiRequest *request);
+    void abandonUpload();
+    void finishDeduplicated();
     void createUpload();
     void handleCreated(ApiRequest *request);
     void sendChunks();
@@ -70,6 +107,16 @@ private:
     QString m_path;
     QString m_sha256;
     QString m_uploadId;
+    QString m_hashCachePath;
+    bool m_digestComesLater = false;
+    QString m_resumeId;
+    bool m_resuming = false;      // asking where an earlier run's upload stands
+    bool m_withoutDigest = false; // the upload was created without a digest
+    bool m_digestChecked = false; // ... and the digest is known, the blob is not the caller's
+    bool m_alreadyStored = false; // ... or it is: the upload is being abandoned
+    bool m_deduplicated = false;
+    QFutureWatcher<Result<QString>> m_hashing;
+    ApiRequest *m_checkRequest = nullptr; // missing blobs, then the abandon
     QFile m_file;
     qint64 m_size = 0;
     qint64 m_acked = 0;    // durable on the server

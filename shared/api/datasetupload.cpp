@@ -39,8 +39,9 @@ void DatasetUpload::start()
     const QString cachePath = m_hashCachePath;
     QPointer<DatasetUpload> self(this);
     std::shared_ptr<std::atomic<qint64>> bytesHashed = m_bytesHashed;
+    std::shared_ptr<std::atomic<int>> blindRunning = m_blindRunning;
     const bool early = !m_dryRun;
-    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, early] {
+    m_scan.setFuture(QtConcurrent::run([folder, cachePath, self, bytesHashed, blindRunning, early] {
         // Files unchanged since they were last hashed (same path, size, mtime and inode) are
         // not read again.
         FileHashCache cache(cachePath);
@@ -73,6 +74,31 @@ void DatasetUpload::start()
                 });
             },
             [&](const QString &path) -> Result<QString> {
+                const qint64 size = QFileInfo(path).size();
+                if (early && size >= BlobUpload::ChunkSize && blindRunning->load() < FilesAtOnce) {
+                    const std::optional<QString> known = cache.cached(path);
+                    const std::optional<QString> pending = cache.pendingUpload(path);
+                    if (known && !pending)
+                        return *known;
+                    // A large file the cache does not know starts sending now, without its
+                    // digest, which follows once it is hashed here (BlobUpload); so does one
+                    // whose upload an earlier run began so (it goes on under that id).
+                    ++*blindRunning;
+                    const QString relative = base.relativeFilePath(path);
+                    const QString resumeId = pending.value_or(QString());
+                    QMetaObject::invokeMethod(
+                        QCoreApplication::instance(), [self, relative, size, resumeId] {
+                            if (self)
+                                self->startBeforeHashed(relative, size, resumeId);
+                        });
+                    Result<QString> digest = known ? Result<QString>(*known) : cache.sha256(path);
+                    QMetaObject::invokeMethod(QCoreApplication::instance(),
+                                              [self, relative, digest] {
+                                                  if (self)
+                                                      self->handleHashedLate(relative, digest);
+                                              });
+                    return digest;
+                }
                 qint64 read = 0;
                 Result<QString> digest = cache.sha256(path, &read);
                 if (!early || !digest || read == 0)
@@ -147,6 +173,41 @@ void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
     });
 }
 
+void DatasetUpload::startBeforeHashed(const QString &path, qint64 size, const QString &resumeId)
+{
+    if (isFinished() || !m_client)
+        return;
+    if (!m_clock.isStarted())
+        m_clock.start(0);
+    BlobUpload *upload = startFile(ManifestFile{path, size, QString(), false}, true);
+    upload->setDigestComesLater(resumeId);
+    m_blind.insert(path, upload);
+    connect(upload,
+            &BlobUpload::digestChecked,
+            this,
+            [this, path, upload](const QString &sha256, bool alreadyStored) {
+                m_blind.remove(path);
+                // The same bytes under two paths are sent once: a second such file gives up.
+                const bool twin = !alreadyStored && m_sentEarly.contains(sha256);
+                (alreadyStored ? m_storedEarly : m_sentEarly).insert(sha256);
+                if (alreadyStored || twin) {
+                    m_abandoning.insert(upload);
+                    m_running[upload] = 0;
+                }
+                if (twin)
+                    upload->abandon();
+                if (m_scanned && m_blind.isEmpty())
+                    askPlan();
+            });
+    upload->start();
+}
+
+void DatasetUpload::handleHashedLate(const QString &path, const Result<QString> &digest)
+{
+    if (BlobUpload *upload = m_blind.value(path))
+        upload->provideDigest(digest);
+}
+
 void DatasetUpload::handleScanned()
 {
     if (isFinished())
@@ -159,9 +220,19 @@ void DatasetUpload::handleScanned()
         return;
     }
     m_manifest = *scanned;
+    m_scanned = true;
+    // The plan waits until every file sent before it was hashed is known to be new or not.
+    if (m_blind.isEmpty())
+        askPlan();
+}
+
+void DatasetUpload::askPlan()
+{
+    if (isFinished() || !m_client)
+        return;
     QStringList digests{m_manifest.sha256()};
     for (const ManifestFile &file : m_manifest.files()) {
-        if (!m_sentEarly.contains(file.sha256))
+        if (!m_sentEarly.contains(file.sha256) && !m_storedEarly.contains(file.sha256))
             digests.append(file.sha256);
     }
     ApiRequest *request = m_client->missingBlobs(digests);
@@ -190,6 +261,8 @@ void DatasetUpload::handleMissing(ApiRequest *request)
     QStringList paths;
     QList<ManifestFile> small;
     for (const ManifestFile &file : m_manifest.files()) {
+        if (m_storedEarly.contains(file.sha256))
+            continue; // the caller had it: its upload, begun before the hash, was abandoned
         if (early.remove(file.sha256)) {
             paths.append(file.path);
             m_bytesToSend += file.size;
@@ -223,46 +296,64 @@ void DatasetUpload::sendFiles()
     sendBatches();
     while (!isFinished() && m_client && m_running.size() < FilesAtOnce &&
            m_nextFile < m_toSend.size()) {
-        const ManifestFile file = m_toSend.at(m_nextFile++);
-        auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
-        m_running.insert(upload, 0);
-        connect(upload,
-                &BlobUpload::progress,
-                this,
-                [this, upload, file, told = false](const TransferProgress &progress) mutable {
-                    m_running[upload] = progress.done;
-                    if (!m_planned)
-                        return; // an early upload is told of once the plan is
-                    // The resume offset is known once the server has answered the create.
-                    if (!std::exchange(told, true) && upload->skippedBytes() > 0)
-                        emit fileResumed(file.path, upload->skippedBytes());
-                    emit fileProgress(file.path, progress.done, file.size);
-                    reportProgress();
-                });
-        connect(upload, &BlobUpload::finished, this, [this, upload, file] {
-            m_running.remove(upload);
-            upload->deleteLater();
-            if (isFinished())
-                return;
-            if (!upload->result()) {
-                Error error = upload->result().error();
-                error.message = QStringLiteral("%1: %2").arg(file.path, error.message);
-                fail(error);
-                return;
-            }
-            if (m_planned) {
-                reportFileSent(file);
-                reportProgress();
-            } else {
-                m_doneEarly.append(file);
-            }
-            sendFiles();
-        });
-        upload->start();
+        startFile(m_toSend.at(m_nextFile++), false)->start();
     }
     if (!isFinished() && m_planned && m_running.isEmpty() && m_nextFile >= m_toSend.size()
         && m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && !m_manifestUpload)
         sendManifest();
+}
+
+// blind: sent before it is hashed (file.sha256 empty; the digest follows, provideDigest).
+BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
+{
+    auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
+    if (blind) {
+        upload->setDigestComesLater();
+        upload->setHashCachePath(m_hashCachePath); // where its id is recorded until it ends
+    }
+    m_running.insert(upload, 0);
+    connect(upload,
+            &BlobUpload::progress,
+            this,
+            [this, upload, file, told = false](const TransferProgress &progress) mutable {
+                if (m_abandoning.contains(upload))
+                    return; // the server had the file: what was sent does not count
+                m_running[upload] = progress.done;
+                if (!m_planned)
+                    return; // an early upload is told of once the plan is
+                // The resume offset is known once the server has answered the create.
+                if (!std::exchange(told, true) && upload->skippedBytes() > 0)
+                    emit fileResumed(file.path, upload->skippedBytes());
+                emit fileProgress(file.path, progress.done, file.size);
+                reportProgress();
+            });
+    connect(upload, &BlobUpload::finished, this, [this, upload, file, blind] {
+        m_running.remove(upload);
+        m_abandoning.remove(upload);
+        upload->deleteLater();
+        if (blind) {
+            --*m_blindRunning;
+            m_blind.remove(file.path);
+        }
+        if (isFinished())
+            return;
+        if (!upload->result()) {
+            Error error = upload->result().error();
+            error.message = QStringLiteral("%1: %2").arg(file.path, error.message);
+            fail(error);
+            return;
+        }
+        if (upload->deduplicated()) {
+            // Not part of the plan: the server had it (counted as today's deduplication).
+        } else if (m_planned) {
+            reportFileSent(file);
+            reportProgress();
+        } else {
+            m_doneEarly.append(file);
+        }
+        sendFiles();
+    });
+    return upload;
 }
 
 void DatasetUpload::sendBatches()

@@ -23,7 +23,8 @@ class BlobUpload;
 // thread, so a GUI stays responsive), asks the server which blobs the user does not have yet,
 // sends only those (a few files at once, each resumable: a cancelled upload goes on where it
 // stopped; small files many to a request; what had to be hashed is sent while the rest is still
-// being hashed), then the manifest, and with a name names the dataset (POST /v1/datasets); without
+// being hashed; a large file the hash cache does not know starts before it is hashed), then the
+// manifest, and with a name names the dataset (POST /v1/datasets); without
 // one a job names it by the manifest's digest. The same folder uploaded again sends nothing; a
 // folder with one changed file sends that file. A dry run stops once the plan is known.
 class DatasetUpload : public QObject
@@ -84,7 +85,11 @@ signals:
 
 private:
     void handleHashedEarly(const QList<ManifestFile> &files);
+    void startBeforeHashed(const QString &path, qint64 size, const QString &resumeId);
+    void handleHashedLate(const QString &path, const Result<QString> &digest);
     void handleScanned();
+    void askPlan();
+    BlobUpload *startFile(const ManifestFile &file, bool blind);
     void handleMissing(ApiRequest *request);
     void sendFiles();
     void sendBatches();
@@ -115,6 +120,14 @@ private:
     // its own. The plan (planned()) comes once the scan is done; what they did is told after it.
     bool m_planned = false;
     QSet<QString> m_sentEarly;         // digests whose sending started before the plan
+    // Large files the cache did not know are sent while they are hashed (BlobUpload without a
+    // digest): at most FilesAtOnce at a time (counted by the scan's thread and this one), and
+    // the plan waits until each is known to be new to the server or not.
+    std::shared_ptr<std::atomic<int>> m_blindRunning = std::make_shared<std::atomic<int>>(0);
+    QHash<QString, BlobUpload *> m_blind; // by path, until its digest was checked
+    QSet<QString> m_storedEarly;          // their digests the caller had: abandoned
+    QSet<BlobUpload *> m_abandoning;      // ... and their uploads, until they end
+    bool m_scanned = false;
     QList<ManifestFile> m_doneEarly;   // files that were stored before the plan
     int m_filesToSend = 0;
     bool m_manifestMissing = true;

@@ -6,6 +6,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QMutex>
 #include <QSaveFile>
 #include <QStandardPaths>
 
@@ -75,21 +76,33 @@ void FileHashCache::ensureLoaded()
     m_loaded = true;
 }
 
+std::optional<QString> FileHashCache::cached(const QString &absolutePath)
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    return key ? cached(absolutePath, *key) : std::nullopt;
+}
+
+std::optional<QString> FileHashCache::cached(const QString &absolutePath, const Key &key)
+{
+    QMutexLocker locker(&m_mutex);
+    ensureLoaded();
+    auto found = m_entries.find(absolutePath);
+    if (found == m_entries.end() || found->key != key)
+        return std::nullopt;
+    found->used = ++m_clock;
+    m_changed = true;
+    ++m_hits;
+    return QString::fromLatin1(found->sha256.toHex());
+}
+
 Result<QString> FileHashCache::sha256(const QString &absolutePath, qint64 *bytesRead)
 {
     if (bytesRead)
         *bytesRead = 0;
     const std::optional<Key> before = keyOf(absolutePath);
     if (before) {
-        QMutexLocker locker(&m_mutex);
-        ensureLoaded();
-        auto found = m_entries.find(absolutePath);
-        if (found != m_entries.end() && found->key == *before) {
-            found->used = ++m_clock;
-            m_changed = true;
-            ++m_hits;
-            return QString::fromLatin1(found->sha256.toHex());
-        }
+        if (std::optional<QString> known = cached(absolutePath, *before))
+            return *known;
     }
     QFile file(absolutePath);
     if (!file.open(QIODevice::ReadOnly))
@@ -189,6 +202,79 @@ Status FileHashCache::save()
                            QStringLiteral("cannot write %1: %2").arg(m_path, file.errorString()));
     m_changed = false;
     return Ok{};
+}
+
+// Every run of this process that records pending uploads goes through these, one at a time.
+static QMutex s_pendingMutex;
+
+static QByteArray pendingKey(qint64 size, qint64 mtimeNs, quint64 inode, const QString &path)
+{
+    return QByteArray::number(size) + ' ' + QByteArray::number(mtimeNs) + ' ' +
+           QByteArray::number(inode) + ' ' + path.toUtf8();
+}
+
+QList<QByteArray> FileHashCache::pendingLines() const
+{
+    QFile file(m_path + QStringLiteral(".uploads"));
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    QList<QByteArray> lines = file.readAll().split('\n');
+    lines.removeAll(QByteArray());
+    return lines;
+}
+
+void FileHashCache::writePendingLines(const QList<QByteArray> &lines) const
+{
+    QDir().mkpath(QFileInfo(m_path).absolutePath());
+    QSaveFile file(m_path + QStringLiteral(".uploads"));
+    if (!file.open(QIODevice::WriteOnly))
+        return; // costs a resend from the start next time only
+    for (const QByteArray &line :
+         lines.mid(std::max<qsizetype>(0, lines.size() - MaxPendingUploads)))
+        file.write(line + '\n');
+    file.setDirectWriteFallback(false);
+    if (!file.commit())
+        qWarning(
+            "cannot write %s: %s", qPrintable(file.fileName()), qPrintable(file.errorString()));
+}
+
+std::optional<QString> FileHashCache::pendingUpload(const QString &absolutePath) const
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    if (!key || absolutePath.contains(u'\n'))
+        return std::nullopt;
+    const QByteArray wanted = ' ' + pendingKey(key->size, key->mtimeNs, key->inode, absolutePath);
+    QMutexLocker locker(&s_pendingMutex);
+    const QList<QByteArray> lines = pendingLines();
+    for (auto line = lines.crbegin(); line != lines.crend(); ++line) {
+        if (line->endsWith(wanted))
+            return QString::fromLatin1(line->left(line->size() - wanted.size()));
+    }
+    return std::nullopt;
+}
+
+void FileHashCache::rememberPendingUpload(const QString &absolutePath,
+                                          const QString &uploadId) const
+{
+    const std::optional<Key> key = keyOf(absolutePath);
+    if (!key || absolutePath.contains(u'\n'))
+        return;
+    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    QMutexLocker locker(&s_pendingMutex);
+    QList<QByteArray> lines = pendingLines();
+    lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); });
+    lines.append(uploadId.toLatin1() + ' ' +
+                 pendingKey(key->size, key->mtimeNs, key->inode, absolutePath));
+    writePendingLines(lines);
+}
+
+void FileHashCache::forgetPendingUpload(const QString &absolutePath) const
+{
+    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    QMutexLocker locker(&s_pendingMutex);
+    QList<QByteArray> lines = pendingLines();
+    if (lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); }) > 0)
+        writePendingLines(lines);
 }
 
 } // namespace ddl

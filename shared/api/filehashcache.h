@@ -33,9 +33,20 @@ public:
     // The digest of the file at absolutePath, from the cache when its entry still holds,
     // otherwise read and hashed (and remembered). bytesRead: what this call read (0 from the cache).
     Result<QString> sha256(const QString &absolutePath, qint64 *bytesRead = nullptr);
+    // The digest of the file at absolutePath when its entry still holds; nothing is read.
+    std::optional<QString> cached(const QString &absolutePath);
     // Remembers a digest known otherwise (a verified download): the file is as it is now.
     void remember(const QString &absolutePath, const QString &sha256Hex);
     Status save();
+
+    // Uploads begun before their file was hashed (BlobUpload without a digest), by file, in
+    // "<path>.uploads" beside the cache: a run stopped before the digest reached the server goes
+    // on under the same upload id. An entry holds while the file's size, mtime and inode are
+    // the same (the server still checks the digest at the end); at most MaxPendingUploads.
+    static constexpr qsizetype MaxPendingUploads = 1000;
+    std::optional<QString> pendingUpload(const QString &absolutePath) const;
+    void rememberPendingUpload(const QString &absolutePath, const QString &uploadId) const;
+    void forgetPendingUpload(const QString &absolutePath) const;
 
     qint64 bytesHashed() const { return m_bytesHashed.load(); }
     int hits() const { return m_hits.load(); }
@@ -59,8 +70,12 @@ private:
         quint64 used = 0;  // a later use is a bigger number
     };
     static std::optional<Key> keyOf(const QString &absolutePath);
+    std::optional<QString> cached(const QString &absolutePath, const Key &key);
     void load(const QString &path, QHash<QString, Entry> &into) const;
     void ensureLoaded();
+    // Lines "upload-id size mtime-ns inode path", newest last.
+    QList<QByteArray> pendingLines() const;
+    void writePendingLines(const QList<QByteArray> &lines) const;
 
     QString m_path;
     QMutex m_mutex; // guards what follows, up to m_changed
