@@ -38,10 +38,12 @@ done
 [ "$(stat -c %U:%a /var/lib/ddl)" = ddl:750 ] || fail "/var/lib/ddl is $(stat -c %U:%a /var/lib/ddl)"
 
 # As the units run them: the service's user, its home, no new privileges, no capabilities.
+# Only in the background (`as_service ... &`): it execs, so that $! is the program itself and
+# cleanup's kill reaches it (a plain call left the program running after the script ended).
 as_service() {
     local user=$1 home=$2
     shift 2
-    env HOME="$home" setpriv --reuid="$user" --regid="$user" --init-groups --no-new-privs \
+    exec env HOME="$home" setpriv --reuid="$user" --regid="$user" --init-groups --no-new-privs \
         --bounding-set=-all --inh-caps=-all "$@"
 }
 
