@@ -74,6 +74,10 @@ private slots:
     void killedClientResumesAfterTheDigestWasSent();
     void runStoppedBeforeTheDigestGoesOnUnderTheSameId();
     void datasetSendsNewLargeFilesBeforeTheyAreHashed();
+    void sameFolderAgainSendsNothing();
+    void uploadDeletedOnTheServerMidwayStartsAnew();
+    void recordOfAnUploadThatIsGoneStartsAnew();
+    void digestThatIsNotAStringIsRefused();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
@@ -507,6 +511,101 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     }
     Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + sha256Hex(fresh));
     QVERIFY(blob && blob->body == fresh);
+}
+
+void tst_UploadWithoutDigest::sameFolderAgainSendsNothing()
+{
+    // A large new file is sent while it is hashed; its record must be gone once it is stored,
+    // whatever order the record's writes ran in, and its digest in the hash cache.
+    const QString folder = m_dir.filePath(u"again"_s);
+    const QByteArray large = writeFile(folder + u"/large.bin"_s, 24 * 1024 * 1024);
+    QVERIFY(!large.isEmpty());
+    for (int i = 0; i < 40; ++i)
+        QVERIFY(!writeFile(folder + u"/small-%1.txt"_s.arg(i), 2048).isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    {
+        DatasetUpload first(m_alice.get(), folder);
+        first.setHashCachePath(cache);
+        first.start();
+        const Result<QString> &manifest = first.waitForFinished();
+        QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
+        QVERIFY(first.bytesOnWire() >= large.size());
+    }
+    for (int run = 0; run < 3; ++run) {
+        DatasetUpload again(m_alice.get(), folder);
+        again.setHashCachePath(cache);
+        again.start();
+        const Result<QString> &manifest = again.waitForFinished();
+        QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
+        QCOMPARE(again.filesToSend(), 0);
+        QCOMPARE(again.bytesHashed(), 0);
+        QCOMPARE(again.bytesOnWire(), 0);
+    }
+    QVERIFY(!FileHashCache(cache).pendingUpload(QFileInfo(folder + u"/large.bin"_s)
+                                                    .absoluteFilePath()));
+}
+
+void tst_UploadWithoutDigest::uploadDeletedOnTheServerMidwayStartsAnew()
+{
+    const QString path = m_dir.filePath(u"deleted.bin"_s);
+    const QByteArray bytes = writeFile(path, 40 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    // The digest is handed over by the test (as a folder scan does): the DELETE lands while
+    // the upload has none.
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
+    upload.setDigestComesLater();
+    upload.start();
+    QTRY_VERIFY(!upload.uploadId().isEmpty());
+    const QString id = upload.uploadId();
+    QCOMPARE(request("DELETE", u"/v1/uploads/"_s + id, m_aliceToken).status, 200);
+    upload.provideDigest(sha256Hex(bytes));
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != id);
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+}
+
+void tst_UploadWithoutDigest::recordOfAnUploadThatIsGoneStartsAnew()
+{
+    const QString path = m_dir.filePath(u"gone.bin"_s);
+    const QByteArray bytes = writeFile(path, 20 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // An earlier run's record names an upload the server no longer has (expired, abandoned).
+    const RawAnswer created = createUpload(m_aliceToken, bytes.size());
+    QCOMPARE(created.status, 201);
+    const QString goneId = created.json().value("id"_L1).toString();
+    QCOMPARE(request("DELETE", u"/v1/uploads/"_s + goneId, m_aliceToken).status, 200);
+    FileHashCache(cache).rememberPendingUpload(absolute, goneId);
+    QCOMPARE(FileHashCache(cache).pendingUpload(absolute).value_or(QString()), goneId);
+
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(cache);
+    upload.start();
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != goneId);
+    QTRY_VERIFY(!FileHashCache(cache).pendingUpload(absolute));
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+}
+
+void tst_UploadWithoutDigest::digestThatIsNotAStringIsRefused()
+{
+    for (const QByteArray &body : {QByteArray(R"({"size":10,"sha256":123})"),
+                                   QByteArray(R"({"size":10,"sha256":null})")}) {
+        const RawAnswer answer = raw("POST /v1/uploads HTTP/1.1\r\nContent-Type: "
+                                     "application/json\r\nAuthorization: Bearer " +
+                                         m_aliceToken.toLatin1(),
+                                     body);
+        QVERIFY2(answer.status == 400, qPrintable(answer.describe()));
+        QCOMPARE(answer.error().value("field"_L1).toString(), u"sha256"_s);
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_UploadWithoutDigest)
