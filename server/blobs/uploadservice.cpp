@@ -245,8 +245,10 @@ Status UploadService::nameDigest(const UploadState &upload, qint64 chunkEnd, con
 
 Status UploadService::abandon(const QString &owner, const QString &uploadId)
 {
-    Result<QSqlQuery> found = runSql(
-        m_db, QStringLiteral("SELECT id FROM uploads WHERE id = ? AND owner = ?"), {uploadId, owner});
+    Result<QSqlQuery> found =
+        runSql(m_db,
+               QStringLiteral("SELECT id FROM uploads WHERE id = ? AND owner = ?"),
+               {uploadId, owner});
     if (!found)
         return found.error();
     if (!found->next())

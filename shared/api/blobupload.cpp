@@ -200,9 +200,9 @@ void BlobUpload::recordPending(bool begun)
     if (!m_withoutDigest)
         return;
     pendingRecordThread()->start([cachePath = m_hashCachePath,
-                                          path = QFileInfo(m_path).absoluteFilePath(),
-                                          id = m_uploadId,
-                                          begun] {
+                                  path = QFileInfo(m_path).absoluteFilePath(),
+                                  id = m_uploadId,
+                                  begun] {
         const FileHashCache cache(cachePath);
         if (begun)
             cache.rememberPendingUpload(path, id);
@@ -326,8 +326,9 @@ void BlobUpload::createUpload()
     // the file changed keeping its size, mtime and inode).
     m_askedState = m_withoutDigest && !m_uploadId.isEmpty() && !m_digestChecked;
     const bool digestLess = m_withoutDigest && !m_digestChecked;
-    m_createRequest = m_askedState ? m_client->uploadState(m_uploadId)
-                                   : m_client->createUpload(m_size, digestLess ? QString() : m_sha256);
+    m_createRequest = m_askedState
+                          ? m_client->uploadState(m_uploadId)
+                          : m_client->createUpload(m_size, digestLess ? QString() : m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
@@ -351,10 +352,10 @@ void BlobUpload::handleCreated(ApiRequest *request)
         // (finished, abandoned, expired) or not this file's size, a new one begins. (An earlier
         // run's record is only a hint: any failure to find it starts anew.)
         const bool resuming = std::exchange(m_resuming, false);
-        const bool gone = !request->result()
-                              ? resuming || request->result().error().is(ErrorCode::NotFound)
-                              : request->result()->json().value(QStringLiteral("size")).toInteger() !=
-                                    m_size;
+        const bool gone =
+            !request->result()
+                ? resuming || request->result().error().is(ErrorCode::NotFound)
+                : request->result()->json().value(QStringLiteral("size")).toInteger() != m_size;
         if (gone) {
             m_uploadId.clear();
             createUpload();

@@ -95,7 +95,8 @@ std::optional<QString> FileHashCache::cached(const QString &absolutePath, const 
     return QString::fromLatin1(found->sha256.toHex());
 }
 
-Result<QString> FileHashCache::sha256(const QString &absolutePath, qint64 *bytesRead,
+Result<QString> FileHashCache::sha256(const QString &absolutePath,
+                                      qint64 *bytesRead,
                                       const std::atomic<bool> *abort)
 {
     if (bytesRead)
@@ -297,8 +298,8 @@ void FileHashCache::rememberPendingUpload(const QString &absolutePath,
     QMutexLocker locker(&s_pendingMutex);
     QList<QByteArray> lines = pendingLines();
     lines.removeIf([&path](const QByteArray &line) { return isPendingFor(line, path); });
-    lines.append(uploadId.toLatin1() + ' ' + pendingKey(key->size, key->mtimeNs, key->inode) +
-                 ' ' + path);
+    lines.append(uploadId.toLatin1() + ' ' + pendingKey(key->size, key->mtimeNs, key->inode) + ' ' +
+                 path);
     writePendingLines(lines);
 }
 

@@ -78,6 +78,7 @@ private slots:
     void uploadDeletedOnTheServerMidwayStartsAnew();
     void recordOfAnUploadThatIsGoneStartsAnew();
     void digestThatIsNotAStringIsRefused();
+    void recordsOfTwoPathsAreKeptApart();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
@@ -482,9 +483,14 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     dataset.setName(u"overlap"_s);
     dataset.setHashCachePath(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
     QList<qint64> planned;
-    connect(&dataset, &DatasetUpload::planned, this, [&planned](const QStringList &, qint64 bytes) {
-        planned.append(bytes);
-    });
+    QStringList plannedPaths;
+    connect(&dataset,
+            &DatasetUpload::planned,
+            this,
+            [&planned, &plannedPaths](const QStringList &paths, qint64 bytes) {
+                planned.append(bytes);
+                plannedPaths = paths;
+            });
     qint64 lastDone = -1;
     qint64 lastTotal = -1;
     connect(&dataset, &DatasetUpload::progress, this, [&](const TransferProgress &progress) {
@@ -503,6 +509,8 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     uploaded.sort();
     QCOMPARE(uploaded.size(), 2);
     QVERIFY(uploaded.at(0).startsWith(u"fresh"_s)); // either of the twins
+    plannedPaths.sort();
+    QCOMPARE(plannedPaths, uploaded); // the plan names the twin that is sent
     QCOMPARE(uploaded.at(1), u"small.txt"_s);
     QCOMPARE(dataset.manifest().files().size(), 4);
     for (const ManifestFile &file : dataset.manifest().files()) {
@@ -541,8 +549,8 @@ void tst_UploadWithoutDigest::sameFolderAgainSendsNothing()
         QCOMPARE(again.bytesHashed(), 0);
         QCOMPARE(again.bytesOnWire(), 0);
     }
-    QVERIFY(!FileHashCache(cache).pendingUpload(QFileInfo(folder + u"/large.bin"_s)
-                                                    .absoluteFilePath()));
+    QVERIFY(!FileHashCache(cache).pendingUpload(
+        QFileInfo(folder + u"/large.bin"_s).absoluteFilePath()));
 }
 
 void tst_UploadWithoutDigest::uploadDeletedOnTheServerMidwayStartsAnew()
@@ -597,8 +605,8 @@ void tst_UploadWithoutDigest::recordOfAnUploadThatIsGoneStartsAnew()
 
 void tst_UploadWithoutDigest::digestThatIsNotAStringIsRefused()
 {
-    for (const QByteArray &body : {QByteArray(R"({"size":10,"sha256":123})"),
-                                   QByteArray(R"({"size":10,"sha256":null})")}) {
+    for (const QByteArray &body :
+         {QByteArray(R"({"size":10,"sha256":123})"), QByteArray(R"({"size":10,"sha256":null})")}) {
         const RawAnswer answer = raw("POST /v1/uploads HTTP/1.1\r\nContent-Type: "
                                      "application/json\r\nAuthorization: Bearer " +
                                          m_aliceToken.toLatin1(),
@@ -606,6 +614,24 @@ void tst_UploadWithoutDigest::digestThatIsNotAStringIsRefused()
         QVERIFY2(answer.status == 400, qPrintable(answer.describe()));
         QCOMPARE(answer.error().value("field"_L1).toString(), u"sha256"_s);
     }
+}
+
+void tst_UploadWithoutDigest::recordsOfTwoPathsAreKeptApart()
+{
+    // One path ends with a space and the other whole path: neither record is the other's.
+    const QString base = QFileInfo(m_dir.filePath(u"records"_s)).absoluteFilePath();
+    const QString shortPath = base + u"/x.bin"_s;
+    const QString longPath = base + u"/dir "_s + shortPath;
+    QVERIFY(!writeFile(shortPath, 1024).isEmpty());
+    QVERIFY(!writeFile(longPath, 1024).isEmpty());
+    const FileHashCache cache(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
+    cache.rememberPendingUpload(longPath, u"long-id"_s);
+    cache.rememberPendingUpload(shortPath, u"short-id"_s);
+    QCOMPARE(cache.pendingUpload(longPath).value_or(QString()), u"long-id"_s);
+    QCOMPARE(cache.pendingUpload(shortPath).value_or(QString()), u"short-id"_s);
+    cache.forgetPendingUpload(shortPath);
+    QVERIFY(!cache.pendingUpload(shortPath));
+    QCOMPARE(cache.pendingUpload(longPath).value_or(QString()), u"long-id"_s);
 }
 
 QTEST_GUILESS_MAIN(tst_UploadWithoutDigest)
