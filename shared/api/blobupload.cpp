@@ -507,12 +507,15 @@ void BlobUpload::handleSent()
     m_acked = std::max(m_acked, sent.acked);
     if (sent.error) {
         // Another upload of the same bytes by the same owner moved the upload on or finished
-        // it, or a chunk was corrupted on the way: ask the server where things stand.
+        // it, a chunk was corrupted on the way, or the connection broke (a chunk the server
+        // refuses before its body, the upload gone, ends in a closed connection): ask the server
+        // where things stand (a server that is down fails that request).
         const Error &error = *sent.error;
         if (error.is(ErrorCode::Unauthorized) && m_client)
             m_client->reportRefusedToken();
         if ((error.is(ErrorCode::NotFound) || error.is(ErrorCode::OffsetMismatch) ||
-             error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted)) &&
+             error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted) ||
+             error.is(ErrorCode::Network) || error.is(ErrorCode::Unreachable)) &&
             m_restarts++ < MaxRestarts) {
             createUpload();
             return;
