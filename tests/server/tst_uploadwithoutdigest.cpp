@@ -528,13 +528,26 @@ void tst_UploadWithoutDigest::sameFolderAgainSendsNothing()
     const QString folder = m_dir.filePath(u"again"_s);
     const QByteArray large = writeFile(folder + u"/large.bin"_s, 24 * 1024 * 1024);
     QVERIFY(!large.isEmpty());
-    for (int i = 0; i < 40; ++i)
-        QVERIFY(!writeFile(folder + u"/small-%1.txt"_s.arg(i), 2048).isEmpty());
+    // Enough small files that the scan goes on after the large file is stored.
+    for (int i = 0; i < 2000; ++i)
+        QVERIFY(!writeFile(folder + u"/small-%1.txt"_s.arg(i), 1024).isEmpty());
     const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const QString largePath = QFileInfo(folder + u"/large.bin"_s).absoluteFilePath();
     {
         DatasetUpload first(m_alice.get(), folder);
         first.setHashCachePath(cache);
+        qint64 hashed = 0;
+        qint64 total = -1;
+        connect(&first, &DatasetUpload::hashing, this, [&](qint64 done, qint64 of) {
+            hashed = done;
+            total = of;
+        });
         first.start();
+        // The large file's digest is in the hash cache once it is hashed, while the folder is
+        // still being scanned: a run killed now resumes by digest next time.
+        while (!first.isFinished() && !FileHashCache(cache).cached(largePath))
+            QTest::qWait(2);
+        QVERIFY2(hashed < total, qPrintable(u"%1 of %2"_s.arg(hashed).arg(total)));
         const Result<QString> &manifest = first.waitForFinished();
         QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
         QVERIFY(first.bytesOnWire() >= large.size());
