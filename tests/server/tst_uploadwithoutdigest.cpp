@@ -79,6 +79,7 @@ private slots:
     void recordOfAnUploadThatIsGoneStartsAnew();
     void digestThatIsNotAStringIsRefused();
     void recordsOfTwoPathsAreKeptApart();
+    void recordOfAnUploadWithAnotherDigestIsLeftBehind();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
@@ -645,6 +646,42 @@ void tst_UploadWithoutDigest::recordsOfTwoPathsAreKeptApart()
     cache.forgetPendingUpload(shortPath);
     QVERIFY(!cache.pendingUpload(shortPath));
     QCOMPARE(cache.pendingUpload(longPath).value_or(QString()), u"long-id"_s);
+}
+
+void tst_UploadWithoutDigest::recordOfAnUploadWithAnotherDigestIsLeftBehind()
+{
+    // An earlier run began an upload for this file and named a digest other than the file's
+    // (the file was rewritten keeping its size, mtime and inode): its chunks are refused (409),
+    // so the upload goes on as a new one, by digest, and the record is forgotten.
+    const QString path = m_dir.filePath(u"rewritten.bin"_s);
+    const QByteArray bytes = writeFile(path, 20 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const RawAnswer created = createUpload(m_aliceToken, bytes.size());
+    QCOMPARE(created.status, 201);
+    const QString oldId = created.json().value("id"_L1).toString();
+    const QString otherDigest = sha256Hex("other bytes");
+    const RawAnswer chunk = putChunk(m_aliceToken, oldId, 0, bytes.left(1024 * 1024), otherDigest);
+    QVERIFY2(chunk.status == 200, qPrintable(chunk.describe()));
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    FileHashCache(cache).rememberPendingUpload(absolute, oldId);
+
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(cache);
+    upload.start();
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != oldId);
+    QTRY_VERIFY(!FileHashCache(cache).pendingUpload(absolute));
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+    // A later run of the same file finds the blob stored and sends nothing.
+    BlobUpload again(m_alice.get(), path);
+    again.setHashCachePath(cache);
+    again.start();
+    QVERIFY(again.waitForFinished());
+    QCOMPARE(again.bytesSent(), 0);
 }
 
 QTEST_GUILESS_MAIN(tst_UploadWithoutDigest)
