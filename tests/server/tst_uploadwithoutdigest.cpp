@@ -80,6 +80,7 @@ private slots:
     void digestThatIsNotAStringIsRefused();
     void recordsOfTwoPathsAreKeptApart();
     void recordOfAnUploadWithAnotherDigestIsLeftBehind();
+    void cancelStopsTheHashing();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
@@ -682,6 +683,29 @@ void tst_UploadWithoutDigest::recordOfAnUploadWithAnotherDigestIsLeftBehind()
     again.start();
     QVERIFY(again.waitForFinished());
     QCOMPARE(again.bytesSent(), 0);
+}
+
+void tst_UploadWithoutDigest::cancelStopsTheHashing()
+{
+    const QString path = m_dir.filePath(u"cancelled.bin"_s);
+    const qint64 size = 128 * 1024 * 1024;
+    QVERIFY(!writeFile(path, size).isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const qint64 before = FileHashCache::totalBytesHashed();
+    {
+        BlobUpload upload(m_alice.get(), path);
+        upload.setHashCachePath(cache);
+        upload.start();
+        upload.cancel();
+        QVERIFY(!upload.result());
+    }
+    // The hashing thread stops within a block of the cancel: the file is not read to its end,
+    // and no digest is remembered.
+    QTest::qWait(2000);
+    QVERIFY2(FileHashCache::totalBytesHashed() - before < size,
+             qPrintable(u"%1 bytes hashed"_s.arg(FileHashCache::totalBytesHashed() - before)));
+    QVERIFY(!FileHashCache(cache).cached(QFileInfo(path).absoluteFilePath()));
+    QFile::remove(path);
 }
 
 QTEST_GUILESS_MAIN(tst_UploadWithoutDigest)
