@@ -245,14 +245,22 @@ Status UploadService::nameDigest(const UploadState &upload, qint64 chunkEnd, con
 
 Status UploadService::abandon(const QString &owner, const QString &uploadId)
 {
+    Result<QSqlQuery> found =
+        runSql(m_db,
+               QStringLiteral("SELECT id FROM uploads WHERE id = ? AND owner = ?"),
+               {uploadId, owner});
+    if (!found)
+        return found.error();
+    if (!found->next())
+        return uploadNotFound(uploadId);
+    // The file goes first, as in completeUpload: a crash before the row is deleted leaves a row
+    // that expires with its (absent) file, never a file that nothing removes. A chunk still
+    // arriving writes on into the unlinked file; its commit finds no upload.
+    m_storage.discard(uploadId);
     Result<QSqlQuery> deleted = runSql(
         m_db, QStringLiteral("DELETE FROM uploads WHERE id = ? AND owner = ?"), {uploadId, owner});
     if (!deleted)
         return deleted.error();
-    if (deleted->numRowsAffected() == 0)
-        return uploadNotFound(uploadId);
-    // A chunk still arriving writes on into the unlinked file; its commit finds no upload.
-    m_storage.discard(uploadId);
     return Ok{};
 }
 

@@ -21,9 +21,16 @@ void UploadController::registerRoutes(Router &router)
         Result<QJsonObject> body = RequestReader::jsonBody(request);
         if (!body)
             return HttpReply::error(body.error());
+        // Left out, the upload starts without a digest; present, it must be the digest.
+        const QJsonValue sha256 = body->value(QStringLiteral("sha256"));
+        if (!sha256.isUndefined() && !sha256.isString())
+            return HttpReply::error(Error::make(ErrorCode::BadRequest,
+                                                QStringLiteral("sha256 must be a string of 64 hex "
+                                                               "digits, or left out"),
+                                                QStringLiteral("sha256")));
         return uploadReply(m_uploads.create(request.uploadOwner(),
                                             body->value(QStringLiteral("size")).toInteger(-1),
-                                            body->value(QStringLiteral("sha256")).toString()),
+                                            sha256.toString()),
                            201);
     });
     // Many small blobs in one request (BlobBatch): digests checked and files written off the

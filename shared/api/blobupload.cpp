@@ -30,6 +30,8 @@ struct BlobUpload::Sending
     DataTransferControl control;
     std::atomic<qint64> acked{0};
     std::atomic<qint64> inChunk{0}; // bytes of the current chunk handed to TLS
+    std::atomic<qint64> wire{0};    // bytes of earlier chunks handed to TLS
+    qint64 handedOver() const { return wire.load() + inChunk.load(); }
 
     // The digest that chunks name (DDL-Sha256) of an upload created without one: empty until
     // the file is hashed and the blob is known to be new to the caller.
@@ -71,6 +73,19 @@ QThreadPool *dataTransferThreads()
     return pool;
 }
 
+// The records of uploads begun without a digest are written here, one at a time in the order
+// asked: "begun" and "forget" of one file never swap, and a pool kept busy by hashing (a folder
+// scan) does not hold a record back.
+static QThreadPool *pendingRecordThread()
+{
+    static QThreadPool *thread = [] {
+        auto *one = new QThreadPool;
+        one->setMaxThreadCount(1);
+        return one;
+    }();
+    return thread;
+}
+
 static const QString SendWhileHashing = QStringLiteral("send while hashing");
 
 qint64 BlobUpload::chunkSizeFor(qint64 fileSize)
@@ -109,6 +124,7 @@ BlobUpload::BlobUpload(ApiClient *client, const QString &filePath, const QString
 
 BlobUpload::~BlobUpload()
 {
+    m_hashAbort->store(true);
     stopSending();
     delete m_createRequest;
     delete m_checkRequest;
@@ -137,8 +153,14 @@ void BlobUpload::hashFile()
     const QString path = QFileInfo(m_path).absoluteFilePath();
     const QString cachePath = m_hashCachePath;
     const bool large = m_size >= ChunkSize;
+    std::shared_ptr<std::atomic<bool>> abort = m_hashAbort;
     m_hashing.setFuture(
-        QtConcurrent::run([path, cachePath, large](QPromise<Result<QString>> &promise) {
+        QtConcurrent::run([path, cachePath, large, abort](QPromise<Result<QString>> &promise) {
+            // A small file costs less to hash than the user's cache to load and rewrite.
+            if (!large) {
+                promise.addResult(sha256OfFile(path));
+                return;
+            }
             FileHashCache cache(cachePath);
             const std::optional<QString> known = cache.cached(path);
             // An upload an earlier run began for this file without a digest goes on, even when the
@@ -157,7 +179,7 @@ void BlobUpload::hashFile()
                 promise.addResult(Result<QString>(*known));
                 return;
             }
-            Result<QString> digest = cache.sha256(path);
+            Result<QString> digest = cache.sha256(path, nullptr, abort.get());
             if (Status saved = cache.save(); !saved)
                 qWarning("%s", qPrintable(saved.error().message)); // costs a re-hash next time only
             promise.addResult(digest);
@@ -177,10 +199,10 @@ void BlobUpload::recordPending(bool begun)
 {
     if (!m_withoutDigest)
         return;
-    QThreadPool::globalInstance()->start([cachePath = m_hashCachePath,
-                                          path = QFileInfo(m_path).absoluteFilePath(),
-                                          id = m_uploadId,
-                                          begun] {
+    pendingRecordThread()->start([cachePath = m_hashCachePath,
+                                  path = QFileInfo(m_path).absoluteFilePath(),
+                                  id = m_uploadId,
+                                  begun] {
         const FileHashCache cache(cachePath);
         if (begun)
             cache.rememberPendingUpload(path, id);
@@ -198,6 +220,18 @@ void BlobUpload::provideDigest(const Result<QString> &digest)
         return;
     }
     m_sha256 = *digest;
+    if (m_completeBeforeDigest) {
+        // An earlier run sent the digest and the bytes (this file is unchanged since): the
+        // caller has the blob already.
+        emit digestChecked(m_sha256, true);
+        if (isFinished())
+            return;
+        recordPending(false);
+        m_deduplicated = true;
+        m_result = m_sha256;
+        emit finished();
+        return;
+    }
     if (!m_withoutDigest) {
         createUpload();
         return;
@@ -286,11 +320,15 @@ void BlobUpload::cancel()
 void BlobUpload::createUpload()
 {
     stopSending();
-    // An upload begun without a digest goes on under its id (the server may not know the digest
-    // yet); the others are created or resumed by digest.
-    m_createRequest = m_withoutDigest && !m_uploadId.isEmpty()
+    // An upload begun without a digest goes on under its id until the digest is known and
+    // checked (the server may not know it yet); then, as the others, it is resumed or created by
+    // digest: that also leaves behind an upload whose earlier digest differs (409 on a chunk:
+    // the file changed keeping its size, mtime and inode).
+    m_askedState = m_withoutDigest && !m_uploadId.isEmpty() && !m_digestChecked;
+    const bool digestLess = m_withoutDigest && !m_digestChecked;
+    m_createRequest = m_askedState
                           ? m_client->uploadState(m_uploadId)
-                          : m_client->createUpload(m_size, m_withoutDigest ? QString() : m_sha256);
+                          : m_client->createUpload(m_size, digestLess ? QString() : m_sha256);
     ApiRequest *request = m_createRequest;
     connect(request, &ApiRequest::finished, this, [this, request] { handleCreated(request); });
 }
@@ -309,19 +347,27 @@ void BlobUpload::handleCreated(ApiRequest *request)
 {
     m_createRequest = nullptr;
     request->deleteLater();
-    if (m_resuming) {
-        // The upload an earlier run began for this file: gone (finished, abandoned, expired) or
-        // not this file's size, a new one begins.
-        m_resuming = false;
-        if (!request->result() ||
-            request->result()->json().value(QStringLiteral("size")).toInteger() != m_size) {
+    if (std::exchange(m_askedState, false)) {
+        // The upload an earlier run began for this file, or this run before a restart: gone
+        // (finished, abandoned, expired) or not this file's size, a new one begins. (An earlier
+        // run's record is only a hint: any failure to find it starts anew.)
+        const bool resuming = std::exchange(m_resuming, false);
+        const bool gone =
+            !request->result()
+                ? resuming || request->result().error().is(ErrorCode::NotFound)
+                : request->result()->json().value(QStringLiteral("size")).toInteger() != m_size;
+        if (gone) {
             m_uploadId.clear();
             createUpload();
             return;
         }
-    } else if (m_withoutDigest && request->result() && m_uploadId.isEmpty()) {
-        m_uploadId = request->result()->json().value(QStringLiteral("id")).toString();
-        recordPending(true);
+    } else if (m_withoutDigest && request->result()) {
+        if (m_digestChecked) {
+            recordPending(false); // resumed by digest from now on (the digest is in the cache)
+        } else {
+            m_uploadId = request->result()->json().value(QStringLiteral("id")).toString();
+            recordPending(true);
+        }
     }
     if (!request->result()) {
         fail(request->result().error());
@@ -340,7 +386,14 @@ void BlobUpload::handleCreated(ApiRequest *request)
         m_skipped = m_acked;
         m_clock.start(m_acked);
     }
+    if (complete && m_sha256.isEmpty()) {
+        // An earlier run finished it under the digest it sent: done once this run knows it too.
+        m_completeBeforeDigest = true;
+        reportProgress();
+        return;
+    }
     if (complete) {
+        recordPending(false);
         reportProgress();
         m_result = m_sha256;
         emit finished();
@@ -407,6 +460,7 @@ void BlobUpload::sendChunks()
                 sending->control, chunkHead, fd, offset, length, {}, {}, [&sending](qint64 sent) {
                     sending->inChunk = sent;
                 });
+            sending->wire += sending->inChunk.load();
             sending->inChunk = 0;
             if (!answer) {
                 result.error = answer.error();
@@ -447,17 +501,21 @@ void BlobUpload::handleSent()
     if (isFinished() || !m_sending)
         return;
     m_progressTimer.stop();
+    m_bytesSent += m_sending->handedOver();
     m_sending.reset();
     const SendResult sent = m_sent.result();
     m_acked = std::max(m_acked, sent.acked);
     if (sent.error) {
         // Another upload of the same bytes by the same owner moved the upload on or finished
-        // it, or a chunk was corrupted on the way: ask the server where things stand.
+        // it, a chunk was corrupted on the way, or the connection broke (a chunk the server
+        // refuses before its body, the upload gone, ends in a closed connection): ask the server
+        // where things stand (a server that is down fails that request).
         const Error &error = *sent.error;
         if (error.is(ErrorCode::Unauthorized) && m_client)
             m_client->reportRefusedToken();
         if ((error.is(ErrorCode::NotFound) || error.is(ErrorCode::OffsetMismatch) ||
-             error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted)) &&
+             error.is(ErrorCode::Conflict) || error.is(ErrorCode::ChunkCorrupted) ||
+             error.is(ErrorCode::Network) || error.is(ErrorCode::Unreachable)) &&
             m_restarts++ < MaxRestarts) {
             createUpload();
             return;
@@ -486,12 +544,14 @@ void BlobUpload::stopSending()
         // The thread stops at once (its socket is shut down, a wait for the digest ends) and
         // drops what it had.
         m_sending->abort();
+        m_bytesSent += m_sending->handedOver();
         m_sending.reset();
     }
 }
 
 void BlobUpload::fail(const Error &error)
 {
+    m_hashAbort->store(true); // a cancelled upload of a large file stops hashing it too
     stopSending();
     m_result = error;
     emit finished();

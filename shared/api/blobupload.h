@@ -72,6 +72,8 @@ public:
     // Sending began before the digest was known and the caller turned out to own the blob
     // already: the upload was abandoned, what was sent is dropped.
     bool deduplicated() const { return m_deduplicated; }
+    // Bytes of the file this upload handed to the connection (chunks cut short included).
+    qint64 bytesSent() const { return m_bytesSent; }
 
 signals:
     void progress(const ddl::TransferProgress &progress);
@@ -115,6 +117,9 @@ private:
     bool m_digestChecked = false; // ... and the digest is known, the blob is not the caller's
     bool m_alreadyStored = false; // ... or it is: the upload is being abandoned
     bool m_deduplicated = false;
+    bool m_askedState = false;           // the create request asks where an upload stands
+    bool m_completeBeforeDigest = false; // ... and it was complete before this run hashed
+    std::shared_ptr<std::atomic<bool>> m_hashAbort = std::make_shared<std::atomic<bool>>(false);
     QFutureWatcher<Result<QString>> m_hashing;
     ApiRequest *m_checkRequest = nullptr; // missing blobs, then the abandon
     QFile m_file;
@@ -122,6 +127,7 @@ private:
     qint64 m_acked = 0;    // durable on the server
     qint64 m_nextSend = 0; // where the next chunk starts
     qint64 m_skipped = 0;
+    qint64 m_bytesSent = 0;
     static constexpr int MaxRestarts = 5;
     int m_restarts = 0;
     ApiRequest *m_createRequest = nullptr;

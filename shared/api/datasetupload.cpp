@@ -25,6 +25,17 @@ DatasetUpload::DatasetUpload(ApiClient *client, const QString &folder, QObject *
     , m_folder(folder)
 {}
 
+// A slot for a file sent before it is hashed, taken by one of the hashing threads at a time.
+static bool reserveBlindSlot(std::atomic<int> &running)
+{
+    int now = running.load();
+    while (now < DatasetUpload::FilesAtOnce) {
+        if (running.compare_exchange_weak(now, now + 1))
+            return true;
+    }
+    return false;
+}
+
 DatasetUpload::~DatasetUpload()
 {
     qDeleteAll(m_running.keys());
@@ -47,7 +58,12 @@ void DatasetUpload::start()
         FileHashCache cache(cachePath);
         // Small files that had to be read go to the application's thread in groups of a
         // batch, to be sent while the next ones are hashed.
-        const QDir base(QFileInfo(folder).absoluteFilePath());
+        // Paths are made relative on several threads at once: each from this string (a shared
+        // QDir fills a cache of its own without a lock).
+        const QString base = QFileInfo(folder).absoluteFilePath();
+        const auto relativePath = [&base](const QString &path) {
+            return QDir(base).relativeFilePath(path);
+        };
         // Files are hashed on several threads at once; they are grouped under this lock.
         std::mutex groupMutex;
         QList<ManifestFile> group;
@@ -75,16 +91,17 @@ void DatasetUpload::start()
             },
             [&](const QString &path) -> Result<QString> {
                 const qint64 size = QFileInfo(path).size();
-                if (early && size >= BlobUpload::ChunkSize && blindRunning->load() < FilesAtOnce) {
+                if (early && size >= BlobUpload::ChunkSize && reserveBlindSlot(*blindRunning)) {
                     const std::optional<QString> known = cache.cached(path);
                     const std::optional<QString> pending = cache.pendingUpload(path);
-                    if (known && !pending)
+                    if (known && !pending) {
+                        --*blindRunning; // the slot was not needed
                         return *known;
+                    }
                     // A large file the cache does not know starts sending now, without its
                     // digest, which follows once it is hashed here (BlobUpload); so does one
                     // whose upload an earlier run began so (it goes on under that id).
-                    ++*blindRunning;
-                    const QString relative = base.relativeFilePath(path);
+                    const QString relative = relativePath(path);
                     const QString resumeId = pending.value_or(QString());
                     QMetaObject::invokeMethod(
                         QCoreApplication::instance(), [self, relative, size, resumeId] {
@@ -92,6 +109,12 @@ void DatasetUpload::start()
                                 self->startBeforeHashed(relative, size, resumeId);
                         });
                     Result<QString> digest = known ? Result<QString>(*known) : cache.sha256(path);
+                    // Saved now, not at the scan's end: a run stopped meanwhile finds the digest
+                    // next time (docs/api.md), and its upload goes on by digest.
+                    if (!known) {
+                        if (Status saved = cache.save(); !saved)
+                            qWarning("%s", qPrintable(saved.error().message));
+                    }
                     QMetaObject::invokeMethod(QCoreApplication::instance(),
                                               [self, relative, digest] {
                                                   if (self)
@@ -106,13 +129,13 @@ void DatasetUpload::start()
                 const std::lock_guard locker(groupMutex);
                 if (read > BlobBatchUpload::SmallFileBytes) {
                     // A large file goes at once, on its own.
-                    post({ManifestFile{base.relativeFilePath(path), read, *digest, false}});
+                    post({ManifestFile{relativePath(path), read, *digest, false}});
                 } else {
                     // A full batch goes; the last, partial one waits for the plan.
                     if (groupBytes + read > BlobBatchUpload::BatchBytes
                         || group.size() == BlobBatchUpload::BatchFiles)
                         handOver();
-                    group.append(ManifestFile{base.relativeFilePath(path), read, *digest, false});
+                    group.append(ManifestFile{relativePath(path), read, *digest, false});
                     groupBytes += read;
                 }
                 return digest;
@@ -163,6 +186,7 @@ void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
         for (const ManifestFile &file : files) {
             if (missing.remove(file.sha256) && !m_sentEarly.contains(file.sha256)) {
                 m_sentEarly.insert(file.sha256);
+                m_sentEarlyPath.insert(file.sha256, file.path);
                 (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
             }
         }
@@ -190,6 +214,8 @@ void DatasetUpload::startBeforeHashed(const QString &path, qint64 size, const QS
                 // The same bytes under two paths are sent once: a second such file gives up.
                 const bool twin = !alreadyStored && m_sentEarly.contains(sha256);
                 (alreadyStored ? m_storedEarly : m_sentEarly).insert(sha256);
+                if (!alreadyStored && !twin)
+                    m_sentEarlyPath.insert(sha256, path);
                 if (alreadyStored || twin) {
                     m_abandoning.insert(upload);
                     m_running[upload] = 0;
@@ -264,7 +290,8 @@ void DatasetUpload::handleMissing(ApiRequest *request)
         if (m_storedEarly.contains(file.sha256))
             continue; // the caller had it: its upload, begun before the hash, was abandoned
         if (early.remove(file.sha256)) {
-            paths.append(file.path);
+            // The path that is being sent, which a twin with the same bytes may precede.
+            paths.append(m_sentEarlyPath.value(file.sha256, file.path));
             m_bytesToSend += file.size;
         } else if (missing.remove(file.sha256)) {
             (file.size <= BlobBatchUpload::SmallFileBytes ? small : m_toSend).append(file);
@@ -330,6 +357,7 @@ BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
     connect(upload, &BlobUpload::finished, this, [this, upload, file, blind] {
         m_running.remove(upload);
         m_abandoning.remove(upload);
+        m_bytesOnWire += upload->bytesSent();
         upload->deleteLater();
         if (blind) {
             --*m_blindRunning;
@@ -379,6 +407,7 @@ void DatasetUpload::handleBatchSent(BlobBatchUpload *batch)
     }
     ++m_batchesSent;
     for (const ManifestFile &file : batch->files()) {
+        m_bytesOnWire += file.size;
         if (m_planned)
             reportFileSent(file);
         else

@@ -67,6 +67,9 @@ public:
     QStringList uploadedFiles() const { return m_uploaded; }
     // Requests that carried many small files (BlobBatchUpload) and were stored.
     int batchesSent() const { return m_batchesSent; }
+    // Bytes of files that travelled to the server, those of uploads given up included (a large
+    // file sent while hashed that the server turned out to have).
+    qint64 bytesOnWire() const { return m_bytesOnWire; }
     // Bytes read from the folder to hash it (0 when the hash cache knew every file).
     qint64 bytesHashed() const { return m_bytesHashed->load(); }
     // The server's answer naming the dataset or image (total_size, ...); empty without a name.
@@ -120,6 +123,7 @@ private:
     // its own. The plan (planned()) comes once the scan is done; what they did is told after it.
     bool m_planned = false;
     QSet<QString> m_sentEarly;         // digests whose sending started before the plan
+    QHash<QString, QString> m_sentEarlyPath; // ... and the path each is sent from
     // Large files the cache did not know are sent while they are hashed (BlobUpload without a
     // digest): at most FilesAtOnce at a time (counted by the scan's thread and this one), and
     // the plan waits until each is known to be new to the server or not.
@@ -134,6 +138,7 @@ private:
     qsizetype m_nextFile = 0;
     qint64 m_bytesToSend = 0;
     qint64 m_bytesSent = 0; // by files that finished
+    qint64 m_bytesOnWire = 0;
     QHash<BlobUpload *, qint64> m_running; // bytes each running file has sent
     BlobUpload *m_manifestUpload = nullptr;
     QStringList m_uploaded;

@@ -95,7 +95,9 @@ std::optional<QString> FileHashCache::cached(const QString &absolutePath, const 
     return QString::fromLatin1(found->sha256.toHex());
 }
 
-Result<QString> FileHashCache::sha256(const QString &absolutePath, qint64 *bytesRead)
+Result<QString> FileHashCache::sha256(const QString &absolutePath,
+                                      qint64 *bytesRead,
+                                      const std::atomic<bool> *abort)
 {
     if (bytesRead)
         *bytesRead = 0;
@@ -116,6 +118,9 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath, qint64 *bytes
     QByteArray buffer(qBound(qint64(4096), expected + 1, qint64(1) << 20), Qt::Uninitialized);
     qint64 read = 0;
     for (;;) {
+        if (abort && abort->load())
+            return Error::make(ErrorCode::Aborted,
+                               QStringLiteral("hashing %1 was cancelled").arg(absolutePath));
         const qint64 n = file.read(buffer.data(), buffer.size());
         if (n < 0)
             return Error::make(
@@ -207,10 +212,38 @@ Status FileHashCache::save()
 // Every run of this process that records pending uploads goes through these, one at a time.
 static QMutex s_pendingMutex;
 
-static QByteArray pendingKey(qint64 size, qint64 mtimeNs, quint64 inode, const QString &path)
+// A line is "upload-id size mtime-ns inode path"; the path is the rest of the line, spaces
+// included, and is compared whole (a path that ends like another's is not it).
+struct PendingLine
+{
+    QByteArray id;
+    QByteArray key; // "size mtime-ns inode"
+    QByteArray path;
+};
+
+static std::optional<PendingLine> splitPending(const QByteArray &line)
+{
+    qsizetype at = -1;
+    QList<qsizetype> spaces;
+    while (spaces.size() < 4 && (at = line.indexOf(' ', at + 1)) >= 0)
+        spaces.append(at);
+    if (spaces.size() < 4)
+        return std::nullopt;
+    return PendingLine{line.left(spaces[0]),
+                       line.mid(spaces[0] + 1, spaces[3] - spaces[0] - 1),
+                       line.mid(spaces[3] + 1)};
+}
+
+static QByteArray pendingKey(qint64 size, qint64 mtimeNs, quint64 inode)
 {
     return QByteArray::number(size) + ' ' + QByteArray::number(mtimeNs) + ' ' +
-           QByteArray::number(inode) + ' ' + path.toUtf8();
+           QByteArray::number(inode);
+}
+
+static bool isPendingFor(const QByteArray &line, const QByteArray &path)
+{
+    const std::optional<PendingLine> fields = splitPending(line);
+    return fields && fields->path == path;
 }
 
 QList<QByteArray> FileHashCache::pendingLines() const
@@ -243,12 +276,14 @@ std::optional<QString> FileHashCache::pendingUpload(const QString &absolutePath)
     const std::optional<Key> key = keyOf(absolutePath);
     if (!key || absolutePath.contains(u'\n'))
         return std::nullopt;
-    const QByteArray wanted = ' ' + pendingKey(key->size, key->mtimeNs, key->inode, absolutePath);
+    const QByteArray wantedKey = pendingKey(key->size, key->mtimeNs, key->inode);
+    const QByteArray wantedPath = absolutePath.toUtf8();
     QMutexLocker locker(&s_pendingMutex);
     const QList<QByteArray> lines = pendingLines();
     for (auto line = lines.crbegin(); line != lines.crend(); ++line) {
-        if (line->endsWith(wanted))
-            return QString::fromLatin1(line->left(line->size() - wanted.size()));
+        const std::optional<PendingLine> fields = splitPending(*line);
+        if (fields && fields->path == wantedPath && fields->key == wantedKey)
+            return QString::fromLatin1(fields->id);
     }
     return std::nullopt;
 }
@@ -259,21 +294,21 @@ void FileHashCache::rememberPendingUpload(const QString &absolutePath,
     const std::optional<Key> key = keyOf(absolutePath);
     if (!key || absolutePath.contains(u'\n'))
         return;
-    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    const QByteArray path = absolutePath.toUtf8();
     QMutexLocker locker(&s_pendingMutex);
     QList<QByteArray> lines = pendingLines();
-    lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); });
-    lines.append(uploadId.toLatin1() + ' ' +
-                 pendingKey(key->size, key->mtimeNs, key->inode, absolutePath));
+    lines.removeIf([&path](const QByteArray &line) { return isPendingFor(line, path); });
+    lines.append(uploadId.toLatin1() + ' ' + pendingKey(key->size, key->mtimeNs, key->inode) + ' ' +
+                 path);
     writePendingLines(lines);
 }
 
 void FileHashCache::forgetPendingUpload(const QString &absolutePath) const
 {
-    const QByteArray suffix = ' ' + absolutePath.toUtf8();
+    const QByteArray path = absolutePath.toUtf8();
     QMutexLocker locker(&s_pendingMutex);
     QList<QByteArray> lines = pendingLines();
-    if (lines.removeIf([&suffix](const QByteArray &line) { return line.endsWith(suffix); }) > 0)
+    if (lines.removeIf([&path](const QByteArray &line) { return isPendingFor(line, path); }) > 0)
         writePendingLines(lines);
 }
 

@@ -31,8 +31,11 @@ public:
 
     QString path() const { return m_path; }
     // The digest of the file at absolutePath, from the cache when its entry still holds,
-    // otherwise read and hashed (and remembered). bytesRead: what this call read (0 from the cache).
-    Result<QString> sha256(const QString &absolutePath, qint64 *bytesRead = nullptr);
+    // otherwise read and hashed (and remembered). bytesRead: what this call read (0 from the
+    // cache). abort, when set, ends the reading with an Aborted error (checked once per MiB).
+    Result<QString> sha256(const QString &absolutePath,
+                           qint64 *bytesRead = nullptr,
+                           const std::atomic<bool> *abort = nullptr);
     // The digest of the file at absolutePath when its entry still holds; nothing is read.
     std::optional<QString> cached(const QString &absolutePath);
     // Remembers a digest known otherwise (a verified download): the file is as it is now.

@@ -74,6 +74,13 @@ private slots:
     void killedClientResumesAfterTheDigestWasSent();
     void runStoppedBeforeTheDigestGoesOnUnderTheSameId();
     void datasetSendsNewLargeFilesBeforeTheyAreHashed();
+    void sameFolderAgainSendsNothing();
+    void uploadDeletedOnTheServerMidwayStartsAnew();
+    void recordOfAnUploadThatIsGoneStartsAnew();
+    void digestThatIsNotAStringIsRefused();
+    void recordsOfTwoPathsAreKeptApart();
+    void recordOfAnUploadWithAnotherDigestIsLeftBehind();
+    void cancelStopsTheHashing();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
@@ -478,9 +485,14 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     dataset.setName(u"overlap"_s);
     dataset.setHashCachePath(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
     QList<qint64> planned;
-    connect(&dataset, &DatasetUpload::planned, this, [&planned](const QStringList &, qint64 bytes) {
-        planned.append(bytes);
-    });
+    QStringList plannedPaths;
+    connect(&dataset,
+            &DatasetUpload::planned,
+            this,
+            [&planned, &plannedPaths](const QStringList &paths, qint64 bytes) {
+                planned.append(bytes);
+                plannedPaths = paths;
+            });
     qint64 lastDone = -1;
     qint64 lastTotal = -1;
     connect(&dataset, &DatasetUpload::progress, this, [&](const TransferProgress &progress) {
@@ -499,6 +511,8 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     uploaded.sort();
     QCOMPARE(uploaded.size(), 2);
     QVERIFY(uploaded.at(0).startsWith(u"fresh"_s)); // either of the twins
+    plannedPaths.sort();
+    QCOMPARE(plannedPaths, uploaded); // the plan names the twin that is sent
     QCOMPARE(uploaded.at(1), u"small.txt"_s);
     QCOMPARE(dataset.manifest().files().size(), 4);
     for (const ManifestFile &file : dataset.manifest().files()) {
@@ -507,6 +521,191 @@ void tst_UploadWithoutDigest::datasetSendsNewLargeFilesBeforeTheyAreHashed()
     }
     Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + sha256Hex(fresh));
     QVERIFY(blob && blob->body == fresh);
+}
+
+void tst_UploadWithoutDigest::sameFolderAgainSendsNothing()
+{
+    // A large new file is sent while it is hashed; its record must be gone once it is stored,
+    // whatever order the record's writes ran in, and its digest in the hash cache.
+    const QString folder = m_dir.filePath(u"again"_s);
+    const QByteArray large = writeFile(folder + u"/large.bin"_s, 24 * 1024 * 1024);
+    QVERIFY(!large.isEmpty());
+    // Enough small files that the scan goes on after the large file is stored.
+    for (int i = 0; i < 2000; ++i)
+        QVERIFY(!writeFile(folder + u"/small-%1.txt"_s.arg(i), 1024).isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const QString largePath = QFileInfo(folder + u"/large.bin"_s).absoluteFilePath();
+    {
+        DatasetUpload first(m_alice.get(), folder);
+        first.setHashCachePath(cache);
+        qint64 hashed = 0;
+        qint64 total = -1;
+        connect(&first, &DatasetUpload::hashing, this, [&](qint64 done, qint64 of) {
+            hashed = done;
+            total = of;
+        });
+        first.start();
+        // The large file's digest is in the hash cache once it is hashed, while the folder is
+        // still being scanned: a run killed now resumes by digest next time.
+        while (!first.isFinished() && !FileHashCache(cache).cached(largePath))
+            QTest::qWait(2);
+        QVERIFY2(hashed < total, qPrintable(u"%1 of %2"_s.arg(hashed).arg(total)));
+        const Result<QString> &manifest = first.waitForFinished();
+        QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
+        QVERIFY(first.bytesOnWire() >= large.size());
+    }
+    for (int run = 0; run < 3; ++run) {
+        DatasetUpload again(m_alice.get(), folder);
+        again.setHashCachePath(cache);
+        again.start();
+        const Result<QString> &manifest = again.waitForFinished();
+        QVERIFY2(manifest, qPrintable(manifest ? QString() : manifest.error().message));
+        QCOMPARE(again.filesToSend(), 0);
+        QCOMPARE(again.bytesHashed(), 0);
+        QCOMPARE(again.bytesOnWire(), 0);
+    }
+    QVERIFY(!FileHashCache(cache).pendingUpload(
+        QFileInfo(folder + u"/large.bin"_s).absoluteFilePath()));
+}
+
+void tst_UploadWithoutDigest::uploadDeletedOnTheServerMidwayStartsAnew()
+{
+    const QString path = m_dir.filePath(u"deleted.bin"_s);
+    const QByteArray bytes = writeFile(path, 40 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    // The digest is handed over by the test (as a folder scan does): the DELETE lands while
+    // the upload has none.
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
+    upload.setDigestComesLater();
+    upload.start();
+    QTRY_VERIFY(!upload.uploadId().isEmpty());
+    const QString id = upload.uploadId();
+    QCOMPARE(request("DELETE", u"/v1/uploads/"_s + id, m_aliceToken).status, 200);
+    upload.provideDigest(sha256Hex(bytes));
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != id);
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+}
+
+void tst_UploadWithoutDigest::recordOfAnUploadThatIsGoneStartsAnew()
+{
+    const QString path = m_dir.filePath(u"gone.bin"_s);
+    const QByteArray bytes = writeFile(path, 20 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    // An earlier run's record names an upload the server no longer has (expired, abandoned).
+    const RawAnswer created = createUpload(m_aliceToken, bytes.size());
+    QCOMPARE(created.status, 201);
+    const QString goneId = created.json().value("id"_L1).toString();
+    QCOMPARE(request("DELETE", u"/v1/uploads/"_s + goneId, m_aliceToken).status, 200);
+    FileHashCache(cache).rememberPendingUpload(absolute, goneId);
+    QCOMPARE(FileHashCache(cache).pendingUpload(absolute).value_or(QString()), goneId);
+
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(cache);
+    upload.start();
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != goneId);
+    QTRY_VERIFY(!FileHashCache(cache).pendingUpload(absolute));
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+}
+
+void tst_UploadWithoutDigest::digestThatIsNotAStringIsRefused()
+{
+    for (const QByteArray &body :
+         {QByteArray(R"({"size":10,"sha256":123})"), QByteArray(R"({"size":10,"sha256":null})")}) {
+        const RawAnswer answer = raw("POST /v1/uploads HTTP/1.1\r\nContent-Type: "
+                                     "application/json\r\nAuthorization: Bearer " +
+                                         m_aliceToken.toLatin1(),
+                                     body);
+        QVERIFY2(answer.status == 400, qPrintable(answer.describe()));
+        QCOMPARE(answer.error().value("field"_L1).toString(), u"sha256"_s);
+    }
+}
+
+void tst_UploadWithoutDigest::recordsOfTwoPathsAreKeptApart()
+{
+    // One path ends with a space and the other whole path: neither record is the other's.
+    const QString base = QFileInfo(m_dir.filePath(u"records"_s)).absoluteFilePath();
+    const QString shortPath = base + u"/x.bin"_s;
+    const QString longPath = base + u"/dir "_s + shortPath;
+    QVERIFY(!writeFile(shortPath, 1024).isEmpty());
+    QVERIFY(!writeFile(longPath, 1024).isEmpty());
+    const FileHashCache cache(m_dir.filePath(u"cache-%1"_s.arg(++m_caches)));
+    cache.rememberPendingUpload(longPath, u"long-id"_s);
+    cache.rememberPendingUpload(shortPath, u"short-id"_s);
+    QCOMPARE(cache.pendingUpload(longPath).value_or(QString()), u"long-id"_s);
+    QCOMPARE(cache.pendingUpload(shortPath).value_or(QString()), u"short-id"_s);
+    cache.forgetPendingUpload(shortPath);
+    QVERIFY(!cache.pendingUpload(shortPath));
+    QCOMPARE(cache.pendingUpload(longPath).value_or(QString()), u"long-id"_s);
+}
+
+void tst_UploadWithoutDigest::recordOfAnUploadWithAnotherDigestIsLeftBehind()
+{
+    // An earlier run began an upload for this file and named a digest other than the file's
+    // (the file was rewritten keeping its size, mtime and inode): its chunks are refused (409),
+    // so the upload goes on as a new one, by digest, and the record is forgotten.
+    const QString path = m_dir.filePath(u"rewritten.bin"_s);
+    const QByteArray bytes = writeFile(path, 20 * 1024 * 1024);
+    QVERIFY(!bytes.isEmpty());
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const RawAnswer created = createUpload(m_aliceToken, bytes.size());
+    QCOMPARE(created.status, 201);
+    const QString oldId = created.json().value("id"_L1).toString();
+    const QString otherDigest = sha256Hex("other bytes");
+    const RawAnswer chunk = putChunk(m_aliceToken, oldId, 0, bytes.left(1024 * 1024), otherDigest);
+    QVERIFY2(chunk.status == 200, qPrintable(chunk.describe()));
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    FileHashCache(cache).rememberPendingUpload(absolute, oldId);
+
+    BlobUpload upload(m_alice.get(), path);
+    upload.setHashCachePath(cache);
+    upload.start();
+    const Result<QString> &result = upload.waitForFinished();
+    QVERIFY2(result, qPrintable(result ? QString() : result.error().message));
+    QCOMPARE(*result, sha256Hex(bytes));
+    QVERIFY(upload.uploadId() != oldId);
+    QTRY_VERIFY(!FileHashCache(cache).pendingUpload(absolute));
+    Result<ApiResponse> blob = m_alice->getSync(u"/v1/blobs/"_s + *result);
+    QVERIFY(blob && blob->body == bytes);
+    // A later run of the same file finds the blob stored and sends nothing.
+    BlobUpload again(m_alice.get(), path);
+    again.setHashCachePath(cache);
+    again.start();
+    QVERIFY(again.waitForFinished());
+    QCOMPARE(again.bytesSent(), 0);
+}
+
+void tst_UploadWithoutDigest::cancelStopsTheHashing()
+{
+    const QString path = m_dir.filePath(u"cancelled.bin"_s);
+    const qint64 size = 128 * 1024 * 1024;
+    QVERIFY(!writeFile(path, size).isEmpty());
+    const QString cache = m_dir.filePath(u"cache-%1"_s.arg(++m_caches));
+    const qint64 before = FileHashCache::totalBytesHashed();
+    {
+        BlobUpload upload(m_alice.get(), path);
+        upload.setHashCachePath(cache);
+        upload.start();
+        upload.cancel();
+        QVERIFY(!upload.result());
+    }
+    // The hashing thread stops within a block of the cancel: the file is not read to its end,
+    // and no digest is remembered.
+    QTest::qWait(2000);
+    QVERIFY2(FileHashCache::totalBytesHashed() - before < size,
+             qPrintable(u"%1 bytes hashed"_s.arg(FileHashCache::totalBytesHashed() - before)));
+    QVERIFY(!FileHashCache(cache).cached(QFileInfo(path).absoluteFilePath()));
+    QFile::remove(path);
 }
 
 QTEST_GUILESS_MAIN(tst_UploadWithoutDigest)
