@@ -18,7 +18,7 @@ BlobStorage::BlobStorage(const QString &dataDir)
 
 Status BlobStorage::prepare() const
 {
-    for (const char *sub : {"blobs", "uploads"}) {
+    for (const char *sub : {"blobs", "uploads", "packs"}) {
         if (!QDir().mkpath(QDir(m_dataDir).filePath(QString::fromLatin1(sub)))) {
             return Error::make(
                 ErrorCode::IoError,
@@ -38,7 +38,12 @@ QString BlobStorage::partPath(const QString &uploadId) const
     return QDir(m_dataDir).filePath(QStringLiteral("uploads/") + uploadId + QStringLiteral(".part"));
 }
 
-bool BlobStorage::hasBlob(const QString &sha256) const
+QString BlobStorage::packPath(const QString &packName) const
+{
+    return QDir(m_dataDir).filePath(QStringLiteral("packs/") + packName);
+}
+
+bool BlobStorage::hasFile(const QString &sha256) const
 {
     return QFile::exists(blobPath(sha256));
 }

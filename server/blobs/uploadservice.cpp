@@ -60,7 +60,7 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                                .arg(m_maxBlobBytes),
                            QStringLiteral("size"));
     }
-    if (ownsBlob(owner, sha256) && m_storage.hasBlob(sha256))
+    if (ownsBlob(owner, sha256) && locator().has(sha256))
         return UploadState{QString(), sha256, size, size, true};
 
     Result<QSqlQuery> existing =
@@ -303,7 +303,7 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
                            QStringLiteral("sha256"));
     }
     // Bytes someone else already stored are kept once; ours were verified as they streamed.
-    if (!m_storage.hasBlob(upload.sha256)) {
+    if (!locator().has(upload.sha256)) {
         if (Status moved = m_storage.moveIntoPlace(upload.id, upload.sha256); !moved) {
             forget();
             return moved;
@@ -352,7 +352,8 @@ static QString multiRowInsert(QStringView into, int columns, qsizetype rows, QSt
     return sql + u' ' + tail;
 }
 
-Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries)
+Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
+                                  const BlobBatch::Packed &packed)
 {
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
@@ -368,12 +369,18 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         QVariantList blobBinds;
         QVariantList refBinds;
         for (qsizetype i = first; i < first + rows; ++i) {
-            blobBinds << digests.at(i) << sizes.value(digests.at(i)) << now;
+            const QString &digest = digests.at(i);
+            // A blob held before the batch: its row exists and stays as it is.
+            const auto offset = packed.offsets.constFind(digest);
+            const bool inPack = offset != packed.offsets.cend();
+            blobBinds << digest << sizes.value(digest) << now
+                      << (inPack ? QVariant(packed.pack) : QVariant(QMetaType::fromType<QString>()))
+                      << (inPack ? QVariant(*offset) : QVariant(QMetaType::fromType<qint64>()));
             refBinds << owner << digests.at(i);
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh = runSql(m_db,
-                                         multiRowInsert(u"blobs (sha256, size, created_at)", 3,
+                                         multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)", 5,
                                                         rows,
                                                         u"ON CONFLICT DO NOTHING RETURNING sha256"),
                                          blobBinds);

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "blobstorage.h"
+
+#include <QSet>
+#include <QSqlDatabase>
+#include <QStringList>
+
+#include <optional>
+
+namespace ddl::server {
+
+// Finds a stored blob's bytes, wherever they lie: in a pack (its place is in the blobs table)
+// or in a file of its own. Every reader of blob bytes goes through here, so none reads a pack
+// past the end of the blob it asked for.
+class BlobLocator
+{
+public:
+    BlobLocator(const QSqlDatabase &db, const BlobStorage &storage);
+
+    // Where the blob's bytes are; nothing for a blob the server does not hold.
+    std::optional<BlobLocation> locate(const QString &sha256) const;
+    bool has(const QString &sha256) const { return locate(sha256).has_value(); }
+    // The blob's first maxBytes bytes (all of a smaller one).
+    Result<QByteArray> read(const QString &sha256, qint64 maxBytes) const;
+    // Which of digests the store records as held (a batch writes only the others).
+    Result<QSet<QString>> recorded(const QStringList &digests) const;
+
+private:
+    QSqlDatabase m_db;
+    BlobStorage m_storage;
+};
+
+} // namespace ddl::server
