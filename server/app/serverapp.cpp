@@ -55,6 +55,7 @@ Status ServerApp::start()
             return prepared;
     }
     BlobBatch::sweepParts(m_services->blobs);
+    m_services->uploads.sweepUnreferencedPacks();
     m_services->scheduler.setCanaries(m_config.canaries);
     m_services->canaries.setIntervalMs(qint64(m_config.canaryIntervalHours * 3600 * 1000));
     m_services->canaries.setDeadlineMs(qint64(m_config.canaryDeadlineMinutes * 60 * 1000));

@@ -7,7 +7,10 @@
 #include "store/sql.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QUuid>
 
@@ -400,6 +403,30 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         return committed;
     LedgerStore(m_db).addUploadedBy(owner, bytes);
     return Ok{};
+}
+
+void UploadService::sweepUnreferencedPacks()
+{
+    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    const QDir packs(QFileInfo(m_storage.packPath(u"x"_s)).absolutePath());
+    QStringList old;
+    for (const QFileInfo &pack : packs.entryInfoList({u"*.pack"_s}, QDir::Files)) {
+        if (pack.lastModified() < before)
+            old << pack.fileName();
+    }
+    if (old.isEmpty())
+        return; // the usual case: no need to read the blobs table
+    Result<QSqlQuery> referenced =
+        runSql(m_db, u"SELECT DISTINCT pack FROM blobs WHERE pack IS NOT NULL"_s);
+    if (!referenced)
+        return;
+    QSet<QString> used;
+    while (referenced->next())
+        used.insert(referenced->value(0).toString());
+    for (const QString &name : std::as_const(old)) {
+        if (!used.contains(name))
+            QFile::remove(packs.filePath(name));
+    }
 }
 
 bool UploadService::ownsBlob(const QString &owner, const QString &sha256)

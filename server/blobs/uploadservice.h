@@ -74,6 +74,11 @@ public:
     Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
                        const BlobBatch::Packed &packed);
 
+    // Removes packs older than an hour that no blob refers to: a crash between a batch's sync
+    // and its transaction leaves one. Only old ones: another server sharing the data folder may
+    // be recording a batch now.
+    void sweepUnreferencedPacks();
+
     bool ownsBlob(const QString &owner, const QString &sha256);
     Status addReference(const QString &owner, const QString &sha256);
     // Drops uploads untouched for UploadExpiryMs, with their part files.

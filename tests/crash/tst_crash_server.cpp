@@ -14,6 +14,7 @@
 #include "httpsclient.h"
 
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -201,7 +202,18 @@ void tst_CrashServer::killedAfterBatchesServesEveryBlob()
                             + sha256Hex(files.first()).left(2) + u'/'
                             + sha256Hex(files.first())),
              "a batched file was stored as a file of its own");
+    // What a crash between a pack's sync and its transaction would leave, two hours ago; and
+    // the batches' packs, made to look as old.
+    const QString orphan = packs.filePath(u"0123456789abcdef0123456789abcdef.pack"_s);
+    QVERIFY(writeFile(orphan, "bytes no blob refers to"));
+    const QDateTime twoHoursAgo = QDateTime::currentDateTime().addSecs(-7200);
+    for (const QString &name : packs.entryList({u"*.pack"_s}, QDir::Files)) {
+        QFile pack(packs.filePath(name));
+        QVERIFY(pack.open(QIODevice::ReadWrite)
+                && pack.setFileTime(twoHoursAgo, QFileDevice::FileModificationTime));
+    }
     QVERIFY2(cluster.restartServer(), qPrintable(cluster.serverLog()));
+    QVERIFY2(!QFile::exists(orphan), "an unreferenced old pack was kept");
 
     const QString dest = cluster.path(u"small-copy"_s);
     const CliRun downloaded = cluster.cli(
