@@ -1,5 +1,6 @@
 #include "blobbatch.h"
 
+#include "bloblocator.h"
 #include "core/sha256.h"
 #include "core/sha256stream.h"
 
@@ -75,6 +76,8 @@ static bool writeAll(int fd, const char *bytes, qint64 size)
         const ssize_t n = ::write(fd, bytes, size_t(size));
         if (n < 0 && errno == EINTR)
             continue;
+        if (n == 0)
+            errno = EIO; // else the error would read "Success"
         if (n <= 0)
             return false;
         bytes += n;
@@ -85,9 +88,33 @@ static bool writeAll(int fd, const char *bytes, qint64 size)
 
 // One new file instead of one a blob: creating files is what costs on a busy filesystem (an
 // ext4 that skips over recently freed inodes), not writing bytes.
-Result<BlobBatch::Packed> BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
-                                           const QList<Entry> &entries, const QSet<QString> &held)
+QSet<QString> BlobBatch::present(const BlobStorage &storage,
+                                 const QHash<QString, QString> &recorded)
 {
+    QHash<QString, bool> packs; // a batch's blobs share few packs: look at each once
+    QSet<QString> held;
+    for (auto it = recorded.cbegin(); it != recorded.cend(); ++it) {
+        const QString &pack = it.value();
+        bool there = false;
+        if (pack.isEmpty()) {
+            there = storage.hasFile(it.key());
+        } else {
+            auto known = packs.constFind(pack);
+            if (known == packs.cend())
+                known = packs.insert(pack, BlobLocator::isPackName(pack) && storage.hasPack(pack));
+            there = *known;
+        }
+        if (there)
+            held.insert(it.key());
+    }
+    return held;
+}
+
+Result<BlobBatch::Packed> BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
+                                           const QList<Entry> &entries,
+                                           const QHash<QString, QString> &recorded)
+{
+    const QSet<QString> held = present(storage, recorded);
     for (const Entry &entry : entries) {
         Sha256Stream hash;
         hash.add(QByteArrayView(body).sliced(entry.offset, entry.size));
@@ -106,6 +133,8 @@ Result<BlobBatch::Packed> BlobBatch::store(const BlobStorage &storage, const QBy
         if (held.contains(entry.sha256) || packed.offsets.contains(entry.sha256))
             continue;
         packed.offsets.insert(entry.sha256, packBytes);
+        if (recorded.contains(entry.sha256))
+            packed.repairs.insert(entry.sha256);
         fresh.append(&entry);
         packBytes += entry.size;
     }

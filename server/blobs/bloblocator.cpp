@@ -15,8 +15,7 @@ BlobLocator::BlobLocator(const QSqlDatabase &db, const BlobStorage &storage)
     , m_storage(storage)
 {}
 
-// Pack names are the server's own ("<uuid>.pack"); anything else in the column is not followed.
-static bool isPackName(const QString &name)
+bool BlobLocator::isPackName(const QString &name)
 {
     static const QRegularExpression pattern(u"^[0-9a-f]{32}\\.pack$"_s);
     return pattern.match(name).hasMatch();
@@ -60,11 +59,11 @@ Result<QByteArray> BlobLocator::read(const QString &sha256, qint64 maxBytes) con
     return bytes;
 }
 
-Result<QSet<QString>> BlobLocator::recorded(const QStringList &digests) const
+Result<QHash<QString, QString>> BlobLocator::recorded(const QStringList &digests) const
 {
     // Few values a statement: Qt's SQLite driver binds in time that grows with their square.
     constexpr qsizetype PerStatement = 50;
-    QSet<QString> held;
+    QHash<QString, QString> held;
     for (qsizetype first = 0; first < digests.size(); first += PerStatement) {
         const QStringList some = digests.mid(first, PerStatement);
         QStringList marks;
@@ -74,11 +73,11 @@ Result<QSet<QString>> BlobLocator::recorded(const QStringList &digests) const
             binds << digest;
         }
         Result<QSqlQuery> rows = runSql(
-            m_db, u"SELECT sha256 FROM blobs WHERE sha256 IN (%1)"_s.arg(marks.join(u", ")), binds);
+            m_db, u"SELECT sha256, pack FROM blobs WHERE sha256 IN (%1)"_s.arg(marks.join(u", ")), binds);
         if (!rows)
             return rows.error();
         while (rows->next())
-            held.insert(rows->value(0).toString());
+            held.insert(rows->value(0).toString(), rows->value(1).toString());
     }
     return held;
 }

@@ -2,6 +2,7 @@
 
 #include "blobstorage.h"
 
+#include <QHash>
 #include <QSet>
 #include <QSqlDatabase>
 #include <QStringList>
@@ -23,8 +24,12 @@ public:
     bool has(const QString &sha256) const { return locate(sha256).has_value(); }
     // The blob's first maxBytes bytes (all of a smaller one).
     Result<QByteArray> read(const QString &sha256, qint64 maxBytes) const;
-    // Which of digests the store records as held (a batch writes only the others).
-    Result<QSet<QString>> recorded(const QStringList &digests) const;
+    // Which of digests the store records, each with its pack (empty for a file of its own).
+    // Whether their bytes are still there is the caller's to check, off the event loop
+    // (BlobBatch::present): a restore may bring back a database newer than its data folder.
+    Result<QHash<QString, QString>> recorded(const QStringList &digests) const;
+    // Pack names are the server's own ("<uuid>.pack"); anything else in the column is not followed.
+    static bool isPackName(const QString &name);
 
 private:
     QSqlDatabase m_db;

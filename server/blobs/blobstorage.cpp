@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <cerrno>
 #include <fcntl.h>
 #include <cstring>
 #include <unistd.h>
@@ -24,6 +25,18 @@ Status BlobStorage::prepare() const
                 ErrorCode::IoError,
                 QStringLiteral("cannot create %1/%2").arg(m_dataDir, QLatin1String(sub)));
         }
+    }
+    // packs/ is newer than the data folders of older servers: its name must survive a crash
+    // before a pack recorded in it does.
+    const int dirFd =
+        ::open(QFile::encodeName(m_dataDir).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    if (!synced) {
+        return Error::make(ErrorCode::IoError, QStringLiteral("cannot sync %1: %2")
+                                                   .arg(m_dataDir, QString::fromLocal8Bit(
+                                                                       strerror(errno))));
     }
     return Ok{};
 }
@@ -46,6 +59,11 @@ QString BlobStorage::packPath(const QString &packName) const
 bool BlobStorage::hasFile(const QString &sha256) const
 {
     return QFile::exists(blobPath(sha256));
+}
+
+bool BlobStorage::hasPack(const QString &packName) const
+{
+    return QFile::exists(packPath(packName));
 }
 
 static Error ioError(const QString &what, const QString &path)

@@ -31,6 +31,7 @@ public:
     QString partPath(const QString &uploadId) const;
     QString packPath(const QString &packName) const;
     bool hasFile(const QString &sha256) const;
+    bool hasPack(const QString &packName) const;
 
     // Opens the part file for writing at offset, cut back to offset first (dropping bytes a crash
     // left past the last acknowledged offset). Returns the descriptor.

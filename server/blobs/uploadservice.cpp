@@ -399,6 +399,14 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         if (!referenced)
             return referenced.error();
     }
+    // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
+    for (const QString &digest : packed.repairs) {
+        Result<QSqlQuery> moved =
+            runSql(m_db, u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
+                   {packed.pack, packed.offsets.value(digest), digest});
+        if (!moved)
+            return moved.error();
+    }
     if (Status committed = transaction.commit(); !committed)
         return committed;
     LedgerStore(m_db).addUploadedBy(owner, bytes);
@@ -415,16 +423,11 @@ void UploadService::sweepUnreferencedPacks()
             old << pack.fileName();
     }
     if (old.isEmpty())
-        return; // the usual case: no need to read the blobs table
-    Result<QSqlQuery> referenced =
-        runSql(m_db, u"SELECT DISTINCT pack FROM blobs WHERE pack IS NOT NULL"_s);
-    if (!referenced)
-        return;
-    QSet<QString> used;
-    while (referenced->next())
-        used.insert(referenced->value(0).toString());
+        return; // in the first hour of a data folder only: later every pack is old
+    // One look-up a candidate, on the index of blobs(pack).
     for (const QString &name : std::as_const(old)) {
-        if (!used.contains(name))
+        Result<QSqlQuery> used = runSql(m_db, u"SELECT 1 FROM blobs WHERE pack = ? LIMIT 1"_s, {name});
+        if (used && !used->next())
             QFile::remove(packs.filePath(name));
     }
 }

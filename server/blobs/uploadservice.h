@@ -70,7 +70,8 @@ public:
     const BlobStorage &storage() const { return m_storage; }
     BlobLocator locator() const { return BlobLocator(m_db, m_storage); }
     // The blobs of a batch BlobBatch::store packed (or found held): known, where they lie, and
-    // owner's, in one transaction. A blob another batch recorded meanwhile keeps its first place.
+    // owner's, in one transaction. A blob another batch recorded meanwhile keeps its first place;
+    // one the batch repaired (packed.repairs: recorded, bytes lost) moves to its new copy.
     Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
                        const BlobBatch::Packed &packed);
 

@@ -65,7 +65,11 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
             return query.error();
         while (query->next()) {
             const QString sha = query->value(0).toString();
-            if (!query->value(1).isNull() || m_storage.hasFile(sha))
+            // Recorded and its bytes there (the same test as a batch's, BlobBatch::present): a
+            // lost blob is reported missing, so the client uploads it again.
+            const QString pack = query->value(1).toString();
+            if (pack.isEmpty() ? m_storage.hasFile(sha)
+                               : BlobLocator::isPackName(pack) && m_storage.hasPack(pack))
                 owned.insert(sha);
         }
     }

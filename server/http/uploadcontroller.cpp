@@ -37,16 +37,19 @@ void UploadController::registerRoutes(Router &router)
                      QStringList digests;
                      for (const BlobBatch::Entry &entry : std::as_const(*entries))
                          digests.append(entry.sha256);
-                     Result<QSet<QString>> held = m_uploads.locator().recorded(digests);
-                     if (!held)
-                         return HttpReply::error(held.error());
+                     // Recorded is not held: whether the bytes are still there is looked at in
+                     // the pool (a blob whose bytes were lost is stored again).
+                     Result<QHash<QString, QString>> recorded =
+                         m_uploads.locator().recorded(digests);
+                     if (!recorded)
+                         return HttpReply::error(recorded.error());
                      return HttpReply::later(QtConcurrent::run(
                          &m_batchPool,
                          [this, storage = m_uploads.storage(), owner = request.uploadOwner(),
                           body = request.body(), entries = *entries,
-                          held = *held]() -> HttpReply::Finish {
+                          recorded = *recorded]() -> HttpReply::Finish {
                              Result<BlobBatch::Packed> packed =
-                                 BlobBatch::store(storage, body, entries, held);
+                                 BlobBatch::store(storage, body, entries, recorded);
                              return [this, owner, packed, entries] {
                                  if (!packed)
                                      return HttpReply::error(packed.error());

@@ -171,6 +171,8 @@ const std::vector<QStringList> &schemaMigrations()
         {
             QStringLiteral("ALTER TABLE blobs ADD COLUMN pack TEXT"),
             QStringLiteral("ALTER TABLE blobs ADD COLUMN pack_offset INTEGER"),
+            // The start's sweep asks, of each old pack, whether any blob lies in it.
+            QStringLiteral("CREATE INDEX blobs_pack ON blobs (pack) WHERE pack IS NOT NULL"),
         },
     };
     return migrations;
