@@ -30,8 +30,11 @@ std::optional<BlobLocation> BlobLocator::locate(const QString &sha256) const
         const QString pack = row->value(1).toString();
         if (!isPackName(pack))
             return std::nullopt;
-        return BlobLocation{m_storage.packPath(pack), row->value(2).toLongLong(),
-                            row->value(0).toLongLong()};
+        // A lost pack (a restore out of step) is no place: the blob may since have come again
+        // as a file of its own through /v1/uploads.
+        if (m_storage.hasPack(pack))
+            return BlobLocation{m_storage.packPath(pack), row->value(2).toLongLong(),
+                                row->value(0).toLongLong()};
     }
     // A blob of its own (an upload's, or a batch's from before packs).
     const QFileInfo file(m_storage.blobPath(sha256));
