@@ -218,6 +218,11 @@ void tst_ApiBlobs::batchBlobsReadBackFromOnePack()
         QCOMPARE(whole.body, bytes);
         QCOMPARE(whole.header("ETag"), '"' + sha256Of(bytes).toLatin1() + '"');
     }
+    // HEAD tells the blob's own size, not the pack's.
+    const Answer head = send("HEAD", blobPath(middle), m_alice);
+    VERIFY_STATUS(head, 200);
+    QVERIFY(head.body.isEmpty());
+    QCOMPARE(head.header("Content-Length"), "700");
     const Answer slice = get(blobPath(middle), m_alice, {}, {{"Range", "bytes=100-199"}});
     VERIFY_STATUS(slice, 206);
     QCOMPARE(slice.body, middle.mid(100, 100));
