@@ -373,7 +373,8 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         QVariantList refBinds;
         for (qsizetype i = first; i < first + rows; ++i) {
             const QString &digest = digests.at(i);
-            // A blob held before the batch: its row exists and stays as it is.
+            // A blob held before the batch: its row exists and stays as it is (a repaired one
+            // is moved below).
             const auto offset = packed.offsets.constFind(digest);
             const bool inPack = offset != packed.offsets.cend();
             blobBinds << digest << sizes.value(digest) << now

@@ -39,6 +39,13 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
             QStringLiteral("sha256"));
     }
     QSet<QString> owned; // and held: in a pack, or in a file of its own
+    QHash<QString, bool> packs; // many blobs share a pack: look at each once
+    const auto packThere = [&](const QString &pack) {
+        auto known = packs.constFind(pack);
+        if (known == packs.cend())
+            known = packs.insert(pack, BlobLocator::isPackName(pack) && m_storage.hasPack(pack));
+        return *known;
+    };
     // In batches: SQLite allows a few hundred parameters per statement.
     constexpr qsizetype Batch = 500;
     for (qsizetype start = 0; start < sha256s.size(); start += Batch) {
@@ -68,8 +75,7 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
             // Recorded and its bytes there (the same test as a batch's, BlobBatch::present): a
             // lost blob is reported missing, so the client uploads it again.
             const QString pack = query->value(1).toString();
-            if (pack.isEmpty() ? m_storage.hasFile(sha)
-                               : BlobLocator::isPackName(pack) && m_storage.hasPack(pack))
+            if (pack.isEmpty() ? m_storage.hasFile(sha) : packThere(pack))
                 owned.insert(sha);
         }
     }
