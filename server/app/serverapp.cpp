@@ -55,6 +55,7 @@ Status ServerApp::start()
             return prepared;
     }
     BlobBatch::sweepParts(m_services->blobs);
+    m_services->uploads.sweepUnreferencedPacks();
     m_services->scheduler.setCanaries(m_config.canaries);
     m_services->canaries.setIntervalMs(qint64(m_config.canaryIntervalHours * 3600 * 1000));
     m_services->canaries.setDeadlineMs(qint64(m_config.canaryDeadlineMinutes * 60 * 1000));
@@ -118,9 +119,11 @@ void ServerApp::registerRoutes()
     });
     m_authController = std::make_unique<AuthController>(s.auth, s.throttle);
     m_jobController =
-        std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.blobs, s.utilisation);
+        std::make_unique<JobController>(s.jobs, s.outputs, s.logs, s.uploads.locator(),
+                                        s.utilisation);
     m_uploadController = std::make_unique<UploadController>(s.uploads);
-    m_blobController = std::make_unique<BlobController>(s.blobs, s.uploads, s.workers, s.ledger);
+    m_blobController = std::make_unique<BlobController>(s.uploads.locator(), s.uploads,
+                                                        s.workers, s.ledger);
     m_workerController =
         std::make_unique<WorkerController>(s.workers, s.scheduler, s.logs, s.utilisation,
                                            s.ledger);

@@ -1,5 +1,6 @@
 #include "blobbatch.h"
 
+#include "bloblocator.h"
 #include "core/sha256.h"
 #include "core/sha256stream.h"
 
@@ -62,23 +63,58 @@ Result<QList<BlobBatch::Entry>> BlobBatch::parse(const QByteArray &body)
     return entries;
 }
 
-// Makes what was written before durable, for the whole filesystem of folder at once.
-static Status syncFilesystemOf(const QString &folder)
+static Error ioError(const QString &what, const QString &path, int error)
 {
-    const int fd = ::open(QFile::encodeName(folder).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    const bool synced = fd >= 0 && ::syncfs(fd) == 0;
-    const int error = errno;
-    if (fd >= 0)
-        ::close(fd);
-    if (synced)
-        return Ok{};
-    return Error::make(ErrorCode::IoError, QStringLiteral("cannot sync %1 to disk: %2")
-                                               .arg(folder, QString::fromLocal8Bit(strerror(error))));
+    return Error::make(ErrorCode::IoError, QStringLiteral("%1 %2: %3")
+                                               .arg(what, path, QString::fromLocal8Bit(strerror(error))));
 }
 
-Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
-                        const QList<Entry> &entries)
+// Writes all of bytes at fd's position, through short writes and signals.
+static bool writeAll(int fd, const char *bytes, qint64 size)
 {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, bytes, size_t(size));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            errno = EIO; // else the error would read "Success"
+        if (n <= 0)
+            return false;
+        bytes += n;
+        size -= n;
+    }
+    return true;
+}
+
+// One new file instead of one a blob: creating files is what costs on a busy filesystem (an
+// ext4 that skips over recently freed inodes), not writing bytes.
+QSet<QString> BlobBatch::present(const BlobStorage &storage,
+                                 const QHash<QString, QString> &recorded)
+{
+    QHash<QString, bool> packs; // a batch's blobs share few packs: look at each once
+    QSet<QString> held;
+    for (auto it = recorded.cbegin(); it != recorded.cend(); ++it) {
+        const QString &pack = it.value();
+        bool there = false;
+        if (pack.isEmpty()) {
+            there = storage.hasFile(it.key());
+        } else {
+            auto known = packs.constFind(pack);
+            if (known == packs.cend())
+                known = packs.insert(pack, BlobLocator::isPackName(pack) && storage.hasPack(pack));
+            there = *known;
+        }
+        if (there)
+            held.insert(it.key());
+    }
+    return held;
+}
+
+Result<BlobBatch::Packed> BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
+                                           const QList<Entry> &entries,
+                                           const QHash<QString, QString> &recorded)
+{
+    const QSet<QString> held = present(storage, recorded);
     for (const Entry &entry : entries) {
         Sha256Stream hash;
         hash.add(QByteArrayView(body).sliced(entry.offset, entry.size));
@@ -90,44 +126,53 @@ Status BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
                                QStringLiteral("sha256"));
         }
     }
-    // Written as parts first, synced once, then renamed into place: a crash never leaves a
-    // partial blob under a digest.
-    QList<std::pair<QString, QString>> parts; // part id, digest
-    QSet<QString> seen;
-    const auto discardParts = [&] {
-        for (const auto &[id, digest] : std::as_const(parts))
-            storage.discard(id);
-    };
+    Packed packed;
+    QList<const Entry *> fresh;
+    qint64 packBytes = 0;
     for (const Entry &entry : entries) {
-        if (storage.hasBlob(entry.sha256) || seen.contains(entry.sha256))
+        if (held.contains(entry.sha256) || packed.offsets.contains(entry.sha256))
             continue;
-        seen.insert(entry.sha256);
-        const QString id = QUuid::createUuid().toString(QUuid::Id128) + QLatin1String(PartSuffix);
-        QFile part(storage.partPath(id));
-        if (!part.open(QIODevice::WriteOnly)
-            || part.write(body.constData() + entry.offset, entry.size) != entry.size) {
-            discardParts();
-            return Error::make(ErrorCode::IoError, QStringLiteral("cannot write %1: %2")
-                                                       .arg(part.fileName(), part.errorString()));
-        }
-        parts.append({id, entry.sha256});
+        packed.offsets.insert(entry.sha256, packBytes);
+        if (recorded.contains(entry.sha256))
+            packed.repairs.insert(entry.sha256);
+        fresh.append(&entry);
+        packBytes += entry.size;
     }
-    if (parts.isEmpty())
-        return Ok{};
-    if (Status synced =
-            syncFilesystemOf(QFileInfo(storage.partPath(parts.first().first)).absolutePath());
-        !synced) {
-        discardParts();
-        return synced;
+    if (fresh.isEmpty())
+        return Packed{};
+    packed.pack = QUuid::createUuid().toString(QUuid::Id128) + QStringLiteral(".pack");
+    const QString path = storage.packPath(packed.pack);
+    const QByteArray encoded = QFile::encodeName(path);
+    const int fd = ::open(encoded.constData(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return ioError(QStringLiteral("cannot create"), path, errno);
+    bool written = true;
+    for (const Entry *entry : std::as_const(fresh)) {
+        written = writeAll(fd, body.constData() + entry->offset, entry->size);
+        if (!written)
+            break;
     }
-    for (const auto &[id, digest] : std::as_const(parts)) {
-        if (Status moved = storage.moveIntoPlace(id, digest, BlobStorage::Sync::Later); !moved) {
-            discardParts();
-            return moved;
-        }
+    // fdatasync covers the pack's length too; the folder's sync, its name.
+    const bool synced = written && ::fdatasync(fd) == 0;
+    const int error = errno;
+    ::close(fd);
+    if (!synced) {
+        ::unlink(encoded.constData());
+        return ioError(written ? QStringLiteral("cannot sync") : QStringLiteral("cannot write"),
+                       path, error);
     }
-    // The renames, durable at once.
-    return syncFilesystemOf(QFileInfo(storage.blobPath(parts.first().second)).absolutePath());
+    const QString folder = QFileInfo(path).absolutePath();
+    const int dirFd =
+        ::open(QFile::encodeName(folder).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool named = dirFd >= 0 && ::fsync(dirFd) == 0;
+    const int dirError = errno;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    if (!named) {
+        ::unlink(encoded.constData());
+        return ioError(QStringLiteral("cannot sync"), folder, dirError);
+    }
+    return packed;
 }
 
 void BlobBatch::sweepParts(const BlobStorage &storage)

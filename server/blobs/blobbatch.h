@@ -3,6 +3,8 @@
 #include "blobstorage.h"
 
 #include <QByteArray>
+#include <QHash>
+#include <QSet>
 #include <QList>
 #include <QString>
 
@@ -24,18 +26,33 @@ public:
         qint64 size = 0;
     };
 
+    // Where a batch's new blobs went: one pack, each blob at its offset there.
+    struct Packed
+    {
+        QString pack; // empty when the batch brought nothing new
+        QHash<QString, qint64> offsets; // by digest
+        // Recorded before but their bytes were gone (a pack or file lost): their rows move here.
+        QSet<QString> repairs;
+    };
+
     // Splits and checks a body: well formed, each blob within MaxBlobBytes, at most MaxBlobs.
     static Result<QList<Entry>> parse(const QByteArray &body);
-    // Off the event loop: checks every blob's digest, then writes those storage lacks, with one
-    // filesystem sync for the whole batch before any appears under its digest. A wrong digest
-    // stores none of them; after a failure on the disk some may be in place, unrecorded (no
-    // caller owns them yet), and sending the batch again is always safe.
-    // The part files of a batch end in this; a crash between writing and renaming leaves them,
-    // and the server removes them at start (sweepParts).
+    // Off the event loop: which of the recorded blobs (digest -> pack, empty for a file of its
+    // own; BlobLocator::recorded) still have their bytes on disk.
+    static QSet<QString> present(const BlobStorage &storage,
+                                 const QHash<QString, QString> &recorded);
+    // Off the event loop: checks every blob's digest, then appends those not held (recorded
+    // and present) to one new pack, synced once with its folder entry. A recorded blob whose
+    // bytes are gone is written again and marked a repair. A wrong
+    // digest stores none of them; a failure leaves no pack. The caller records the locations;
+    // a crash before it does leaves an unreferenced pack, which nothing reads.
+    static Result<Packed> store(const BlobStorage &storage, const QByteArray &body,
+                                const QList<Entry> &entries,
+                                const QHash<QString, QString> &recorded);
+    // Batches of servers before packs wrote part files ending in this; a crash could leave
+    // them, and the server removes them at start.
     static constexpr auto PartSuffix = "-batch";
     static void sweepParts(const BlobStorage &storage);
-    static Status store(const BlobStorage &storage, const QByteArray &body,
-                        const QList<Entry> &entries);
 };
 
 } // namespace ddl::server

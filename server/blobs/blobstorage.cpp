@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <cerrno>
 #include <fcntl.h>
 #include <cstring>
 #include <unistd.h>
@@ -18,12 +19,24 @@ BlobStorage::BlobStorage(const QString &dataDir)
 
 Status BlobStorage::prepare() const
 {
-    for (const char *sub : {"blobs", "uploads"}) {
+    for (const char *sub : {"blobs", "uploads", "packs"}) {
         if (!QDir().mkpath(QDir(m_dataDir).filePath(QString::fromLatin1(sub)))) {
             return Error::make(
                 ErrorCode::IoError,
                 QStringLiteral("cannot create %1/%2").arg(m_dataDir, QLatin1String(sub)));
         }
+    }
+    // packs/ is newer than the data folders of older servers: its name must survive a crash
+    // before a pack recorded in it does.
+    const int dirFd =
+        ::open(QFile::encodeName(m_dataDir).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const bool synced = dirFd >= 0 && ::fsync(dirFd) == 0;
+    if (dirFd >= 0)
+        ::close(dirFd);
+    if (!synced) {
+        return Error::make(ErrorCode::IoError, QStringLiteral("cannot sync %1: %2")
+                                                   .arg(m_dataDir, QString::fromLocal8Bit(
+                                                                       strerror(errno))));
     }
     return Ok{};
 }
@@ -38,9 +51,19 @@ QString BlobStorage::partPath(const QString &uploadId) const
     return QDir(m_dataDir).filePath(QStringLiteral("uploads/") + uploadId + QStringLiteral(".part"));
 }
 
-bool BlobStorage::hasBlob(const QString &sha256) const
+QString BlobStorage::packPath(const QString &packName) const
+{
+    return QDir(m_dataDir).filePath(QStringLiteral("packs/") + packName);
+}
+
+bool BlobStorage::hasFile(const QString &sha256) const
 {
     return QFile::exists(blobPath(sha256));
+}
+
+bool BlobStorage::hasPack(const QString &packName) const
+{
+    return QFile::exists(packPath(packName));
 }
 
 static Error ioError(const QString &what, const QString &path)

@@ -6,18 +6,32 @@
 
 namespace ddl::server {
 
+// Where a blob's bytes lie: length bytes from offset in the file at path (a blob of its own at
+// offset 0, or a pack holding many).
+struct BlobLocation
+{
+    QString path;
+    qint64 offset = 0;
+    qint64 length = 0;
+};
+
 // The files behind blobs: DATA/blobs/ab/abcdef... once complete, DATA/uploads/<id>.part while
 // an upload fills. A blob appears under its digest only by an atomic rename of a verified,
-// fsynced file, so a crash never leaves a partial blob visible.
+// fsynced file, so a crash never leaves a partial blob visible. The small blobs of batches lie
+// in packs instead, DATA/packs/<uuid>.pack, their bytes back to back; where each one starts is
+// in the store (BlobLocator), recorded only once its pack is durable.
 class BlobStorage
 {
 public:
     explicit BlobStorage(const QString &dataDir);
 
     Status prepare() const;
+    // The file of a blob stored on its own (readers ask BlobLocator, which also knows packs).
     QString blobPath(const QString &sha256) const;
     QString partPath(const QString &uploadId) const;
-    bool hasBlob(const QString &sha256) const;
+    QString packPath(const QString &packName) const;
+    bool hasFile(const QString &sha256) const;
+    bool hasPack(const QString &packName) const;
 
     // Opens the part file for writing at offset, cut back to offset first (dropping bytes a crash
     // left past the last acknowledged offset). Returns the descriptor.

@@ -7,7 +7,10 @@
 #include "store/sql.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QHash>
 #include <QUuid>
 
@@ -68,7 +71,7 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
                            QStringLiteral("size"));
     }
     if (!sha256.isEmpty()) {
-        if (ownsBlob(owner, sha256) && m_storage.hasBlob(sha256))
+        if (ownsBlob(owner, sha256) && locator().has(sha256))
             return UploadState{QString(), sha256, size, size, true};
         // The furthest unfinished upload of these bytes goes on, one begun without a digest too
         // once a chunk has named it (a client killed half-way resumes).
@@ -381,7 +384,7 @@ Status UploadService::completeUpload(const QString &owner, const UploadState &up
                            QStringLiteral("sha256"));
     }
     // Bytes someone else already stored are kept once; ours were verified as they streamed.
-    if (!m_storage.hasBlob(upload.sha256)) {
+    if (!locator().has(upload.sha256)) {
         if (Status moved = m_storage.moveIntoPlace(upload.id, upload.sha256); !moved) {
             forget();
             return moved;
@@ -430,7 +433,8 @@ static QString multiRowInsert(QStringView into, int columns, qsizetype rows, QSt
     return sql + u' ' + tail;
 }
 
-Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries)
+Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
+                                  const BlobBatch::Packed &packed)
 {
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
@@ -446,12 +450,19 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         QVariantList blobBinds;
         QVariantList refBinds;
         for (qsizetype i = first; i < first + rows; ++i) {
-            blobBinds << digests.at(i) << sizes.value(digests.at(i)) << now;
+            const QString &digest = digests.at(i);
+            // A blob held before the batch: its row exists and stays as it is (a repaired one
+            // is moved below).
+            const auto offset = packed.offsets.constFind(digest);
+            const bool inPack = offset != packed.offsets.cend();
+            blobBinds << digest << sizes.value(digest) << now
+                      << (inPack ? QVariant(packed.pack) : QVariant(QMetaType::fromType<QString>()))
+                      << (inPack ? QVariant(*offset) : QVariant(QMetaType::fromType<qint64>()));
             refBinds << owner << digests.at(i);
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh = runSql(m_db,
-                                         multiRowInsert(u"blobs (sha256, size, created_at)", 3,
+                                         multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)", 5,
                                                         rows,
                                                         u"ON CONFLICT DO NOTHING RETURNING sha256"),
                                          blobBinds);
@@ -467,10 +478,37 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
         if (!referenced)
             return referenced.error();
     }
+    // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
+    for (const QString &digest : packed.repairs) {
+        Result<QSqlQuery> moved =
+            runSql(m_db, u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
+                   {packed.pack, packed.offsets.value(digest), digest});
+        if (!moved)
+            return moved.error();
+    }
     if (Status committed = transaction.commit(); !committed)
         return committed;
     LedgerStore(m_db).addUploadedBy(owner, bytes);
     return Ok{};
+}
+
+void UploadService::sweepUnreferencedPacks()
+{
+    const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-3600);
+    const QDir packs(QFileInfo(m_storage.packPath(u"x"_s)).absolutePath());
+    QStringList old;
+    for (const QFileInfo &pack : packs.entryInfoList({u"*.pack"_s}, QDir::Files)) {
+        if (pack.lastModified() < before)
+            old << pack.fileName();
+    }
+    if (old.isEmpty())
+        return; // in the first hour of a data folder only: later every pack is old
+    // One look-up a candidate, on the index of blobs(pack).
+    for (const QString &name : std::as_const(old)) {
+        Result<QSqlQuery> used = runSql(m_db, u"SELECT 1 FROM blobs WHERE pack = ? LIMIT 1"_s, {name});
+        if (used && !used->next())
+            QFile::remove(packs.filePath(name));
+    }
 }
 
 bool UploadService::ownsBlob(const QString &owner, const QString &sha256)

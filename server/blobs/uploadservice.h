@@ -1,6 +1,7 @@
 #pragma once
 
 #include "blobbatch.h"
+#include "bloblocator.h"
 #include "blobstorage.h"
 #include "chunksink.h"
 
@@ -76,9 +77,17 @@ public:
                                     std::optional<uint32_t> expectedCrc32c = std::nullopt);
 
     const BlobStorage &storage() const { return m_storage; }
-    // The blobs of a batch BlobBatch::store wrote (or found): known, and owner's, in one
-    // transaction.
-    Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries);
+    BlobLocator locator() const { return BlobLocator(m_db, m_storage); }
+    // The blobs of a batch BlobBatch::store packed (or found held): known, where they lie, and
+    // owner's, in one transaction. A blob another batch recorded meanwhile keeps its first place;
+    // one the batch repaired (packed.repairs: recorded, bytes lost) moves to its new copy.
+    Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
+                       const BlobBatch::Packed &packed);
+
+    // Removes packs older than an hour that no blob refers to: a crash between a batch's sync
+    // and its transaction leaves one. Only old ones: another server sharing the data folder may
+    // be recording a batch now.
+    void sweepUnreferencedPacks();
 
     bool ownsBlob(const QString &owner, const QString &sha256);
     Status addReference(const QString &owner, const QString &sha256);

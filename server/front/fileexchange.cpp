@@ -25,7 +25,14 @@ DataExchange::Step FileExchange::start()
               m_head.keepAlive, m_head.method != "HEAD");
         return done();
     }
-    const qint64 size = m_file.size();
+    const qint64 size = m_windowLength >= 0 ? m_windowLength : m_file.size();
+    if (m_file.size() < m_windowOffset + size) {
+        write(HttpReply::error(Error::make(ErrorCode::IoError,
+                                           QStringLiteral("%1 ends before the blob in it does")
+                                               .arg(m_file.fileName()))),
+              m_head.keepAlive, m_head.method != "HEAD");
+        return done();
+    }
     ByteRange range{0, size, size, false};
     if (size > 0) {
         Result<ByteRange> asked = RequestReader::parseRange(m_head.header("range"), size, size);
@@ -48,7 +55,7 @@ DataExchange::Step FileExchange::start()
                                     m_head.keepAlive));
     if (m_head.method == "HEAD" || range.length == 0)
         return done();
-    if (!m_file.seek(range.first)) {
+    if (!m_file.seek(m_windowOffset + range.first)) {
         m_socket->abort();
         return Step::DoneClose;
     }

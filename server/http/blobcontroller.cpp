@@ -1,6 +1,5 @@
 #include "blobcontroller.h"
 
-#include "blobs/blobstorage.h"
 #include "blobs/uploadservice.h"
 #include "core/sha256.h"
 #include "front/fileexchange.h"
@@ -20,13 +19,15 @@ void BlobController::registerRoutes(Router &router)
     }
 }
 
-Result<QString> BlobController::readablePath(const Caller &caller, const QString &sha256) const
+Result<BlobLocation> BlobController::readableBlob(const Caller &caller,
+                                                 const QString &sha256) const
 {
-    const bool readable = isSha256Hex(sha256) &&
-                          (caller.worker ? m_workers.mayRead(*caller.worker, sha256)
-                                         : m_uploads.ownsBlob(caller.uploadOwner, sha256)) &&
-                          m_blobs.hasBlob(sha256);
-    if (!readable) {
+    const bool mayRead = isSha256Hex(sha256) &&
+                         (caller.worker ? m_workers.mayRead(*caller.worker, sha256)
+                                        : m_uploads.ownsBlob(caller.uploadOwner, sha256));
+    const std::optional<BlobLocation> location =
+        mayRead ? m_blobs.locate(sha256) : std::nullopt;
+    if (!location) {
         return Error::make(ErrorCode::NotFound,
                            QStringLiteral("no blob %1 %2")
                                .arg(sha256.left(64),
@@ -34,17 +35,18 @@ Result<QString> BlobController::readablePath(const Caller &caller, const QString
                                                   : QStringLiteral("of yours")),
                            QStringLiteral("sha256"));
     }
-    return m_blobs.blobPath(sha256);
+    return *location;
 }
 
 Exchange BlobController::download(const HttpRequest &request, QSslSocket *socket) const
 {
     const QString sha256 = request.arg(0);
-    Result<QString> path = readablePath(request.caller(), sha256);
-    if (!path)
-        return path.error();
-    auto exchange =
-        std::make_unique<FileExchange>(socket, *path, request.head(), sha256.toLatin1());
+    Result<BlobLocation> location = readableBlob(request.caller(), sha256);
+    if (!location)
+        return location.error();
+    auto exchange = std::make_unique<FileExchange>(socket, location->path, request.head(),
+                                                   sha256.toLatin1());
+    exchange->setWindow(location->offset, location->length);
     if (request.caller().worker) {
         exchange->setBodySent([ledger = &m_ledger, workerId = request.worker().id](qint64 bytes) {
             ledger->addTransfer(workerId, bytes, 0);

@@ -1,10 +1,10 @@
 #pragma once
 
+#include "blobs/bloblocator.h"
 #include "front/router.h"
 
 namespace ddl::server {
 
-class BlobStorage;
 class LedgerStore;
 class UploadService;
 class WorkerService;
@@ -14,7 +14,7 @@ class WorkerService;
 class BlobController
 {
 public:
-    BlobController(BlobStorage &blobs, UploadService &uploads, WorkerService &workers,
+    BlobController(const BlobLocator &blobs, UploadService &uploads, WorkerService &workers,
                    LedgerStore &ledger)
         : m_blobs(blobs)
         , m_uploads(uploads)
@@ -25,13 +25,13 @@ public:
     void registerRoutes(Router &router);
 
 private:
-    // The file of a blob the caller may read: a user's own (uploaded, or held through its
+    // Where the bytes are of a blob the caller may read: a user's own (uploaded, or held through its
     // datasets), a worker's for the tasks it holds; not_found for anything else, so that no one
     // learns which digests the server has.
-    Result<QString> readablePath(const Caller &caller, const QString &sha256) const;
+    Result<BlobLocation> readableBlob(const Caller &caller, const QString &sha256) const;
     Exchange download(const HttpRequest &request, QSslSocket *socket) const;
 
-    BlobStorage &m_blobs;
+    BlobLocator m_blobs;
     UploadService &m_uploads;
     WorkerService &m_workers;
     LedgerStore &m_ledger; // a worker's downloads count in its contribution ledger

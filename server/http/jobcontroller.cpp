@@ -1,6 +1,5 @@
 #include "jobcontroller.h"
 
-#include "blobs/blobstorage.h"
 #include "front/fileexchange.h"
 #include "front/logfollowexchange.h"
 #include "jobs/joboutputs.h"
@@ -237,8 +236,17 @@ Exchange JobController::artifactFile(const HttpRequest &request, QSslSocket *soc
         job->id, request.query().queryItemValue(QStringLiteral("path"), QUrl::FullyDecoded));
     if (!entry)
         return entry.error();
-    return Exchange(std::make_unique<FileExchange>(socket, m_blobs.blobPath(entry->sha256),
-                                                   request.head(), entry->sha256.toLatin1()));
+    const std::optional<BlobLocation> location = m_blobs.locate(entry->sha256);
+    if (!location) {
+        return Error::make(ErrorCode::IoError,
+                           QStringLiteral("artifact %1's blob %2 is missing from the server's "
+                                          "storage")
+                               .arg(entry->path, entry->sha256));
+    }
+    auto exchange = std::make_unique<FileExchange>(socket, location->path, request.head(),
+                                                   entry->sha256.toLatin1());
+    exchange->setWindow(location->offset, location->length);
+    return Exchange(std::move(exchange));
 }
 
 } // namespace ddl::server

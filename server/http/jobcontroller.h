@@ -1,5 +1,6 @@
 #pragma once
 
+#include "blobs/bloblocator.h"
 #include "front/router.h"
 #include "logs/searchadmission.h"
 
@@ -7,7 +8,6 @@
 
 namespace ddl::server {
 
-class BlobStorage;
 class JobOutputs;
 class JobService;
 class LogStorage;
@@ -25,7 +25,7 @@ public:
     JobController(JobService &jobs,
                   JobOutputs &outputs,
                   LogStorage &logs,
-                  BlobStorage &blobs,
+                  const BlobLocator &blobs,
                   UtilisationService &utilisation)
         : m_jobs(jobs)
         , m_outputs(outputs)
@@ -49,7 +49,7 @@ private:
     JobService &m_jobs;
     JobOutputs &m_outputs;
     LogStorage &m_logs;
-    BlobStorage &m_blobs;
+    BlobLocator m_blobs;
     UtilisationService &m_utilisation;
     // Before the pool: the pool's destructor waits for scans, which release their admission.
     SearchAdmission m_searchAdmission;

@@ -33,23 +33,35 @@ void UploadController::registerRoutes(Router &router)
                                             sha256.toString()),
                            201);
     });
-    // Many small blobs in one request (BlobBatch): digests checked and files written off the
-    // event loop, on a pool of their own (a slow disk sync must not hold the pool that hashes
-    // passwords), with one sync for all, then recorded in one transaction.
+    // Many small blobs in one request (BlobBatch): digests checked and the new blobs packed
+    // off the event loop, on a pool of their own (a slow disk sync must not hold the pool that
+    // hashes passwords), with one sync for all, then recorded in one transaction.
     router.route("POST", "/v1/blobs/batch", Access::UserOrWorker,
                  [this](const HttpRequest &request) {
                      Result<QList<BlobBatch::Entry>> entries = BlobBatch::parse(request.body());
                      if (!entries)
                          return HttpReply::error(entries.error());
+                     QStringList digests;
+                     for (const BlobBatch::Entry &entry : std::as_const(*entries))
+                         digests.append(entry.sha256);
+                     // Recorded is not held: whether the bytes are still there is looked at in
+                     // the pool (a blob whose bytes were lost is stored again).
+                     Result<QHash<QString, QString>> recorded =
+                         m_uploads.locator().recorded(digests);
+                     if (!recorded)
+                         return HttpReply::error(recorded.error());
                      return HttpReply::later(QtConcurrent::run(
                          &m_batchPool,
                          [this, storage = m_uploads.storage(), owner = request.uploadOwner(),
-                          body = request.body(), entries = *entries]() -> HttpReply::Finish {
-                             const Status stored = BlobBatch::store(storage, body, entries);
-                             return [this, owner, stored, entries] {
-                                 if (!stored)
-                                     return HttpReply::error(stored.error());
-                                 if (Status recorded = m_uploads.recordBatch(owner, entries);
+                          body = request.body(), entries = *entries,
+                          recorded = *recorded]() -> HttpReply::Finish {
+                             Result<BlobBatch::Packed> packed =
+                                 BlobBatch::store(storage, body, entries, recorded);
+                             return [this, owner, packed, entries] {
+                                 if (!packed)
+                                     return HttpReply::error(packed.error());
+                                 if (Status recorded =
+                                         m_uploads.recordBatch(owner, entries, *packed);
                                      !recorded)
                                      return HttpReply::error(recorded.error());
                                  return HttpReply::json(

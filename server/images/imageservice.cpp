@@ -1,6 +1,6 @@
 #include "imageservice.h"
 
-#include "blobs/blobstorage.h"
+#include "blobs/bloblocator.h"
 #include "core/sha256.h"
 #include "datasets/datasetservice.h"
 #include "jobspec/jobspec.h"
@@ -92,13 +92,11 @@ ImageService::create(qint64 userId, const QString &name, const QString &manifest
         return notALayout(u"it has no index.json and oci-layout at its root"_s);
     if (indexFile->size > MaxIndexBytes)
         return notALayout(u"its index.json is over %1 bytes"_s.arg(MaxIndexBytes));
-    QFile index(m_storage.blobPath(indexFile->sha256));
-    if (!index.open(QIODevice::ReadOnly)) {
-        return Error::make(ErrorCode::IoError,
-                           u"cannot read %1: %2"_s.arg(index.fileName(), index.errorString()));
-    }
+    Result<QByteArray> index = BlobLocator(m_db, m_storage).read(indexFile->sha256, MaxIndexBytes);
+    if (!index)
+        return index.error();
     QJsonParseError parseError;
-    const QJsonDocument document = QJsonDocument::fromJson(index.read(MaxIndexBytes), &parseError);
+    const QJsonDocument document = QJsonDocument::fromJson(*index, &parseError);
     if (!document.isObject())
         return notALayout(
             u"its index.json is not a JSON object (%1)"_s.arg(parseError.errorString()));

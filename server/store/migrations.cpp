@@ -166,6 +166,14 @@ const std::vector<QStringList> &schemaMigrations()
             QStringLiteral("CREATE INDEX jobs_canary_pending ON jobs (canary_worker_id) WHERE "
                            "canary_worker_id IS NOT NULL AND canary_verdict IS NULL"),
         },
+        // 13: the small blobs of a batch lie in one pack file (DATA/packs/<uuid>.pack), each at
+        // its offset there; NULL for a blob in a file of its own.
+        {
+            QStringLiteral("ALTER TABLE blobs ADD COLUMN pack TEXT"),
+            QStringLiteral("ALTER TABLE blobs ADD COLUMN pack_offset INTEGER"),
+            // The start's sweep asks, of each old pack, whether any blob lies in it.
+            QStringLiteral("CREATE INDEX blobs_pack ON blobs (pack) WHERE pack IS NOT NULL"),
+        },
     };
     return migrations;
 }

@@ -1,6 +1,6 @@
 #include "canaryservice.h"
 
-#include "blobs/blobstorage.h"
+#include "blobs/bloblocator.h"
 #include "jobspec/jobspec.h"
 #include "packaging/tarzstwriter.h"
 #include "scheduler/scheduler.h"
@@ -70,7 +70,7 @@ CanaryService::CanaryService(const QSqlDatabase &db, BlobStorage &blobs, Schedul
 
 Result<QString> CanaryService::packageSha256()
 {
-    if (!m_packageSha256.isEmpty() && m_blobs.hasBlob(m_packageSha256))
+    if (!m_packageSha256.isEmpty() && BlobLocator(m_db, m_blobs).has(m_packageSha256))
         return m_packageSha256;
     // Reproducible (mtime 0, fixed permissions): every server makes the same blob.
     const QString partId = u"canary-package"_s;
@@ -85,7 +85,7 @@ Result<QString> CanaryService::packageSha256()
     const Result<WrittenArchive> written = writer.commit();
     if (!written)
         return written.error();
-    if (m_blobs.hasBlob(written->sha256)) {
+    if (BlobLocator(m_db, m_blobs).has(written->sha256)) {
         m_blobs.discard(partId);
     } else if (Status placed =
                    m_blobs.moveIntoPlace(partId, written->sha256, BlobStorage::Sync::Now);

@@ -2,6 +2,7 @@
 // for two users, the example project from a real git repository, real Python.
 #include "clusterharness.h"
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -18,6 +19,7 @@ class TestE2eJobLoop : public QObject
 private slots:
     void initTestCase();
     void exampleTrainsAndModelDownloads();
+    void smallFilesDatasetIsLaidOutForTheTask();
     void otherUserCannotSeeOrDownload();
     void dirtyTreeIsRefused();
     void badTaskYamlIsRefused();
@@ -103,6 +105,58 @@ void TestE2eJobLoop::exampleTrainsAndModelDownloads()
     // The example really learns: Iris is easy, so a trained model is far above chance (1/3).
     QVERIFY2(values.value(QStringLiteral("test_accuracy")).toDouble() > 0.8,
              QJsonDocument(values).toJson().constData());
+}
+
+void TestE2eJobLoop::smallFilesDatasetIsLaidOutForTheTask()
+{
+    // 300 small files: they travel in batches and lie in the server's packs; the task sees each
+    // one whole, at its path, and its listing comes back as an artifact.
+    const QString repo = m_cluster.makeRepo(
+        QStringLiteral("alice-small-files"),
+        {{QStringLiteral("main.py"),
+          "import hashlib, os\n\ndef main(dataset_dir, model_output_dir):\n"
+          "    lines = []\n"
+          "    for root, _, files in os.walk(dataset_dir):\n"
+          "        for name in files:\n"
+          "            path = os.path.join(root, name)\n"
+          "            with open(path, 'rb') as f:\n"
+          "                digest = hashlib.sha256(f.read()).hexdigest()\n"
+          "            lines.append(os.path.relpath(path, dataset_dir) + ' ' + digest)\n"
+          "    with open(os.path.join(model_output_dir, 'listing.txt'), 'w') as out:\n"
+          "        out.write('\\n'.join(sorted(lines)) + '\\n')\n"},
+         {QStringLiteral("task.yaml"),
+          "job_data:\n  dataset:\n    dataset_location: ./data\n  worker_required: 1\n"},
+         {QStringLiteral(".gitignore"), "data/\n"}});
+    QVERIFY(!repo.isEmpty());
+    QStringList expected;
+    for (int i = 0; i < 300; ++i) {
+        const QString name = QStringLiteral("d%1/f%2.txt").arg(i % 4).arg(i);
+        const QByteArray bytes = QByteArray("small file ") + QByteArray::number(i) + '\n'
+                                 + QByteArray(100 * (i % 50), char('a' + i % 26));
+        QVERIFY(QDir().mkpath(QFileInfo(QDir(repo).filePath(QStringLiteral("data/") + name)).path()));
+        QFile file(QDir(repo).filePath(QStringLiteral("data/") + name));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bytes);
+        expected << name + u' '
+                        + QString::fromLatin1(
+                            QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    }
+    expected.sort();
+    CliRun run;
+    const QString uuid = submit(QStringLiteral("alice"), repo, &run);
+    QVERIFY2(!uuid.isEmpty(), qPrintable(run.out + run.err));
+    const QString state = m_cluster.waitForJobEnd(QStringLiteral("alice"), uuid);
+    QVERIFY2(state == QLatin1String("SUCCEEDED"),
+             qPrintable(state + u'\n' + m_cluster.workerLog().right(3000)));
+    const QString dest = m_cluster.path(QStringLiteral("alice-small-listing"));
+    const CliRun download = m_cluster.cli(QStringLiteral("alice"),
+                                          {QStringLiteral("download"),
+                                           QStringLiteral("--job_uuid=") + uuid,
+                                           QStringLiteral("--dest=") + dest});
+    QVERIFY2(download.exitCode == 0, qPrintable(download.out + download.err));
+    QFile listing(QDir(dest).filePath(QStringLiteral("listing.txt")));
+    QVERIFY(listing.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(listing.readAll()), expected.join(u'\n') + u'\n');
 }
 
 void TestE2eJobLoop::otherUserCannotSeeOrDownload()

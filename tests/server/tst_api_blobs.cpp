@@ -3,6 +3,8 @@
 // Against the in-process server of ServerApiTestCase (tests/support), over real TLS on loopback.
 #include "serverapitestcase.h"
 
+#include <QDirIterator>
+
 using namespace ddl;
 using namespace ddl::server;
 
@@ -14,6 +16,8 @@ private slots:
     void uploadErrorsOverTheWire();
     void workerReadsPackageByRange();
     void batchStoresSmallBlobsAllOrNothing();
+    void batchBlobsReadBackFromOnePack();
+    void workerReadsBatchedPackageByRange();
 };
 
 void tst_ApiBlobs::uploadErrorsOverTheWire()
@@ -172,6 +176,115 @@ void tst_ApiBlobs::batchStoresSmallBlobsAllOrNothing()
                                  {{QStringLiteral("sha256"),
                                    QJsonArray::fromStringList(manyDigests)}});
     QCOMPARE(bobLacks.json().value(QLatin1String("missing")).toArray().size(), 0);
+}
+
+static QByteArray batchEntry(const QByteArray &bytes)
+{
+    return sha256Of(bytes).toLatin1() + ' ' + QByteArray::number(bytes.size()) + '\n' + bytes;
+}
+
+static QStringList filesUnder(const QString &folder)
+{
+    QStringList files;
+    QDirIterator it(folder, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext())
+        files << it.next();
+    return files;
+}
+
+void tst_ApiBlobs::batchBlobsReadBackFromOnePack()
+{
+    // Three blobs of a batch, back to back in one pack: each reads back as itself, whole and by
+    // ranges, and no range shows a neighbour's bytes.
+    const QByteArray first = someBytes("pack first", 5000), middle = someBytes("pack middle", 700),
+                     last = someBytes("pack last", 3000);
+    const QStringList packsBefore = filesUnder(m_dataDir + QStringLiteral("/packs"));
+    const QStringList blobFilesBefore = filesUnder(m_dataDir + QStringLiteral("/blobs"));
+    VERIFY_STATUS(send("POST", QStringLiteral("/v1/blobs/batch"), m_alice,
+                       batchEntry(first) + batchEntry(middle) + batchEntry(last), {},
+                       "application/octet-stream"),
+                  200);
+    // One new file for the whole batch, none per blob.
+    const QStringList packs = filesUnder(m_dataDir + QStringLiteral("/packs"));
+    QCOMPARE(packs.size(), packsBefore.size() + 1);
+    QCOMPARE(filesUnder(m_dataDir + QStringLiteral("/blobs")), blobFilesBefore);
+
+    const auto blobPath = [](const QByteArray &bytes) -> QString {
+        return QStringLiteral("/v1/blobs/") + sha256Of(bytes);
+    };
+    for (const QByteArray &bytes : {first, middle, last}) {
+        const Answer whole = get(blobPath(bytes), m_alice);
+        VERIFY_STATUS(whole, 200);
+        QCOMPARE(whole.body, bytes);
+        QCOMPARE(whole.header("ETag"), '"' + sha256Of(bytes).toLatin1() + '"');
+    }
+    // HEAD tells the blob's own size, not the pack's.
+    const Answer head = send("HEAD", blobPath(middle), m_alice);
+    VERIFY_STATUS(head, 200);
+    QVERIFY(head.body.isEmpty());
+    QCOMPARE(head.header("Content-Length"), "700");
+    const Answer slice = get(blobPath(middle), m_alice, {}, {{"Range", "bytes=100-199"}});
+    VERIFY_STATUS(slice, 206);
+    QCOMPARE(slice.body, middle.mid(100, 100));
+    QCOMPARE(slice.header("Content-Range"), "bytes 100-199/700");
+    // A range reaching past the blob's end stops at it, not in the next blob.
+    const Answer beyond = get(blobPath(middle), m_alice, {}, {{"Range", "bytes=600-5000"}});
+    VERIFY_STATUS(beyond, 206);
+    QCOMPARE(beyond.body, middle.mid(600));
+    QCOMPARE(beyond.header("Content-Range"), "bytes 600-699/700");
+    // A range starting past the blob's end is refused, though the pack goes on.
+    VERIFY_ERROR(get(blobPath(middle), m_alice, {}, {{"Range", "bytes=700-800"}}), 416,
+                 "range_not_satisfiable");
+    VERIFY_ERROR(get(blobPath(first), m_alice, {}, {{"Range", "bytes=5000-"}}), 416,
+                 "range_not_satisfiable");
+    // Still Alice's only.
+    VERIFY_ERROR(get(blobPath(middle), m_bob), 404, "not_found");
+
+    // The same blobs again, in another batch: held already, so no second pack.
+    VERIFY_STATUS(send("POST", QStringLiteral("/v1/blobs/batch"), m_alice,
+                       batchEntry(middle) + batchEntry(last), {}, "application/octet-stream"),
+                  200);
+    QCOMPARE(filesUnder(m_dataDir + QStringLiteral("/packs")).size(), packs.size());
+    // Bob sends bytes the server holds in Alice's pack: they become his, read from that pack.
+    VERIFY_STATUS(send("POST", QStringLiteral("/v1/blobs/batch"), m_bob, batchEntry(middle), {},
+                       "application/octet-stream"),
+                  200);
+    QCOMPARE(filesUnder(m_dataDir + QStringLiteral("/packs")).size(), packs.size());
+    const Answer bobs = get(blobPath(middle), m_bob);
+    VERIFY_STATUS(bobs, 200);
+    QCOMPARE(bobs.body, middle);
+}
+
+void tst_ApiBlobs::workerReadsBatchedPackageByRange()
+{
+    // A job's package sent in a batch between two other blobs: its worker reads just it.
+    const QString user = newUser(QStringLiteral("packed-package@example.org"));
+    const QByteArray before = someBytes("before the package", 2000),
+                     package = someBytes("packed package", 3000),
+                     after = someBytes("after the package", 2000);
+    VERIFY_STATUS(send("POST", QStringLiteral("/v1/blobs/batch"), user,
+                       batchEntry(before) + batchEntry(package) + batchEntry(after), {},
+                       "application/octet-stream"),
+                  200);
+    const QString uuid = submitJob(user, wireSpec(QStringLiteral("packed")), sha256Of(package));
+    QVERIFY(!uuid.isEmpty());
+    const Worker worker = enrollWorker(QStringLiteral("packed-worker"));
+    const QJsonArray tasks = lease(worker);
+    QCOMPARE(tasks.size(), 1);
+    const QString path = QStringLiteral("/v1/workers/blobs/") + sha256Of(package);
+
+    const Answer whole = get(path, worker.token);
+    VERIFY_STATUS(whole, 200);
+    QCOMPARE(whole.body, package);
+    const Answer slice = get(path, worker.token, {}, {{"Range", "bytes=2990-9999"}});
+    VERIFY_STATUS(slice, 206);
+    QCOMPARE(slice.body, package.mid(2990));
+    QCOMPARE(slice.header("Content-Range"), "bytes 2990-2999/3000");
+    VERIFY_ERROR(get(path, worker.token, {}, {{"Range", "bytes=3000-3999"}}), 416,
+                 "range_not_satisfiable");
+    // Its neighbours in the pack are no task's of this worker.
+    VERIFY_ERROR(get(QStringLiteral("/v1/workers/blobs/") + sha256Of(after), worker.token), 404,
+                 "not_found");
 }
 
 QTEST_GUILESS_MAIN(tst_ApiBlobs)

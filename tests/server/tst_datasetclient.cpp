@@ -39,6 +39,7 @@ private slots:
     void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
+    void blobsLostOnTheServerAreStoredAgain();
     void filesAreSentWhileTheRestIsHashed();
     void batchesAtOnceWithAWrongDigestLoseNothing();
     void resumedDownloadKeepsTheEventLoopResponsive();
@@ -272,6 +273,51 @@ void tst_DatasetClient::smallFilesTravelInBatches()
 
     const QString destination = m_dir.filePath(u"many-copy"_s);
     DatasetDownload download(m_client.get(), u"many"_s, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
+        QCOMPARE(copy.readAll(), it.value());
+    }
+}
+
+// A restore brought back a database newer than its data folder: a pack and a blob file it
+// records are gone. Uploading the same files again stores them again (the server reports them
+// missing and a batch writes them instead of taking them as held), and they download identical.
+void tst_DatasetClient::blobsLostOnTheServerAreStoredAgain()
+{
+    const QString folder = m_dir.filePath(u"lost"_s);
+    QMap<QString, QByteArray> files;
+    for (int i = 0; i < 20; ++i)
+        files.insert(u"f%1.txt"_s.arg(i), "lost and found " + QByteArray::number(i * 104729));
+    files.insert(u"big.bin"_s, QByteArray(300'000, 'L')); // a file of its own on the server
+    for (auto it = files.cbegin(); it != files.cend(); ++it)
+        QVERIFY(writeFile(folder + u'/' + it.key(), it.value()));
+    const QString packs = m_server->dataDir() + u"/packs"_s;
+    const QStringList packsBefore = QDir(packs).entryList(QDir::Files);
+    const Uploaded first = upload(folder, u"lost"_s);
+    QVERIFY(!first.manifest.isEmpty());
+    QCOMPARE(first.batchesSent, 1);
+
+    QStringList newPacks = QDir(packs).entryList(QDir::Files);
+    for (const QString &old : packsBefore)
+        newPacks.removeOne(old);
+    QCOMPARE(newPacks.size(), 1);
+    QVERIFY(QFile::remove(packs + u'/' + newPacks.first()));
+    const QString bigSha = QString::fromLatin1(
+        QCryptographicHash::hash(files.value(u"big.bin"_s), QCryptographicHash::Sha256).toHex());
+    QVERIFY(QFile::remove(m_server->dataDir() + u"/blobs/"_s + bigSha.left(2) + u'/' + bigSha));
+    QCOMPARE(missing({bigSha}), QStringList{bigSha});
+
+    const Uploaded again = upload(folder, u"lost"_s);
+    QVERIFY(!again.manifest.isEmpty());
+    QCOMPARE(again.filesSent, 21);
+    QVERIFY(missing({bigSha}).isEmpty());
+
+    const QString destination = m_dir.filePath(u"lost-copy"_s);
+    DatasetDownload download(m_client.get(), u"lost"_s, destination);
     download.start();
     const Result<QString> &result = download.waitForFinished();
     QVERIFY2(result, result ? "" : qPrintable(result.error().message));

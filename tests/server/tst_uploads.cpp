@@ -266,7 +266,7 @@ void tst_Uploads::chunkPastDeclaredSizeIsRefused()
     QCOMPARE(refused.error().code, QStringLiteral("payload_too_large"));
     QCOMPARE(storedOffset(upload->id), 15);
     QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), 15);
-    QVERIFY(!m_storage->hasBlob(sha256Of(bytes)));
+    QVERIFY(!m_uploads->locator().has(sha256Of(bytes)));
 }
 
 void tst_Uploads::uploadOfAnotherOwnerIsNotFound()
@@ -282,7 +282,7 @@ void tst_Uploads::uploadOfAnotherOwnerIsNotFound()
     QVERIFY(!chunk);
     QCOMPARE(chunk.error().code, QStringLiteral("not_found"));
     QCOMPARE(storedOffset(upload->id), 0);
-    QVERIFY(!m_storage->hasBlob(sha256Of(bytes)));
+    QVERIFY(!m_uploads->locator().has(sha256Of(bytes)));
 }
 
 void tst_Uploads::digestMismatchDiscardsTheUpload()

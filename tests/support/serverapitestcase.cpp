@@ -219,7 +219,10 @@ Answer ServerApiTestCase::send(const QByteArray &verb,
     for (const auto &[name, value] : headers)
         request.setRawHeader(name, value);
 
-    std::unique_ptr<QNetworkReply> reply(m_network.sendCustomRequest(request, verb, body));
+    // HEAD through head(): as a custom verb Qt would wait for the body Content-Length announces.
+    std::unique_ptr<QNetworkReply> reply(verb == "HEAD"
+                                             ? m_network.head(request)
+                                             : m_network.sendCustomRequest(request, verb, body));
     QEventLoop loop;
     QTimer timeout;
     timeout.setSingleShot(true);
