@@ -151,6 +151,10 @@ def measured(argv, env=None, shell=False):
     Python's resident pages). For a pipeline (shell=True) CPU is tar's and curl's together, and
     RSS the largest of them."""
     report = tempfile.NamedTemporaryFile(prefix="ddl-bench-time-", delete=False).name
+    # Every transfer starts with nothing dirty in the page cache: nginx does not sync what it
+    # receives, so without this the kernel wrote its gigabyte back during the next transfer
+    # (most often ddlcli's first download of a run).
+    os.sync()
     command = ["/usr/bin/time", "-f", "%e %U %S %M", "-o", report] + (
         ["/bin/sh", "-c", argv] if shell else argv)
     proc = subprocess.run(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -161,6 +165,18 @@ def measured(argv, env=None, shell=False):
     wall, user, system, rss = open(report).read().split()[-4:]
     os.remove(report)
     return float(wall), float(user) + float(system), int(rss) / 1024, os.getloadavg()[0]
+
+
+def warm(folder):
+    """Reads every file under folder once, so that both servers send from the page cache:
+    ddl-server writes uploads with O_DIRECT (a fresh blob is not cached) while nginx leaves what
+    it received cached, so without this ddlcli's first download of a run read the disk and
+    curl's did not."""
+    for parent, _, names in os.walk(folder):
+        for name in names:
+            with open(os.path.join(parent, name), "rb") as f:
+                while f.read(8 << 20):
+                    pass
 
 
 def cli_user(ddlcli, url, ca, work, name):
@@ -221,9 +237,11 @@ def cli_vs_curl(args, work, url, ca, nginx_url, nginx_root, sizes):
                         [binary, "dataset", "upload", folder, "--name", "d%d" % mib], env)))
             copy = os.path.join(work, "copy-%d" % mib)
             for (client, binary), env in zip(clients, envs):
+                warm(os.path.join(work, "server"))
                 rows.append(("download", size, client, *measured(
                     [binary, "dataset", "download", "d%d" % mib, "--dest", copy], env)))
                 shutil.rmtree(copy)
+            warm(nginx_root)
             rows.append(("download", size, "curl+nginx", *measured(
                 ["curl", "-sk", "--fail", "-o", copy, "%s/up-%d" % (nginx_url, mib)])))
             os.remove(copy)
