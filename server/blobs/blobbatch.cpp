@@ -88,33 +88,11 @@ static bool writeAll(int fd, const char *bytes, qint64 size)
 
 // One new file instead of one a blob: creating files is what costs on a busy filesystem (an
 // ext4 that skips over recently freed inodes), not writing bytes.
-QSet<QString> BlobBatch::present(const BlobStorage &storage,
-                                 const QHash<QString, QString> &recorded)
-{
-    QHash<QString, bool> packs; // a batch's blobs share few packs: look at each once
-    QSet<QString> held;
-    for (auto it = recorded.cbegin(); it != recorded.cend(); ++it) {
-        const QString &pack = it.value();
-        bool there = false;
-        if (pack.isEmpty()) {
-            there = storage.hasFile(it.key());
-        } else {
-            auto known = packs.constFind(pack);
-            if (known == packs.cend())
-                known = packs.insert(pack, BlobLocator::isPackName(pack) && storage.hasPack(pack));
-            there = *known;
-        }
-        if (there)
-            held.insert(it.key());
-    }
-    return held;
-}
-
 Result<BlobBatch::Packed> BlobBatch::store(const BlobStorage &storage, const QByteArray &body,
                                            const QList<Entry> &entries,
                                            const QHash<QString, QString> &recorded)
 {
-    const QSet<QString> held = present(storage, recorded);
+    const QSet<QString> held = BlobLocator::present(storage, recorded);
     for (const Entry &entry : entries) {
         Sha256Stream hash;
         hash.add(QByteArrayView(body).sliced(entry.offset, entry.size));

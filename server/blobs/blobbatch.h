@@ -37,10 +37,6 @@ public:
 
     // Splits and checks a body: well formed, each blob within MaxBlobBytes, at most MaxBlobs.
     static Result<QList<Entry>> parse(const QByteArray &body);
-    // Off the event loop: which of the recorded blobs (digest -> pack, empty for a file of its
-    // own; BlobLocator::recorded) still have their bytes on disk.
-    static QSet<QString> present(const BlobStorage &storage,
-                                 const QHash<QString, QString> &recorded);
     // Off the event loop: checks every blob's digest, then appends those not held (recorded
     // and present) to one new pack, synced once with its folder entry. A recorded blob whose
     // bytes are gone is written again and marked a repair. A wrong

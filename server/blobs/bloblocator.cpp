@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSet>
 
 using namespace Qt::StringLiterals;
 
@@ -81,6 +82,28 @@ Result<QHash<QString, QString>> BlobLocator::recorded(const QStringList &digests
             return rows.error();
         while (rows->next())
             held.insert(rows->value(0).toString(), rows->value(1).toString());
+    }
+    return held;
+}
+
+QSet<QString> BlobLocator::present(const BlobStorage &storage,
+                                   const QHash<QString, QString> &recorded)
+{
+    QHash<QString, bool> packs; // many blobs share a pack: look at each once
+    QSet<QString> held;
+    for (auto it = recorded.cbegin(); it != recorded.cend(); ++it) {
+        const QString &pack = it.value();
+        bool there = false;
+        if (pack.isEmpty()) {
+            there = storage.hasFile(it.key());
+        } else {
+            auto known = packs.constFind(pack);
+            if (known == packs.cend())
+                known = packs.insert(pack, isPackName(pack) && storage.hasPack(pack));
+            there = *known;
+        }
+        if (there)
+            held.insert(it.key());
     }
     return held;
 }

@@ -26,8 +26,12 @@ public:
     Result<QByteArray> read(const QString &sha256, qint64 maxBytes) const;
     // Which of digests the store records, each with its pack (empty for a file of its own).
     // Whether their bytes are still there is the caller's to check, off the event loop
-    // (BlobBatch::present): a restore may bring back a database newer than its data folder.
+    // (present()): a restore may bring back a database newer than its data folder.
     Result<QHash<QString, QString>> recorded(const QStringList &digests) const;
+    // Off the event loop (it looks at the disk): which of the recorded blobs (digest -> pack, as
+    // recorded() gives them) still have their bytes, in their pack or in a file of their own.
+    static QSet<QString> present(const BlobStorage &storage,
+                                 const QHash<QString, QString> &recorded);
     // Pack names are the server's own ("<uuid>.pack"); anything else in the column is not followed.
     static bool isPackName(const QString &name);
 

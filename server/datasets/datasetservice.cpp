@@ -38,14 +38,7 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
             QStringLiteral("ask about at most %1 digests at once").arg(DatasetManifest::MaxFiles),
             QStringLiteral("sha256"));
     }
-    QSet<QString> owned; // and held: in a pack, or in a file of its own
-    QHash<QString, bool> packs; // many blobs share a pack: look at each once
-    const auto packThere = [&](const QString &pack) {
-        auto known = packs.constFind(pack);
-        if (known == packs.cend())
-            known = packs.insert(pack, BlobLocator::isPackName(pack) && m_storage.hasPack(pack));
-        return *known;
-    };
+    QHash<QString, QString> ownedRecorded; // digest -> pack (empty for a file of its own)
     // In batches: SQLite allows a few hundred parameters per statement.
     constexpr qsizetype Batch = 500;
     for (qsizetype start = 0; start < sha256s.size(); start += Batch) {
@@ -70,15 +63,12 @@ Result<QStringList> DatasetService::missing(const QString &owner, const QStringL
                                          values);
         if (!query)
             return query.error();
-        while (query->next()) {
-            const QString sha = query->value(0).toString();
-            // Recorded and its bytes there (the same test as a batch's, BlobBatch::present): a
-            // lost blob is reported missing, so the client uploads it again.
-            const QString pack = query->value(1).toString();
-            if (pack.isEmpty() ? m_storage.hasFile(sha) : packThere(pack))
-                owned.insert(sha);
-        }
+        while (query->next())
+            ownedRecorded.insert(query->value(0).toString(), query->value(1).toString());
     }
+    // Recorded and its bytes there (the same test as a batch's): a lost blob is reported
+    // missing, so the client uploads it again.
+    const QSet<QString> owned = BlobLocator::present(m_storage, ownedRecorded);
     QStringList result;
     QSet<QString> seen;
     for (const QString &sha : sha256s) {
