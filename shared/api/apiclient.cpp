@@ -291,6 +291,14 @@ ApiRequest *ApiClient::missingBlobs(const QStringList &sha256)
                     {{QStringLiteral("sha256"), QJsonArray::fromStringList(sha256)}});
 }
 
+QSet<QString> ApiClient::missingIn(const QJsonObject &answer)
+{
+    QSet<QString> missing;
+    for (const QJsonValue &value : answer.value(QStringLiteral("missing")).toArray())
+        missing.insert(value.toString());
+    return missing;
+}
+
 ApiRequest *ApiClient::storeBlobs(const QByteArray &batch)
 {
     return sendBytes("POST", QStringLiteral("/v1/blobs/batch"), batch);

@@ -5,6 +5,7 @@
 
 #include <QJsonObject>
 #include <QNetworkAccessManager>
+#include <QSet>
 #include <QSslCertificate>
 #include <QUrl>
 #include <QUrlQuery>
@@ -129,6 +130,8 @@ public:
     ApiRequest *createImage(const QString &name, const QString &manifestSha256);
     ApiRequest *deleteImage(const QString &name);
     ApiRequest *missingBlobs(const QStringList &sha256);
+    // The digests a missingBlobs() answer names.
+    static QSet<QString> missingIn(const QJsonObject &answer);
     // sha256 empty: an upload whose digest a later chunk names (DDL-Sha256, docs/api.md).
     ApiRequest *createUpload(qint64 size, const QString &sha256);
     ApiRequest *uploadState(const QString &uploadId);

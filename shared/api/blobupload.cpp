@@ -165,16 +165,14 @@ void BlobUpload::hashFile()
             const std::optional<QString> known = cache.cached(path);
             // An upload an earlier run began for this file without a digest goes on, even when the
             // digest is known by now (that run may have been stopped before it could send it).
-            const std::optional<QString> pending = large ? cache.pendingUpload(path) : std::nullopt;
+            const std::optional<QString> pending = cache.pendingUpload(path);
             if (known && !pending) {
                 promise.addResult(Result<QString>(*known));
                 return;
             }
-            if (large) {
-                promise.setProgressRange(0, 2);
-                promise.setProgressValueAndText(
-                    1, SendWhileHashing + u' ' + pending.value_or(QString()));
-            }
+            promise.setProgressRange(0, 2);
+            promise.setProgressValueAndText(1,
+                                            SendWhileHashing + u' ' + pending.value_or(QString()));
             if (known) {
                 promise.addResult(Result<QString>(*known));
                 return;
@@ -226,10 +224,8 @@ void BlobUpload::provideDigest(const Result<QString> &digest)
         emit digestChecked(m_sha256, true);
         if (isFinished())
             return;
-        recordPending(false);
         m_deduplicated = true;
-        m_result = m_sha256;
-        emit finished();
+        succeed();
         return;
     }
     if (!m_withoutDigest) {
@@ -250,11 +246,8 @@ void BlobUpload::handleChecked(ApiRequest *request)
     if (isFinished())
         return;
     // Without an answer the upload goes on: the check only saves sending.
-    const bool stored = request->result() && !request->result()
-                                                  ->json()
-                                                  .value(QStringLiteral("missing"))
-                                                  .toArray()
-                                                  .contains(QJsonValue(m_sha256));
+    const bool stored =
+        request->result() && !ApiClient::missingIn(request->result()->json()).contains(m_sha256);
     emit digestChecked(m_sha256, stored);
     if (isFinished() || m_alreadyStored) // abandoned by the caller meanwhile
         return;
@@ -302,11 +295,16 @@ void BlobUpload::abandonUpload()
 
 void BlobUpload::finishDeduplicated()
 {
-    recordPending(false);
     m_deduplicated = true;
     m_skipped = m_size - m_acked;
     m_acked = m_size;
     reportProgress();
+    succeed();
+}
+
+void BlobUpload::succeed()
+{
+    recordPending(false);
     m_result = m_sha256;
     emit finished();
 }
@@ -393,10 +391,8 @@ void BlobUpload::handleCreated(ApiRequest *request)
         return;
     }
     if (complete) {
-        recordPending(false);
         reportProgress();
-        m_result = m_sha256;
-        emit finished();
+        succeed();
         return;
     }
     sendChunks();
@@ -523,10 +519,8 @@ void BlobUpload::handleSent()
         fail(error);
         return;
     }
-    recordPending(false);
     reportProgress();
-    m_result = m_sha256;
-    emit finished();
+    succeed();
 }
 
 void BlobUpload::reportProgress()

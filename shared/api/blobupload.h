@@ -97,6 +97,8 @@ private:
     void handleChecked(ApiRequest *request);
     void abandonUpload();
     void finishDeduplicated();
+    // Done: the blob is on the server under m_sha256 (the record of a digest-less upload goes).
+    void succeed();
     void createUpload();
     void handleCreated(ApiRequest *request);
     void sendChunks();

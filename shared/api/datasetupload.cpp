@@ -177,11 +177,7 @@ void DatasetUpload::handleHashedEarly(const QList<ManifestFile> &files)
         // Once planned, the plan's own query covers these files.
         if (isFinished() || m_planned || !request->result())
             return;
-        QSet<QString> missing;
-        for (const QJsonValue &value :
-             request->result()->json().value(QStringLiteral("missing")).toArray()) {
-            missing.insert(value.toString());
-        }
+        QSet<QString> missing = ApiClient::missingIn(request->result()->json());
         QList<ManifestFile> small;
         for (const ManifestFile &file : files) {
             if (missing.remove(file.sha256) && !m_sentEarly.contains(file.sha256)) {
@@ -274,11 +270,7 @@ void DatasetUpload::handleMissing(ApiRequest *request)
         fail(request->result().error());
         return;
     }
-    QSet<QString> missing;
-    for (const QJsonValue &value :
-         request->result()->json().value(QStringLiteral("missing")).toArray()) {
-        missing.insert(value.toString());
-    }
+    QSet<QString> missing = ApiClient::missingIn(request->result()->json());
     m_manifestMissing = missing.contains(m_manifest.sha256());
     // Files whose batch started early are to send (their group's query said so) but are not
     // queued again.
@@ -334,10 +326,10 @@ void DatasetUpload::sendFiles()
 BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
 {
     auto *upload = new BlobUpload(m_client, QDir(m_folder).filePath(file.path), file.sha256);
-    if (blind) {
-        upload->setDigestComesLater();
-        upload->setHashCachePath(m_hashCachePath); // where its id is recorded until it ends
-    }
+    // A blind upload's digest comes later (startBeforeHashed); its id is recorded beside the
+    // hash cache until it ends.
+    if (blind)
+        upload->setHashCachePath(m_hashCachePath);
     m_running.insert(upload, 0);
     connect(upload,
             &BlobUpload::progress,
