@@ -342,14 +342,14 @@ def main():
         subprocess.run([ddlcli, "login"], input="cli@example.org\nbench-password\n",
                        text=True, env=cli_env, check=True, capture_output=True)
         cli_rows = []
-        sizes = [int(s) for s in args.sizes_mib.split(",")]
+        sizes = [int(s) for s in args.sizes_mib.split(",") if s.strip() and int(s)]
         if args.cli_only:
             cli_vs_curl(args, work, url, os.path.join(tls, "server.crt"), nginx_url, nginx_root,
                         sizes)
             return
 
         rows = []
-        sizes = [int(s) for s in args.sizes_mib.split(",")]
+        sizes = [int(s) for s in args.sizes_mib.split(",") if s.strip() and int(s)]
         for mib in sizes:
             source = os.path.join(work, "file-%d" % mib)
             sha = make_file(source, mib)

@@ -30,11 +30,14 @@ QJsonObject UploadState::toJson() const
             {QStringLiteral("complete"), complete}};
 }
 
-UploadService::UploadService(const QSqlDatabase &db, const BlobStorage &storage, qint64 maxBlobBytes)
+UploadService::UploadService(const QSqlDatabase &db,
+                             const BlobStorage &storage,
+                             qint64 maxBlobBytes)
     : m_db(db)
     , m_storage(storage)
     , m_maxBlobBytes(maxBlobBytes)
-{}
+{
+}
 
 static Error uploadNotFound(const QString &uploadId)
 {
@@ -118,9 +121,11 @@ Result<UploadState> UploadService::state(const QString &owner, const QString &up
     if (!query->next())
         return uploadNotFound(uploadId);
     return finishInterrupted(owner,
-                             UploadState{uploadId, query->value(u"sha256"_s).toString(),
+                             UploadState{uploadId,
+                                         query->value(u"sha256"_s).toString(),
                                          query->value(u"size"_s).toLongLong(),
-                                         query->value(u"offset"_s).toLongLong(), false});
+                                         query->value(u"offset"_s).toLongLong(),
+                                         false});
 }
 
 // A crash after an upload's last chunk was recorded but before the upload became a blob (moved
@@ -140,8 +145,10 @@ Result<UploadState> UploadService::finishInterrupted(const QString &owner, Uploa
     return upload;
 }
 
-Result<UploadState> UploadService::writeChunk(const QString &owner, const QString &uploadId,
-                                              qint64 offset, const QByteArray &bytes)
+Result<UploadState> UploadService::writeChunk(const QString &owner,
+                                              const QString &uploadId,
+                                              qint64 offset,
+                                              const QByteArray &bytes)
 {
     if (bytes.size() > MaxBufferedChunkBytes) {
         return Error::make(ErrorCode::PayloadTooLarge,
@@ -205,8 +212,10 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner,
     if (!fd)
         return fd.error();
     m_open->ends.insert(uploadId, offset + length);
-    return ChunkSink(*fd, m_storage.partPath(uploadId), offset, length, *hash,
-                     [open = m_open, uploadId] { open->release(uploadId); });
+    return ChunkSink(
+        *fd, m_storage.partPath(uploadId), offset, length, *hash, [open = m_open, uploadId] {
+            open->release(uploadId);
+        });
 }
 
 Status UploadService::nameDigest(const UploadState &upload, qint64 chunkEnd, const QString &sha256)
@@ -271,15 +280,15 @@ void UploadService::OpenChunks::release(const QString &uploadId)
 {
     ends.remove(uploadId);
     for (std::function<void()> &waiter : waiters.take(uploadId))
-        QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(waiter),
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), std::move(waiter), Qt::QueuedConnection);
 }
 
 void UploadService::whenChunkEnds(const QString &uploadId, std::function<void()> whenFree)
 {
     if (!m_open->ends.contains(uploadId)) {
-        QMetaObject::invokeMethod(QCoreApplication::instance(), std::move(whenFree),
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            QCoreApplication::instance(), std::move(whenFree), Qt::QueuedConnection);
         return;
     }
     m_open->waiters[uploadId].append(std::move(whenFree));
@@ -289,14 +298,13 @@ Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 of
 {
     if (offset == 0)
         return Sha256Stream();
-    Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT hash_state FROM uploads WHERE id = ?"),
-                                     {uploadId});
+    Result<QSqlQuery> query =
+        runSql(m_db, QStringLiteral("SELECT hash_state FROM uploads WHERE id = ?"), {uploadId});
     if (!query)
         return query.error();
     if (query->next()) {
-        if (std::optional<Sha256Stream> saved = Sha256Stream::restoreState(
-                query->value(u"hash_state"_s).toByteArray())) {
+        if (std::optional<Sha256Stream> saved =
+                Sha256Stream::restoreState(query->value(u"hash_state"_s).toByteArray())) {
             return *saved;
         }
     }
@@ -320,7 +328,8 @@ Result<Sha256Stream> UploadService::hashSoFar(const QString &uploadId, qint64 of
     return hash;
 }
 
-Result<UploadState> UploadService::commitChunk(const QString &owner, const QString &uploadId,
+Result<UploadState> UploadService::commitChunk(const QString &owner,
+                                               const QString &uploadId,
                                                ChunkSink sink,
                                                std::optional<uint32_t> expectedCrc32c)
 {
@@ -368,12 +377,13 @@ Result<UploadState> UploadService::commitChunk(const QString &owner, const QStri
     return upload;
 }
 
-Status UploadService::completeUpload(const QString &owner, const UploadState &upload,
+Status UploadService::completeUpload(const QString &owner,
+                                     const UploadState &upload,
                                      const QString &digest)
 {
     const auto forget = [&] {
         m_storage.discard(upload.id);
-        (void) runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {upload.id});
+        (void)runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {upload.id});
     };
     if (digest != upload.sha256) {
         forget();
@@ -420,20 +430,8 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
 // each one up by name), 250 rows made binding a tenth of the server's event loop.
 static constexpr qsizetype RowsPerStatement = 50;
 
-// "INSERT INTO <into> VALUES (?, ...), ... <tail>" for rows rows of columns values each.
-static QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail)
-{
-    QString row = QStringLiteral("(?");
-    for (int c = 1; c < columns; ++c)
-        row += QStringLiteral(", ?");
-    row += u')';
-    QString sql = u"INSERT INTO "_s + into + u" VALUES "_s;
-    for (qsizetype r = 0; r < rows; ++r)
-        sql += (r == 0 ? QString() : u", "_s) + row;
-    return sql + u' ' + tail;
-}
-
-Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
+Status UploadService::recordBatch(const QString &owner,
+                                  const QList<BlobBatch::Entry> &entries,
                                   const BlobBatch::Packed &packed)
 {
     Transaction transaction(m_db);
@@ -461,27 +459,30 @@ Status UploadService::recordBatch(const QString &owner, const QList<BlobBatch::E
             refBinds << owner << digests.at(i);
         }
         // Only the rows that were new come back.
-        Result<QSqlQuery> fresh = runSql(m_db,
-                                         multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)", 5,
-                                                        rows,
-                                                        u"ON CONFLICT DO NOTHING RETURNING sha256"),
-                                         blobBinds);
+        Result<QSqlQuery> fresh =
+            runSql(m_db,
+                   multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)",
+                                  5,
+                                  rows,
+                                  u"ON CONFLICT DO NOTHING RETURNING sha256"),
+                   blobBinds);
         if (!fresh)
             return fresh.error();
         while (fresh->next())
             bytes += sizes.value(fresh->value(0).toString());
         fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
-        Result<QSqlQuery> referenced = runSql(m_db,
-                                              multiRowInsert(u"blob_refs (owner, sha256)", 2, rows,
-                                                             u"ON CONFLICT DO NOTHING"),
-                                              refBinds);
+        Result<QSqlQuery> referenced =
+            runSql(m_db,
+                   multiRowInsert(u"blob_refs (owner, sha256)", 2, rows, u"ON CONFLICT DO NOTHING"),
+                   refBinds);
         if (!referenced)
             return referenced.error();
     }
     // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
     for (const QString &digest : packed.repairs) {
         Result<QSqlQuery> moved =
-            runSql(m_db, u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
+            runSql(m_db,
+                   u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
                    {packed.pack, packed.offsets.value(digest), digest});
         if (!moved)
             return moved.error();
@@ -505,7 +506,8 @@ void UploadService::sweepUnreferencedPacks()
         return; // in the first hour of a data folder only: later every pack is old
     // One look-up a candidate, on the index of blobs(pack).
     for (const QString &name : std::as_const(old)) {
-        Result<QSqlQuery> used = runSql(m_db, u"SELECT 1 FROM blobs WHERE pack = ? LIMIT 1"_s, {name});
+        Result<QSqlQuery> used =
+            runSql(m_db, u"SELECT 1 FROM blobs WHERE pack = ? LIMIT 1"_s, {name});
         if (used && !used->next())
             QFile::remove(packs.filePath(name));
     }
@@ -534,14 +536,15 @@ Status UploadService::addReference(const QString &owner, const QString &sha256)
 
 void UploadService::expireAbandoned()
 {
-    Result<QSqlQuery> stale = runSql(m_db, QStringLiteral("SELECT id FROM uploads WHERE updated_at < ?"),
+    Result<QSqlQuery> stale = runSql(m_db,
+                                     QStringLiteral("SELECT id FROM uploads WHERE updated_at < ?"),
                                      {nowMs() - UploadExpiryMs});
     if (!stale)
         return;
     while (stale->next()) {
         const QString id = stale->value(u"id"_s).toString();
         m_storage.discard(id);
-        (void) runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {id});
+        (void)runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {id});
     }
 }
 

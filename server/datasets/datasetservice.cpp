@@ -23,12 +23,14 @@ static Error datasetNotFound(const QString &name)
                        QStringLiteral("name"));
 }
 
-DatasetService::DatasetService(const QSqlDatabase &db, const BlobStorage &storage,
+DatasetService::DatasetService(const QSqlDatabase &db,
+                               const BlobStorage &storage,
                                UploadService &uploads)
     : m_db(db)
     , m_storage(storage)
     , m_uploads(uploads)
-{}
+{
+}
 
 Result<QStringList> DatasetService::missing(const QString &owner, const QStringList &sha256s)
 {
@@ -134,7 +136,8 @@ Result<DatasetManifest> DatasetService::loadManifest(const QString &owner,
                                       .arg(absent->size())
                                       .arg(absent->first()),
                                   QStringLiteral("manifest_sha256"));
-        error.details.insert(QStringLiteral("missing"), QJsonArray::fromStringList(absent->mid(0, 100)));
+        error.details.insert(QStringLiteral("missing"),
+                             QJsonArray::fromStringList(absent->mid(0, 100)));
         return error;
     }
     return manifest;
@@ -159,7 +162,8 @@ Result<qint64> DatasetService::storedSize(const DatasetManifest &manifest)
         if (!query)
             return query.error();
         while (query->next())
-            stored.insert(query->value(u"sha256"_s).toString(), query->value(u"size"_s).toLongLong());
+            stored.insert(query->value(u"sha256"_s).toString(),
+                          query->value(u"size"_s).toLongLong());
     }
     qint64 total = 0;
     for (const ManifestFile &file : files) {
@@ -193,12 +197,20 @@ Status DatasetService::registerManifest(const QString &manifestSha256,
     Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
-    for (const ManifestFile &file : manifest.files()) {
-        Result<QSqlQuery> insert = runSql(m_db,
-                                          QStringLiteral("INSERT INTO manifest_files "
-                                                         "(manifest_sha256, sha256) VALUES (?, ?) "
-                                                         "ON CONFLICT DO NOTHING"),
-                                          {manifestSha256, file.sha256});
+    // 100 rows a statement: 10,000 one-row statements took 85 ms of the event loop.
+    constexpr qsizetype Rows = 100;
+    const QList<ManifestFile> &files = manifest.files();
+    for (qsizetype first = 0; first < files.size(); first += Rows) {
+        const qsizetype rows = std::min(Rows, files.size() - first);
+        QVariantList binds;
+        binds.reserve(2 * rows);
+        for (qsizetype i = first; i < first + rows; ++i)
+            binds << manifestSha256 << files[i].sha256;
+        Result<QSqlQuery> insert = runSql(
+            m_db,
+            multiRowInsert(
+                u"manifest_files (manifest_sha256, sha256)", 2, rows, u"ON CONFLICT DO NOTHING"),
+            binds);
         if (!insert)
             return insert.error();
     }
@@ -217,12 +229,13 @@ static Status checkName(const QString &name)
     return Ok{};
 }
 
-Result<QJsonObject> DatasetService::create(qint64 userId, const QString &name,
-                                           const QString &manifestSha256)
+Result<QJsonObject>
+DatasetService::create(qint64 userId, const QString &name, const QString &manifestSha256)
 {
     if (Status named = checkName(name); !named)
         return named.error();
-    Result<DatasetManifest> manifest = loadManifest(UploadService::userOwner(userId), manifestSha256);
+    Result<DatasetManifest> manifest =
+        loadManifest(UploadService::userOwner(userId), manifestSha256);
     if (!manifest)
         return manifest.error();
     if (Status registered = registerManifest(manifestSha256, *manifest); !registered)
@@ -234,7 +247,11 @@ Result<QJsonObject> DatasetService::create(qint64 userId, const QString &name,
                        "name) DO UPDATE SET manifest_sha256 = excluded.manifest_sha256, "
                        "file_count = excluded.file_count, total_size = excluded.total_size, "
                        "created_at = excluded.created_at"),
-        {userId, name, manifestSha256, qint64(manifest->files().size()), manifest->totalSize(),
+        {userId,
+         name,
+         manifestSha256,
+         qint64(manifest->files().size()),
+         manifest->totalSize(),
          nowMs()});
     if (!upsert)
         return upsert.error();
@@ -243,21 +260,22 @@ Result<QJsonObject> DatasetService::create(qint64 userId, const QString &name,
 
 Result<QJsonObject> DatasetService::summary(qint64 userId, const QString &name)
 {
-    Result<QSqlQuery> query = runSql(m_db,
-                                     QStringLiteral("SELECT manifest_sha256, file_count, total_size, "
-                                                    "created_at FROM datasets WHERE owner_id = ? "
-                                                    "AND name = ?"),
-                                     {userId, name});
+    Result<QSqlQuery> query =
+        runSql(m_db,
+               QStringLiteral("SELECT manifest_sha256, file_count, total_size, "
+                              "created_at FROM datasets WHERE owner_id = ? "
+                              "AND name = ?"),
+               {userId, name});
     if (!query)
         return query.error();
     if (!query->next())
         return datasetNotFound(name);
-    return QJsonObject{{QStringLiteral("name"), name},
-                       {QStringLiteral("manifest_sha256"), query->value(u"manifest_sha256"_s).toString()},
-                       {QStringLiteral("file_count"), query->value(u"file_count"_s).toLongLong()},
-                       {QStringLiteral("total_size"), query->value(u"total_size"_s).toLongLong()},
-                       {QStringLiteral("created_at"),
-                        isoTime(query->value(u"created_at"_s).toLongLong())}};
+    return QJsonObject{
+        {QStringLiteral("name"), name},
+        {QStringLiteral("manifest_sha256"), query->value(u"manifest_sha256"_s).toString()},
+        {QStringLiteral("file_count"), query->value(u"file_count"_s).toLongLong()},
+        {QStringLiteral("total_size"), query->value(u"total_size"_s).toLongLong()},
+        {QStringLiteral("created_at"), isoTime(query->value(u"created_at"_s).toLongLong())}};
 }
 
 Result<QJsonObject> DatasetService::list(qint64 userId)
@@ -287,8 +305,9 @@ Result<QJsonObject> DatasetService::get(qint64 userId, const QString &name)
     Result<QJsonObject> entry = summary(userId, name);
     if (!entry)
         return entry;
-    Result<DatasetManifest> manifest = loadManifest(
-        UploadService::userOwner(userId), entry->value(QStringLiteral("manifest_sha256")).toString());
+    Result<DatasetManifest> manifest =
+        loadManifest(UploadService::userOwner(userId),
+                     entry->value(QStringLiteral("manifest_sha256")).toString());
     if (!manifest)
         return manifest.error();
     QJsonArray files;
@@ -323,7 +342,8 @@ Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject 
 {
     QString sha = dataset.value(QStringLiteral("manifest")).toString();
     if (dataset.contains(QStringLiteral("name"))) {
-        Result<QJsonObject> entry = summary(userId, dataset.value(QStringLiteral("name")).toString());
+        Result<QJsonObject> entry =
+            summary(userId, dataset.value(QStringLiteral("name")).toString());
         if (!entry)
             return entry.error();
         sha = entry->value(QStringLiteral("manifest_sha256")).toString();
@@ -339,8 +359,7 @@ Result<QString> DatasetService::manifestForJob(qint64 userId, const QJsonObject 
     return sha;
 }
 
-Result<DatasetManifest> DatasetService::acceptManifest(qint64 userId,
-                                                       const QString &manifestSha256)
+Result<DatasetManifest> DatasetService::acceptManifest(qint64 userId, const QString &manifestSha256)
 {
     return acceptManifest(UploadService::userOwner(userId), manifestSha256);
 }

@@ -34,6 +34,21 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
     return query;
 }
 
+QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail)
+{
+    QString row = QStringLiteral("(?");
+    for (int c = 1; c < columns; ++c)
+        row += QStringLiteral(", ?");
+    row += u')';
+    QString sql = QStringLiteral("INSERT INTO ") + into + QStringLiteral(" VALUES ");
+    for (qsizetype r = 0; r < rows; ++r) {
+        if (r > 0)
+            sql += QStringLiteral(", ");
+        sql += row;
+    }
+    return sql + u' ' + tail;
+}
+
 Result<qint64>
 insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds)
 {
@@ -50,19 +65,20 @@ insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantL
 
 Transaction::Transaction(const QSqlDatabase &db)
     : m_db(db)
-{}
+{
+}
 
 Transaction::~Transaction()
 {
     if (m_open)
-        (void) runSql(m_db, QStringLiteral("ROLLBACK"));
+        (void)runSql(m_db, QStringLiteral("ROLLBACK"));
 }
 
 Status Transaction::begin()
 {
     const bool sqlite = dialectOf(m_db) == SqlDialect::Sqlite;
-    Result<QSqlQuery> query = runSql(m_db, sqlite ? QStringLiteral("BEGIN IMMEDIATE")
-                                                  : QStringLiteral("BEGIN"));
+    Result<QSqlQuery> query =
+        runSql(m_db, sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN"));
     if (!query)
         return query.error();
     m_open = true;

@@ -2,15 +2,21 @@
 
 #include "core/result.h"
 
+#include <QJsonValue>
 #include <QSqlDatabase>
 #include <QSqlQuery>
-#include <QJsonValue>
 #include <QVariantList>
 
 namespace ddl::server {
 
 // Prepares, binds and runs one statement; a failure becomes an Error naming the statement.
-Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
+Result<QSqlQuery>
+runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
+
+// "INSERT INTO <into> VALUES (?, ...), ... <tail>" for rows rows of columns values each: many rows
+// a statement. Not more than a few hundred values: binding costs grow with the square of a
+// statement's values (Qt's SQLite driver looks each one up by name).
+QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail = {});
 
 // Runs an INSERT into a table with an id column and returns the new row's id (RETURNING id: both
 // SQLite and PostgreSQL know it, where QSqlQuery::lastInsertId() works only on SQLite).

@@ -16,8 +16,8 @@ QList<QList<ManifestFile>> BlobBatchUpload::plan(const QList<ManifestFile> &file
     QList<QList<ManifestFile>> batches;
     qint64 bytes = 0;
     for (const ManifestFile &file : files) {
-        if (batches.isEmpty() || bytes + file.size > BatchBytes
-            || batches.last().size() == BatchFiles) {
+        if (batches.isEmpty() || bytes + file.size > BatchBytes ||
+            batches.last().size() == BatchFiles) {
             batches.append(QList<ManifestFile>());
             bytes = 0;
         }
@@ -27,13 +27,32 @@ QList<QList<ManifestFile>> BlobBatchUpload::plan(const QList<ManifestFile> &file
     return batches;
 }
 
-BlobBatchUpload::BlobBatchUpload(ApiClient *client, const QString &folder,
-                                 const QList<ManifestFile> &files, QObject *parent)
+QByteArray BatchBufferPool::take()
+{
+    QMutexLocker lock(&m_mutex);
+    return m_free.isEmpty() ? QByteArray() : m_free.takeLast();
+}
+
+void BatchBufferPool::give(QByteArray buffer)
+{
+    buffer.resize(0); // keeps its capacity
+    QMutexLocker lock(&m_mutex);
+    if (m_free.size() < MaxKept)
+        m_free.append(std::move(buffer));
+}
+
+BlobBatchUpload::BlobBatchUpload(ApiClient *client,
+                                 const QString &folder,
+                                 const QList<ManifestFile> &files,
+                                 std::shared_ptr<BatchBufferPool> buffers,
+                                 QObject *parent)
     : QObject(parent)
     , m_client(client)
     , m_folder(folder)
     , m_files(files)
-{}
+    , m_buffers(buffers ? std::move(buffers) : std::make_shared<BatchBufferPool>())
+{
+}
 
 BlobBatchUpload::~BlobBatchUpload()
 {
@@ -45,9 +64,8 @@ BlobBatchUpload::~BlobBatchUpload()
 // The body: for each file the line "<sha256> <size>\n", then its bytes. Each file is read
 // straight into the body (one copy, from the page cache), one byte more than its size so that a
 // file that grew since it was hashed is noticed.
-static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestFile> &files)
+static Status readBatch(const QString &folder, const QList<ManifestFile> &files, QByteArray &body)
 {
-    QByteArray body;
     qint64 bytes = 0;
     for (const ManifestFile &file : files)
         bytes += file.size + 80;
@@ -56,10 +74,13 @@ static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestF
     for (const ManifestFile &file : files) {
         QFile in(base.filePath(file.path));
         if (!in.open(QIODevice::ReadOnly)) {
-            return Error::make(ErrorCode::IoError,
-                               QStringLiteral("cannot read %1: %2").arg(file.path, in.errorString()));
+            return Error::make(
+                ErrorCode::IoError,
+                QStringLiteral("cannot read %1: %2").arg(file.path, in.errorString()));
         }
-        body.append(file.sha256.toLatin1()).append(' ').append(QByteArray::number(file.size))
+        body.append(file.sha256.toLatin1())
+            .append(' ')
+            .append(QByteArray::number(file.size))
             .append('\n');
         const qsizetype at = body.size();
         body.resize(at + file.size + 1); // within the reserve: no reallocation
@@ -67,8 +88,9 @@ static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestF
         while (read <= file.size) {
             const qint64 n = in.read(body.data() + at + read, file.size + 1 - read);
             if (n < 0) {
-                return Error::make(ErrorCode::IoError, QStringLiteral("cannot read %1: %2")
-                                                           .arg(file.path, in.errorString()));
+                return Error::make(
+                    ErrorCode::IoError,
+                    QStringLiteral("cannot read %1: %2").arg(file.path, in.errorString()));
             }
             if (n == 0)
                 break;
@@ -84,7 +106,7 @@ static Result<QByteArray> readBatch(const QString &folder, const QList<ManifestF
         }
         body.resize(at + file.size);
     }
-    return body;
+    return Ok{};
 }
 
 void BlobBatchUpload::start()
@@ -103,12 +125,14 @@ void BlobBatchUpload::start()
                                   {{"Content-Type", "application/octet-stream"}});
     connect(&m_sent, &QFutureWatcher<Status>::finished, this, &BlobBatchUpload::handleSent);
     m_sent.setFuture(QtConcurrent::run(
-        dataTransferThreads(), [control, pool, head, folder = m_folder, files = m_files]() -> Status {
-            Result<QByteArray> body = readBatch(folder, files);
-            if (!body)
-                return body.error();
+        dataTransferThreads(),
+        [control, pool, head, folder = m_folder, files = m_files, buffers = m_buffers]() -> Status {
+            QByteArray body = buffers->take();
+            const Status read = readBatch(folder, files, body);
             Result<DataAnswer> answer =
-                pool->request(*control, head, -1, 0, body->size(), {}, {}, {}, {}, *body);
+                read ? pool->request(*control, head, -1, 0, body.size(), {}, {}, {}, {}, body)
+                     : Result<DataAnswer>(read.error());
+            buffers->give(std::move(body));
             if (!answer)
                 return answer.error();
             if (answer->status >= 200 && answer->status < 300)

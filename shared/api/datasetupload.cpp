@@ -4,6 +4,8 @@
 #include "blobupload.h"
 #include "filehashcache.h"
 
+#include "core/sha256stream.h"
+
 #include <QCoreApplication>
 #include <QDir>
 #include <QEventLoop>
@@ -23,7 +25,9 @@ DatasetUpload::DatasetUpload(ApiClient *client, const QString &folder, QObject *
     : QObject(parent)
     , m_client(client)
     , m_folder(folder)
-{}
+    , m_batchBuffers(std::make_shared<BatchBufferPool>())
+{
+}
 
 // A slot for a file sent before it is hashed, taken by one of the hashing threads at a time.
 static bool reserveBlindSlot(std::atomic<int> &running)
@@ -44,7 +48,9 @@ DatasetUpload::~DatasetUpload()
 
 void DatasetUpload::start()
 {
-    connect(&m_scan, &QFutureWatcher<Result<DatasetManifest>>::finished, this,
+    connect(&m_scan,
+            &QFutureWatcher<Result<DatasetManifest>>::finished,
+            this,
             &DatasetUpload::handleScanned);
     const QString folder = m_folder;
     const QString cachePath = m_hashCachePath;
@@ -132,8 +138,8 @@ void DatasetUpload::start()
                     post({ManifestFile{relativePath(path), read, *digest, false}});
                 } else {
                     // A full batch goes; the last, partial one waits for the plan.
-                    if (groupBytes + read > BlobBatchUpload::BatchBytes
-                        || group.size() == BlobBatchUpload::BatchFiles)
+                    if (groupBytes + read > BlobBatchUpload::BatchBytes ||
+                        group.size() == BlobBatchUpload::BatchFiles)
                         handOver();
                     group.append(ManifestFile{relativePath(path), read, *digest, false});
                     groupBytes += read;
@@ -242,6 +248,11 @@ void DatasetUpload::handleScanned()
         return;
     }
     m_manifest = *scanned;
+    // Once: 10,000 files give a megabyte of JSON to write and hash.
+    m_manifestJson = m_manifest.toJson();
+    Sha256Stream digest;
+    digest.add(m_manifestJson);
+    m_manifestSha256 = digest.finishHex();
     m_scanned = true;
     // The plan waits until every file sent before it was hashed is known to be new or not.
     if (m_blind.isEmpty())
@@ -252,7 +263,7 @@ void DatasetUpload::askPlan()
 {
     if (isFinished() || !m_client)
         return;
-    QStringList digests{m_manifest.sha256()};
+    QStringList digests{m_manifestSha256};
     for (const ManifestFile &file : m_manifest.files()) {
         if (!m_sentEarly.contains(file.sha256) && !m_storedEarly.contains(file.sha256))
             digests.append(file.sha256);
@@ -271,7 +282,7 @@ void DatasetUpload::handleMissing(ApiRequest *request)
         return;
     }
     QSet<QString> missing = ApiClient::missingIn(request->result()->json());
-    m_manifestMissing = missing.contains(m_manifest.sha256());
+    m_manifestMissing = missing.contains(m_manifestSha256);
     // Files whose batch started early are to send (their group's query said so) but are not
     // queued again.
     QSet<QString> early = m_sentEarly;
@@ -307,6 +318,9 @@ void DatasetUpload::handleMissing(ApiRequest *request)
             reportFileSent(file);
         reportProgress();
     }
+    // The manifest is known: it travels beside the files, so that naming the dataset is all
+    // that is left once the last batch is stored.
+    sendManifest();
     sendFiles();
 }
 
@@ -317,9 +331,12 @@ void DatasetUpload::sendFiles()
            m_nextFile < m_toSend.size()) {
         startFile(m_toSend.at(m_nextFile++), false)->start();
     }
-    if (!isFinished() && m_planned && m_running.isEmpty() && m_nextFile >= m_toSend.size()
-        && m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && !m_manifestUpload)
-        sendManifest();
+    if (!isFinished() && m_planned && m_running.isEmpty() && m_nextFile >= m_toSend.size() &&
+        m_runningBatches.isEmpty() && m_nextBatch >= m_batches.size() && m_manifestStored &&
+        !m_naming) {
+        m_naming = true;
+        nameDataset();
+    }
 }
 
 // blind: sent before it is hashed (file.sha256 empty; the digest follows, provideDigest).
@@ -378,9 +395,10 @@ BlobUpload *DatasetUpload::startFile(const ManifestFile &file, bool blind)
 
 void DatasetUpload::sendBatches()
 {
-    while (!isFinished() && m_client && m_runningBatches.size() < BatchesAtOnce
-           && m_nextBatch < m_batches.size()) {
-        auto *batch = new BlobBatchUpload(m_client, m_folder, m_batches.at(m_nextBatch++), this);
+    while (!isFinished() && m_client && m_runningBatches.size() < BatchesAtOnce &&
+           m_nextBatch < m_batches.size()) {
+        auto *batch = new BlobBatchUpload(
+            m_client, m_folder, m_batches.at(m_nextBatch++), m_batchBuffers, this);
         m_runningBatches.append(batch);
         connect(batch, &BlobBatchUpload::finished, this, [this, batch] { handleBatchSent(batch); });
         batch->start();
@@ -421,19 +439,19 @@ void DatasetUpload::reportFileSent(const ManifestFile &file)
 void DatasetUpload::sendManifest()
 {
     if (!m_manifestMissing) {
-        nameDataset();
+        m_manifestStored = true;
         return;
     }
     const QString path = m_scratch.filePath(QStringLiteral("manifest.json"));
     QFile file(path);
-    if (!m_scratch.isValid() || !file.open(QIODevice::WriteOnly)
-        || file.write(m_manifest.toJson()) != m_manifest.toJson().size()) {
+    if (!m_scratch.isValid() || !file.open(QIODevice::WriteOnly) ||
+        file.write(m_manifestJson) != m_manifestJson.size()) {
         fail(Error::make(ErrorCode::IoError,
                          QStringLiteral("cannot write the dataset manifest to %1").arg(path)));
         return;
     }
     file.close();
-    m_manifestUpload = new BlobUpload(m_client, path, m_manifest.sha256());
+    m_manifestUpload = new BlobUpload(m_client, path, m_manifestSha256);
     connect(m_manifestUpload, &BlobUpload::finished, this, [this] {
         if (isFinished())
             return;
@@ -441,7 +459,8 @@ void DatasetUpload::sendManifest()
             fail(m_manifestUpload->result().error());
             return;
         }
-        nameDataset();
+        m_manifestStored = true;
+        sendFiles();
     });
     m_manifestUpload->start();
 }
@@ -458,8 +477,8 @@ void DatasetUpload::nameDataset()
         return;
     }
     ApiRequest *request = m_collection == Collection::Images
-                              ? m_client->createImage(m_name, m_manifest.sha256())
-                              : m_client->createDataset(m_name, m_manifest.sha256());
+                              ? m_client->createImage(m_name, m_manifestSha256)
+                              : m_client->createDataset(m_name, m_manifestSha256);
     connect(request, &ApiRequest::finished, this, [this, request] {
         request->deleteLater();
         if (isFinished())
@@ -494,13 +513,17 @@ void DatasetUpload::fail(const Error &error)
         batch->deleteLater();
     }
     m_runningBatches.clear();
+    if (m_manifestUpload) {
+        m_manifestUpload->disconnect(this);
+        m_manifestUpload->cancel();
+    }
     m_result = error;
     emit finished();
 }
 
 void DatasetUpload::succeed()
 {
-    m_result = m_manifest.sha256();
+    m_result = m_manifestSha256;
     emit finished();
 }
 

@@ -16,6 +16,7 @@
 
 namespace ddl {
 
+class BatchBufferPool;
 class BlobBatchUpload;
 class BlobUpload;
 
@@ -113,16 +114,17 @@ private:
     std::shared_ptr<std::atomic<qint64>> m_bytesHashed = std::make_shared<std::atomic<qint64>>(0);
     DatasetManifest m_manifest;
     QFutureWatcher<Result<DatasetManifest>> m_scan;
-    QList<ManifestFile> m_toSend; // the large files, one resumable upload each
+    QList<ManifestFile> m_toSend;         // the large files, one resumable upload each
     QList<QList<ManifestFile>> m_batches; // the small ones, many to a request
     qsizetype m_nextBatch = 0;
     QList<BlobBatchUpload *> m_runningBatches;
+    std::shared_ptr<BatchBufferPool> m_batchBuffers;
     int m_batchesSent = 0;
     // Files that had to be hashed (not from the cache) are sent while the scan goes on: small ones
     // in full batches, a large one as soon as it is hashed, each group after a missing query of
     // its own. The plan (planned()) comes once the scan is done; what they did is told after it.
     bool m_planned = false;
-    QSet<QString> m_sentEarly;         // digests whose sending started before the plan
+    QSet<QString> m_sentEarly;               // digests whose sending started before the plan
     QHash<QString, QString> m_sentEarlyPath; // ... and the path each is sent from
     // Large files the cache did not know are sent while they are hashed (BlobUpload without a
     // digest): at most FilesAtOnce at a time (counted by the scan's thread and this one), and
@@ -132,9 +134,13 @@ private:
     QSet<QString> m_storedEarly;          // their digests the caller had: abandoned
     QSet<BlobUpload *> m_abandoning;      // ... and their uploads, until they end
     bool m_scanned = false;
-    QList<ManifestFile> m_doneEarly;   // files that were stored before the plan
+    QList<ManifestFile> m_doneEarly; // files that were stored before the plan
     int m_filesToSend = 0;
+    QByteArray m_manifestJson; // m_manifest's bytes and digest, made once it is scanned
+    QString m_manifestSha256;
     bool m_manifestMissing = true;
+    bool m_manifestStored = false; // on the server, before or by this upload
+    bool m_naming = false;
     qsizetype m_nextFile = 0;
     qint64 m_bytesToSend = 0;
     qint64 m_bytesSent = 0; // by files that finished
