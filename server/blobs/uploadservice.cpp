@@ -430,11 +430,12 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
 // each one up by name), 250 rows made binding a tenth of the server's event loop.
 static constexpr qsizetype RowsPerStatement = 50;
 
-Status UploadService::recordBatch(const QString &owner,
+Status UploadService::recordBatch(const QSqlDatabase &db,
+                                  const QString &owner,
                                   const QList<BlobBatch::Entry> &entries,
                                   const BlobBatch::Packed &packed)
 {
-    Transaction transaction(m_db);
+    Transaction transaction(db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
     QHash<QString, qint64> sizes;
@@ -460,7 +461,7 @@ Status UploadService::recordBatch(const QString &owner,
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh =
-            runSql(m_db,
+            runSql(db,
                    multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)",
                                   5,
                                   rows,
@@ -472,7 +473,7 @@ Status UploadService::recordBatch(const QString &owner,
             bytes += sizes.value(fresh->value(0).toString());
         fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
         Result<QSqlQuery> referenced =
-            runSql(m_db,
+            runSql(db,
                    multiRowInsert(u"blob_refs (owner, sha256)", 2, rows, u"ON CONFLICT DO NOTHING"),
                    refBinds);
         if (!referenced)
@@ -481,7 +482,7 @@ Status UploadService::recordBatch(const QString &owner,
     // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
     for (const QString &digest : packed.repairs) {
         Result<QSqlQuery> moved =
-            runSql(m_db,
+            runSql(db,
                    u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
                    {packed.pack, packed.offsets.value(digest), digest});
         if (!moved)
@@ -489,7 +490,7 @@ Status UploadService::recordBatch(const QString &owner,
     }
     if (Status committed = transaction.commit(); !committed)
         return committed;
-    LedgerStore(m_db).addUploadedBy(owner, bytes);
+    LedgerStore(db).addUploadedBy(owner, bytes);
     return Ok{};
 }
 
