@@ -37,7 +37,7 @@ public:
     // than the server stores at once (its two batch threads), so that the next one is already
     // there, received, when one is answered; sent two at a time, the server sat idle while the
     // next two crossed the network. Each holds at most BatchBytes.
-    static constexpr int BatchesAtOnce = 5;
+    static constexpr int BatchesAtOnce = 3;
     // Files hashed at once while the folder is scanned (no more than the machine's cores).
     static constexpr int MaxHashThreads = 4;
     // What a name names: a dataset (POST /v1/datasets), or an image whose folder is an OCI
