@@ -1,6 +1,7 @@
 #include "bloblocator.h"
 
 #include "store/sql.h"
+#include "store/sqlliteral.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -65,19 +66,20 @@ Result<QByteArray> BlobLocator::read(const QString &sha256, qint64 maxBytes) con
 
 Result<QHash<QString, QString>> BlobLocator::recorded(const QStringList &digests) const
 {
-    // Few values a statement: Qt's SQLite driver binds in time that grows with their square.
-    constexpr qsizetype PerStatement = 50;
+    // The digests are written into the statement (sqlliteral): bound, they cost time that grows
+    // with the square of their count.
+    constexpr qsizetype PerStatement = 500;
     QHash<QString, QString> held;
     for (qsizetype first = 0; first < digests.size(); first += PerStatement) {
-        const QStringList some = digests.mid(first, PerStatement);
-        QStringList marks;
-        QVariantList binds;
-        for (const QString &digest : some) {
-            marks << u"?"_s;
-            binds << digest;
+        const std::optional<QString> some =
+            sqlliteral::digestList(digests.mid(first, PerStatement));
+        if (!some) {
+            return Error::make(ErrorCode::BadRequest,
+                               QStringLiteral("a digest is not 64 lowercase hex digits"),
+                               QStringLiteral("sha256"));
         }
-        Result<QSqlQuery> rows = runSql(
-            m_db, u"SELECT sha256, pack FROM blobs WHERE sha256 IN (%1)"_s.arg(marks.join(u", ")), binds);
+        Result<QSqlQuery> rows =
+            runSql(m_db, u"SELECT sha256, pack FROM blobs WHERE sha256 IN (%1)"_s.arg(*some));
         if (!rows)
             return rows.error();
         while (rows->next())

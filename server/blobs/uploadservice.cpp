@@ -5,6 +5,7 @@
 #include "core/sha256.h"
 #include "core/sha256stream.h"
 #include "store/sql.h"
+#include "store/sqlliteral.h"
 
 #include <QCoreApplication>
 #include <QDateTime>
@@ -425,10 +426,9 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
     return fresh;
 }
 
-// Rows of a batch recorded per statement: 80 statements for a batch of 2,000 instead of 4,000.
-// Not more: binding costs grow with the square of a statement's values (Qt's SQLite driver looks
-// each one up by name), 250 rows made binding a tenth of the server's event loop.
-static constexpr qsizetype RowsPerStatement = 50;
+// Rows of a batch recorded per statement, their values written into the statement (sqlliteral):
+// bound, their cost grew with the square of a statement's values.
+static constexpr qsizetype RowsPerStatement = 500;
 
 Status UploadService::recordBatch(const QSqlDatabase &db,
                                   const QString &owner,
@@ -443,30 +443,42 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
         sizes.insert(entry.sha256, entry.size);
     const QStringList digests = sizes.keys();
     const qint64 now = nowMs();
+    const std::optional<QString> ownerText = sqlliteral::plainText(owner);
+    const std::optional<QString> packText =
+        packed.offsets.isEmpty() ? QString() : sqlliteral::plainText(packed.pack);
+    if (!ownerText || !packText) {
+        return Error::make(ErrorCode::Internal,
+                           QStringLiteral("cannot record a batch of owner %1 in pack %2")
+                               .arg(owner.left(80), packed.pack.left(80)));
+    }
     qint64 bytes = 0; // of blobs the server did not hold before: resent ones count nothing
     for (qsizetype first = 0; first < digests.size(); first += RowsPerStatement) {
         const qsizetype rows = std::min(RowsPerStatement, digests.size() - first);
-        QVariantList blobBinds;
-        QVariantList refBinds;
+        QStringList blobRows;
+        QStringList refRows;
         for (qsizetype i = first; i < first + rows; ++i) {
-            const QString &digest = digests.at(i);
+            const std::optional<QString> digest = sqlliteral::digest(digests.at(i));
+            if (!digest) {
+                return Error::make(
+                    ErrorCode::BadRequest,
+                    QStringLiteral("%1 is not a SHA-256 hex digest").arg(digests.at(i).left(80)),
+                    QStringLiteral("sha256"));
+            }
             // A blob held before the batch: its row exists and stays as it is (a repaired one
             // is moved below).
-            const auto offset = packed.offsets.constFind(digest);
+            const auto offset = packed.offsets.constFind(digests.at(i));
             const bool inPack = offset != packed.offsets.cend();
-            blobBinds << digest << sizes.value(digest) << now
-                      << (inPack ? QVariant(packed.pack) : QVariant(QMetaType::fromType<QString>()))
-                      << (inPack ? QVariant(*offset) : QVariant(QMetaType::fromType<qint64>()));
-            refBinds << owner << digests.at(i);
+            const QString place =
+                inPack ? *packText + u", "_s + QString::number(*offset) : u"NULL, NULL"_s;
+            blobRows << u"("_s + *digest + u", "_s + QString::number(sizes.value(digests.at(i))) +
+                            u", "_s + QString::number(now) + u", "_s + place + u")"_s;
+            refRows << u"("_s + *ownerText + u", "_s + *digest + u")"_s;
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh =
             runSql(db,
-                   multiRowInsert(u"blobs (sha256, size, created_at, pack, pack_offset)",
-                                  5,
-                                  rows,
-                                  u"ON CONFLICT DO NOTHING RETURNING sha256"),
-                   blobBinds);
+                   u"INSERT INTO blobs (sha256, size, created_at, pack, pack_offset) VALUES %1 "
+                   u"ON CONFLICT DO NOTHING RETURNING sha256"_s.arg(blobRows.join(u", ")));
         if (!fresh)
             return fresh.error();
         while (fresh->next())
@@ -474,8 +486,8 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
         fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
         Result<QSqlQuery> referenced =
             runSql(db,
-                   multiRowInsert(u"blob_refs (owner, sha256)", 2, rows, u"ON CONFLICT DO NOTHING"),
-                   refBinds);
+                   u"INSERT INTO blob_refs (owner, sha256) VALUES %1 ON CONFLICT DO NOTHING"_s.arg(
+                       refRows.join(u", ")));
         if (!referenced)
             return referenced.error();
     }

@@ -34,21 +34,6 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
     return query;
 }
 
-QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail)
-{
-    QString row = QStringLiteral("(?");
-    for (int c = 1; c < columns; ++c)
-        row += QStringLiteral(", ?");
-    row += u')';
-    QString sql = QStringLiteral("INSERT INTO ") + into + QStringLiteral(" VALUES ");
-    for (qsizetype r = 0; r < rows; ++r) {
-        if (r > 0)
-            sql += QStringLiteral(", ");
-        sql += row;
-    }
-    return sql + u' ' + tail;
-}
-
 Result<qint64>
 insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds)
 {

@@ -13,11 +13,6 @@ namespace ddl::server {
 Result<QSqlQuery>
 runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 
-// "INSERT INTO <into> VALUES (?, ...), ... <tail>" for rows rows of columns values each: many rows
-// a statement. Not more than a few hundred values: binding costs grow with the square of a
-// statement's values (Qt's SQLite driver looks each one up by name).
-QString multiRowInsert(QStringView into, int columns, qsizetype rows, QStringView tail = {});
-
 // Runs an INSERT into a table with an id column and returns the new row's id (RETURNING id: both
 // SQLite and PostgreSQL know it, where QSqlQuery::lastInsertId() works only on SQLite).
 Result<qint64>
