@@ -23,6 +23,7 @@ class FileHashCache
 {
 public:
     static constexpr qsizetype MaxEntries = 100'000;
+    static constexpr qint64 MaxFileBytes = 64LL << 20; // of the cache file that is read
     // A file modified less than this before it is recorded is not remembered (see sha256()).
     static constexpr qint64 RacyWindowNs = 1'000'000'000;
 

@@ -36,6 +36,7 @@ private slots:
     void unchangedDatasetIsCheckedWithoutReadingIt();
     void fileChangedInPlaceIsHashedAgain();
     void cacheFilesOfTwoRunsMerge();
+    void cacheFileIsReadBackWhateverItsLines();
     void corruptedBlobOnTheServerIsRefused_data();
     void corruptedBlobOnTheServerIsRefused();
     void smallFilesTravelInBatches();
@@ -196,6 +197,39 @@ void tst_DatasetClient::cacheFilesOfTwoRunsMerge()
     QVERIFY(later.sha256(m_dir.filePath(u"merge/y"_s)));
     QCOMPARE(later.bytesHashed(), 0);
     QCOMPARE(later.hits(), 2);
+}
+
+// The cache file is read whole and cut into lines by hand: paths with spaces, a damaged line
+// and a last line without its line break must read back as they did through readLine.
+void tst_DatasetClient::cacheFileIsReadBackWhateverItsLines()
+{
+    const QString path = m_dir.filePath(u"lines/file-hashes"_s);
+    const QStringList files{m_dir.filePath(u"lines/with space/a b.txt"_s),
+                            m_dir.filePath(u"lines/plain"_s), m_dir.filePath(u"lines/été"_s)};
+    for (const QString &file : files)
+        QVERIFY(writeFile(file, file.toUtf8()));
+    {
+        FileHashCache first(path);
+        for (const QString &file : files)
+            QVERIFY(first.sha256(file));
+        QVERIFY(first.save());
+    }
+    QFile cache(path);
+    QVERIFY(cache.open(QIODevice::ReadOnly));
+    QByteArray lines = cache.readAll();
+    cache.close();
+    QCOMPARE(lines.count('\n'), files.size());
+    lines.chop(1); // the last line without its line break
+    lines.prepend("damaged line\n" + QByteArray(64, 'a') + " 1 2\n");
+    QVERIFY(cache.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    cache.write(lines);
+    cache.close();
+
+    FileHashCache later(path);
+    for (const QString &file : files)
+        QVERIFY(later.sha256(file));
+    QCOMPARE(later.bytesHashed(), 0);
+    QCOMPARE(later.hits(), int(files.size()));
 }
 
 void tst_DatasetClient::corruptedBlobOnTheServerIsRefused_data()
