@@ -430,12 +430,11 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
 // bound, their cost grew with the square of a statement's values.
 static constexpr qsizetype RowsPerStatement = 500;
 
-Status UploadService::recordBatch(const QSqlDatabase &db,
-                                  const QString &owner,
+Status UploadService::recordBatch(const QString &owner,
                                   const QList<BlobBatch::Entry> &entries,
                                   const BlobBatch::Packed &packed)
 {
-    Transaction transaction(db);
+    Transaction transaction(m_db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
     QHash<QString, qint64> sizes;
@@ -476,7 +475,7 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh =
-            runSql(db,
+            runSql(m_db,
                    u"INSERT INTO blobs (sha256, size, created_at, pack, pack_offset) VALUES %1 "
                    u"ON CONFLICT DO NOTHING RETURNING sha256"_s.arg(blobRows.join(u", ")));
         if (!fresh)
@@ -485,7 +484,7 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
             bytes += sizes.value(fresh->value(0).toString());
         fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
         Result<QSqlQuery> referenced =
-            runSql(db,
+            runSql(m_db,
                    u"INSERT INTO blob_refs (owner, sha256) VALUES %1 ON CONFLICT DO NOTHING"_s.arg(
                        refRows.join(u", ")));
         if (!referenced)
@@ -494,7 +493,7 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
     // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
     for (const QString &digest : packed.repairs) {
         Result<QSqlQuery> moved =
-            runSql(db,
+            runSql(m_db,
                    u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
                    {packed.pack, packed.offsets.value(digest), digest});
         if (!moved)
@@ -502,7 +501,7 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
     }
     if (Status committed = transaction.commit(); !committed)
         return committed;
-    LedgerStore(db).addUploadedBy(owner, bytes);
+    LedgerStore(m_db).addUploadedBy(owner, bytes);
     return Ok{};
 }
 
