@@ -205,7 +205,8 @@ void tst_DatasetClient::cacheFileIsReadBackWhateverItsLines()
 {
     const QString path = m_dir.filePath(u"lines/file-hashes"_s);
     const QStringList files{m_dir.filePath(u"lines/with space/a b.txt"_s),
-                            m_dir.filePath(u"lines/plain"_s), m_dir.filePath(u"lines/été"_s)};
+                            m_dir.filePath(u"lines/plain"_s),
+                            m_dir.filePath(u"lines/été"_s)};
     for (const QString &file : files)
         QVERIFY(writeFile(file, file.toUtf8()));
     {
