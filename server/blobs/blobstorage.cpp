@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <cstring>
 #include <unistd.h>
 
@@ -76,7 +77,23 @@ static Error ioError(const QString &what, const QString &path)
 Result<int> BlobStorage::openPartAt(const QString &uploadId, qint64 offset) const
 {
     const QString path = partPath(uploadId);
-    const int fd = ::open(QFile::encodeName(path).constData(), O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    // Only the first chunk creates the part file. One that is gone or shorter at a later offset
+    // lost bytes the store counts as received (a crash, a hand that removed it): going on would
+    // store zeros in their place under a digest that still matches (the hash state is saved, not
+    // read again), so the upload must start over.
+    const int fd = ::open(QFile::encodeName(path).constData(),
+                          O_WRONLY | O_CLOEXEC | (offset == 0 ? O_CREAT : 0), 0600);
+    struct stat st;
+    const bool lost = (fd < 0 && errno == ENOENT)
+                      || (fd >= 0 && offset > 0 && (::fstat(fd, &st) != 0 || st.st_size < offset));
+    if (lost) {
+        if (fd >= 0)
+            ::close(fd);
+        return Error::make(ErrorCode::NotFound,
+                           QStringLiteral("the bytes received for upload %1 are gone from the "
+                                          "server; start the upload again")
+                               .arg(uploadId));
+    }
     if (fd < 0)
         return ioError(QStringLiteral("cannot open"), path);
     if (::ftruncate(fd, offset) != 0) {

@@ -210,8 +210,12 @@ Result<ChunkSink> UploadService::beginChunk(const QString &owner,
     if (!hash)
         return hash.error();
     Result<int> fd = m_storage.openPartAt(uploadId, offset);
-    if (!fd)
+    if (!fd) {
+        // Its bytes are gone: the row goes too, or the next create() would resume onto nothing.
+        if (fd.error().is(ErrorCode::NotFound))
+            (void) abandon(owner, uploadId);
         return fd.error();
+    }
     m_open->ends.insert(uploadId, offset + length);
     return ChunkSink(
         *fd, m_storage.partPath(uploadId), offset, length, *hash, [open = m_open, uploadId] {

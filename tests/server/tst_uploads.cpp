@@ -65,6 +65,8 @@ private slots:
     void secondOwnerWithWrongBytesGetsNoReference();
     void zeroSizeBlobCompletesAtOnce();
     void bytesLeftByACrashAreCutBack();
+    void partFileLostMidwayStartsTheUploadAgain_data();
+    void partFileLostMidwayStartsTheUploadAgain();
     void abandonedUploadsExpire();
 
 private:
@@ -420,6 +422,45 @@ void tst_Uploads::bytesLeftByACrashAreCutBack()
     QVERIFY(done);
     QCOMPARE(QFileInfo(m_storage->partPath(upload->id)).size(), 30);
     done = m_uploads->writeChunk(Alice, upload->id, 30, bytes.mid(30));
+    QVERIFY2(done, done ? "" : qPrintable(done.error().message));
+    QVERIFY(done->complete);
+    QCOMPARE(readFile(m_storage->blobPath(sha256Of(bytes))), bytes);
+}
+
+void tst_Uploads::partFileLostMidwayStartsTheUploadAgain_data()
+{
+    QTest::addColumn<qint64>("keep"); // bytes of the part file left, -1: the file removed
+    QTest::newRow("removed") << qint64(-1);
+    QTest::newRow("cut short") << qint64(7);
+}
+
+// The store says 20 bytes arrived, the part file no longer holds them: the next chunk must not
+// store zeros in their place (the saved hash state would still give the declared digest).
+void tst_Uploads::partFileLostMidwayStartsTheUploadAgain()
+{
+    QFETCH(qint64, keep);
+    const QByteArray bytes = pattern(40);
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(upload);
+    QVERIFY(m_uploads->writeChunk(Alice, upload->id, 0, bytes.left(20)));
+    const QString part = m_storage->partPath(upload->id);
+    if (keep < 0)
+        QVERIFY(QFile::remove(part));
+    else
+        QVERIFY(QFile::resize(part, keep));
+
+    Result<UploadState> next = m_uploads->writeChunk(Alice, upload->id, 20, bytes.mid(20));
+    QVERIFY(!next);
+    QCOMPARE(next.error().code, u"not_found"_qs);
+    QVERIFY2(next.error().message.contains(u"start the upload again"_qs),
+             qPrintable(next.error().message));
+    QVERIFY(!QFileInfo::exists(m_storage->blobPath(sha256Of(bytes))));
+
+    // Asked again, the upload starts from nothing and completes with the right bytes.
+    Result<UploadState> again = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(again);
+    QCOMPARE(again->offset, 0);
+    Result<UploadState> done = m_uploads->writeChunk(Alice, again->id, 0, bytes);
     QVERIFY2(done, done ? "" : qPrintable(done.error().message));
     QVERIFY(done->complete);
     QCOMPARE(readFile(m_storage->blobPath(sha256Of(bytes))), bytes);
