@@ -102,8 +102,7 @@ void DatasetUpload::start()
                         emit self->hashing(done, total);
                 });
             },
-            [&](const QString &path) -> Result<QString> {
-                const qint64 size = QFileInfo(path).size();
+            [&](const QString &path, qint64 size) -> Result<QString> {
                 if (early && size >= BlobUpload::ChunkSize && reserveBlindSlot(*blindRunning)) {
                     const std::optional<QString> known = cache.cached(path);
                     const std::optional<QString> pending = cache.pendingUpload(path);

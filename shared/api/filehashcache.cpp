@@ -31,14 +31,29 @@ FileHashCache::FileHashCache(const QString &path)
 {
 }
 
+static std::optional<FileHashCache::Key> keyFrom(const struct stat &st)
+{
+    if (!S_ISREG(st.st_mode))
+        return std::nullopt;
+    return FileHashCache::Key{qint64(st.st_size),
+                              qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+                              quint64(st.st_ino)};
+}
+
 std::optional<FileHashCache::Key> FileHashCache::keyOf(const QString &absolutePath)
 {
     struct stat st;
-    if (::stat(QFile::encodeName(absolutePath).constData(), &st) != 0 || !S_ISREG(st.st_mode))
+    if (::stat(QFile::encodeName(absolutePath).constData(), &st) != 0)
         return std::nullopt;
-    return Key{qint64(st.st_size),
-               qint64(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
-               quint64(st.st_ino)};
+    return keyFrom(st);
+}
+
+std::optional<FileHashCache::Key> FileHashCache::keyOfOpen(int fd)
+{
+    struct stat st;
+    if (fd < 0 || ::fstat(fd, &st) != 0)
+        return std::nullopt;
+    return keyFrom(st);
 }
 
 // One line per file: sha256-hex size mtime-ns inode used path. A path with a line break is
@@ -157,7 +172,9 @@ Result<QString> FileHashCache::sha256(const QString &absolutePath,
     // Only a file that stayed the same while it was read, and whose time stamp lies clearly in
     // the past, is remembered: a write in the same clock tick as the hashing would otherwise
     // leave a stale entry that looks valid (git's "racy clean" problem).
-    const std::optional<Key> after = keyOf(absolutePath);
+    // The open file's (no second walk of the path): one replaced meanwhile under that path
+    // differs from before in its inode, so nothing is remembered for it.
+    const std::optional<Key> after = keyOfOpen(file.handle());
     const qint64 nowNs = QDateTime::currentMSecsSinceEpoch() * 1'000'000;
     if (before && after && *before == *after && after->mtimeNs < nowNs - RacyWindowNs &&
         !absolutePath.contains(u'\n')) {

@@ -59,7 +59,7 @@ public:
     // unchanged dataset reads none).
     static qint64 totalBytesHashed() { return s_totalBytesHashed.load(); }
 
-private:
+    // What says a file is unchanged since it was hashed.
     struct Key
     {
         qint64 size = -1;
@@ -67,6 +67,8 @@ private:
         quint64 inode = 0;
         bool operator==(const Key &) const = default;
     };
+
+private:
     struct Entry
     {
         Key key;
@@ -74,6 +76,7 @@ private:
         quint64 used = 0;  // a later use is a bigger number
     };
     static std::optional<Key> keyOf(const QString &absolutePath);
+    static std::optional<Key> keyOfOpen(int fd);
     std::optional<QString> cached(const QString &absolutePath, const Key &key);
     void load(const QString &path, QHash<QString, Entry> &into) const;
     void ensureLoaded();

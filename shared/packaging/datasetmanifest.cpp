@@ -75,7 +75,7 @@ Status DatasetManifest::checkFiles(QList<ManifestFile> &files)
 Result<DatasetManifest>
 DatasetManifest::scan(const QString &folder,
                       const std::function<void(qint64, qint64)> &progress,
-                      const std::function<Result<QString>(const QString &)> &hashFile,
+                      const std::function<Result<QString>(const QString &, qint64)> &hashFile,
                       int threads)
 {
     const QFileInfo root(folder);
@@ -89,7 +89,8 @@ DatasetManifest::scan(const QString &folder,
                     QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden | QDir::System,
                     QDirIterator::Subdirectories);
     while (it.hasNext()) {
-        const QFileInfo info(it.next());
+        // From the walk: its file type is known without a stat of its own.
+        const QFileInfo info = it.nextFileInfo();
         const QString relative = base.relativeFilePath(info.absoluteFilePath());
         if (info.isSymLink()) {
             manifest.m_warnings.append(
@@ -120,7 +121,8 @@ DatasetManifest::scan(const QString &folder,
     const auto work = [&] {
         for (qsizetype i = next++; i < found.size() && !failed; i = next++) {
             const QString path = found.at(i).absoluteFilePath();
-            Result<QString> digest = hashFile ? hashFile(path) : sha256OfFile(path);
+            Result<QString> digest =
+                hashFile ? hashFile(path, found.at(i).size()) : sha256OfFile(path);
             QMutexLocker locker(&mutex);
             if (!digest) {
                 // Of the files that failed, the first in the folder's order is told.
@@ -152,7 +154,9 @@ DatasetManifest::scan(const QString &folder,
         manifest.m_files.append(ManifestFile{base.relativeFilePath(info.absoluteFilePath()),
                                              info.size(),
                                              digests.at(i),
-                                             info.isExecutable()});
+                                             // The owner's bit, from the walk's stat (isExecutable()
+                                             // asks access() once a file).
+                                             info.permission(QFileDevice::ExeOwner)});
     }
     if (Status checked = checkFiles(manifest.m_files); !checked)
         return checked.error();

@@ -34,14 +34,15 @@ public:
 
     // Walks folder and hashes every regular file (symlinks and special files are left out, and
     // said so in warnings). progress(bytesHashed, bytesTotal) is called as files are hashed.
-    // hashFile(absolutePath) gives a file's digest (a cache may answer without reading it);
+    // hashFile(absolutePath, size) gives a file's digest (a cache may answer without reading it;
+    // size is what the walk saw);
     // without one every file is read. threads > 1: that many files are hashed at once (the
     // calling thread and pool threads), so hashFile must be safe to call from several threads;
     // progress is still called one file at a time, its figures growing.
     static Result<DatasetManifest>
     scan(const QString &folder,
          const std::function<void(qint64, qint64)> &progress = {},
-         const std::function<Result<QString>(const QString &)> &hashFile = {},
+         const std::function<Result<QString>(const QString &, qint64)> &hashFile = {},
          int threads = 1);
     // Reads a manifest's JSON, refusing paths that would leave the dataset's folder, duplicate
     // paths, bad digests and sizes.

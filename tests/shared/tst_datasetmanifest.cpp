@@ -86,9 +86,14 @@ void tst_DatasetManifest::scannedFolderGivesTheSameBytesAsQt()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write(name.toUtf8());
     }
+    // The owner's execute bit is kept (a script of the dataset stays runnable on the worker).
+    QFile script(dir.filePath(u"plain.bin"_qs));
+    QVERIFY(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
     Result<DatasetManifest> manifest = DatasetManifest::scan(dir.path());
     QVERIFY2(manifest, manifest ? "" : qPrintable(manifest.error().message));
     QCOMPARE(manifest->files().size(), names.size());
+    for (const ManifestFile &file : manifest->files())
+        QCOMPARE(file.executable, file.path == u"plain.bin"_qs);
     QCOMPARE(manifest->toJson(), qtJson(manifest->files()));
     Result<DatasetManifest> again = DatasetManifest::parse(manifest->toJson());
     QVERIFY(again);
