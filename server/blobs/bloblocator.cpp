@@ -1,5 +1,6 @@
 #include "bloblocator.h"
 
+#include "core/sha256.h"
 #include "store/sql.h"
 #include "store/sqlliteral.h"
 
@@ -7,6 +8,8 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QSet>
+
+#include <algorithm>
 
 using namespace Qt::StringLiterals;
 
@@ -71,11 +74,15 @@ Result<QHash<QString, QString>> BlobLocator::recorded(const QStringList &digests
     constexpr qsizetype PerStatement = 500;
     QHash<QString, QString> held;
     for (qsizetype first = 0; first < digests.size(); first += PerStatement) {
-        const std::optional<QString> some =
-            sqlliteral::digestList(digests.mid(first, PerStatement));
+        const QStringList part = digests.mid(first, PerStatement);
+        const std::optional<QString> some = sqlliteral::digestList(part);
         if (!some) {
+            const auto bad = std::find_if_not(part.cbegin(), part.cend(),
+                                              [](const QString &d) { return isSha256Hex(d); });
             return Error::make(ErrorCode::BadRequest,
-                               QStringLiteral("a digest is not 64 lowercase hex digits"),
+                               QStringLiteral("%1 is not a SHA-256 digest (64 lowercase hex "
+                                              "digits)")
+                                   .arg(bad == part.cend() ? QString() : bad->left(80)),
                                QStringLiteral("sha256"));
         }
         Result<QSqlQuery> rows =

@@ -23,11 +23,12 @@ std::optional<QString> digestList(const QStringList &sha256s)
     QString list;
     list.reserve(sha256s.size() * 68);
     for (const QString &sha256 : sha256s) {
-        if (!isSha256Hex(sha256))
+        const std::optional<QString> one = digest(sha256);
+        if (!one)
             return std::nullopt;
         if (!list.isEmpty())
             list += QStringLiteral(", ");
-        list += u'\'' + sha256 + u'\'';
+        list += *one;
     }
     return list;
 }

@@ -11,7 +11,6 @@
 #include <QStandardPaths>
 
 #include <algorithm>
-#include <cstring>
 #include <sys/stat.h>
 
 namespace ddl {
@@ -63,39 +62,26 @@ void FileHashCache::load(const QString &path, QHash<QString, Entry> &into) const
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return;
-    // Read whole, at most MaxFileBytes: QIODevice::readLine(max) maps and unmaps a buffer of
-    // max bytes a line, 30,000 system calls for a cache of 10,000 files.
-    const QByteArray all = file.read(MaxFileBytes);
-    const char *const data = all.constData();
-    qsizetype at = 0;
-    while (at < all.size() && into.size() < MaxEntries) {
-        const char *newline =
-            static_cast<const char *>(std::memchr(data + at, '\n', size_t(all.size() - at)));
-        const qsizetype end = newline ? newline - data : all.size();
-        const qsizetype lineStart = at;
-        at = end + 1;
-        // Five fields, then the path: the rest of the line, spaces included.
-        QByteArray fields[5];
-        qsizetype from = lineStart;
-        bool whole = true;
-        for (QByteArray &field : fields) {
-            const char *space =
-                static_cast<const char *>(std::memchr(data + from, ' ', size_t(end - from)));
-            if (!space) {
-                whole = false;
-                break;
-            }
-            field = QByteArray::fromRawData(data + from, space - (data + from));
-            from = space - data + 1;
-        }
-        if (!whole || fields[0].size() != 64 || from >= end)
+    // Read whole, at most MaxFileBytes, as pendingLines() reads its file: readLine(64 KiB) mapped
+    // and unmapped a buffer of that size a line, 30,000 system calls for 10,000 files.
+    const QList<QByteArray> lines = file.read(MaxFileBytes).split('\n');
+    for (const QByteArray &line : lines) {
+        if (into.size() >= MaxEntries)
+            break;
+        const QList<QByteArray> fields = line.split(' ');
+        if (fields.size() < 6 || fields.at(0).size() != 64)
             continue; // a damaged line costs one hash, nothing else
         Entry entry;
-        entry.sha256 = QByteArray::fromHex(fields[0]);
-        entry.key = Key{fields[1].toLongLong(), fields[2].toLongLong(), fields[3].toULongLong()};
-        entry.used = fields[4].toULongLong();
+        entry.sha256 = QByteArray::fromHex(fields.at(0));
+        entry.key =
+            Key{fields.at(1).toLongLong(), fields.at(2).toLongLong(), fields.at(3).toULongLong()};
+        entry.used = fields.at(4).toULongLong();
+        // The path is the rest of the line, spaces included.
+        const qsizetype pathStart = fields.at(0).size() + fields.at(1).size() +
+                                    fields.at(2).size() + fields.at(3).size() +
+                                    fields.at(4).size() + 5;
         if (entry.sha256.size() == 32)
-            into.insert(QString::fromUtf8(data + from, end - from), entry);
+            into.insert(QString::fromUtf8(line.mid(pathStart)), entry);
     }
 }
 

@@ -59,6 +59,9 @@ private:
     Uploaded upload(const QString &folder, const QString &name);
     // Which of digests the server says the client lacks.
     QStringList missing(const QStringList &digests);
+    // Downloads dataset name into "<name>-copy": empty when it holds files, byte for byte, else
+    // what differs.
+    QString downloadDiffers(const QString &name, const QMap<QString, QByteArray> &files);
 
     QTemporaryDir m_dir;
     std::unique_ptr<ServerProcess> m_server;
@@ -122,6 +125,25 @@ tst_DatasetClient::Uploaded tst_DatasetClient::upload(const QString &folder, con
         return {};
     }
     return {*manifest, dataset.bytesHashed(), dataset.filesToSend(), dataset.batchesSent()};
+}
+
+QString tst_DatasetClient::downloadDiffers(const QString &name,
+                                           const QMap<QString, QByteArray> &files)
+{
+    const QString destination = m_dir.filePath(name + u"-copy"_s);
+    DatasetDownload download(m_client.get(), name, destination);
+    download.start();
+    const Result<QString> &result = download.waitForFinished();
+    if (!result)
+        return u"download failed: "_s + result.error().message;
+    for (auto it = files.cbegin(); it != files.cend(); ++it) {
+        QFile copy(destination + u'/' + it.key());
+        if (!copy.open(QIODevice::ReadOnly))
+            return u"cannot read "_s + copy.fileName();
+        if (copy.readAll() != it.value())
+            return copy.fileName() + u" differs from what was uploaded"_s;
+    }
+    return {};
 }
 
 QStringList tst_DatasetClient::missing(const QStringList &digests)
@@ -306,16 +328,8 @@ void tst_DatasetClient::smallFilesTravelInBatches()
     QCOMPARE(first.batchesSent, 1);
     QCOMPARE(upload(folder, u"many"_s).batchesSent, 0); // nothing is missing any more
 
-    const QString destination = m_dir.filePath(u"many-copy"_s);
-    DatasetDownload download(m_client.get(), u"many"_s, destination);
-    download.start();
-    const Result<QString> &result = download.waitForFinished();
-    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        QFile copy(destination + u'/' + it.key());
-        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
-        QCOMPARE(copy.readAll(), it.value());
-    }
+    const QString differs = downloadDiffers(u"many"_s, files);
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 // A restore brought back a database newer than its data folder: a pack and a blob file it
@@ -351,16 +365,8 @@ void tst_DatasetClient::blobsLostOnTheServerAreStoredAgain()
     QCOMPARE(again.filesSent, 21);
     QVERIFY(missing({bigSha}).isEmpty());
 
-    const QString destination = m_dir.filePath(u"lost-copy"_s);
-    DatasetDownload download(m_client.get(), u"lost"_s, destination);
-    download.start();
-    const Result<QString> &result = download.waitForFinished();
-    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        QFile copy(destination + u'/' + it.key());
-        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
-        QCOMPARE(copy.readAll(), it.value());
-    }
+    const QString differs = downloadDiffers(u"lost"_s, files);
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 // More small files than one batch holds, and large ones: full batches and the large files may go
@@ -417,16 +423,8 @@ void tst_DatasetClient::filesAreSentWhileTheRestIsHashed()
     QCOMPARE(again.filesSent, 0);
     QCOMPARE(again.batchesSent, 0);
 
-    const QString destination = m_dir.filePath(u"meanwhile-copy"_s);
-    DatasetDownload download(m_client.get(), u"meanwhile"_s, destination);
-    download.start();
-    const Result<QString> &result = download.waitForFinished();
-    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        QFile copy(destination + u'/' + it.key());
-        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
-        QVERIFY(copy.readAll() == it.value());
-    }
+    const QString differs = downloadDiffers(u"meanwhile"_s, files);
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 // Batches sent at once are stored side by side on the server: one of 300 files (a duplicate
@@ -476,16 +474,8 @@ void tst_DatasetClient::batchesAtOnceWithAWrongDigestLoseNothing()
     QVERIFY(!again.manifest.isEmpty());
     QCOMPARE(again.filesSent, int(badDigests.size()) + 1); // the one declared wrongly included
     QCOMPARE(again.batchesSent, 1);
-    const QString destination = m_dir.filePath(u"atonce-copy"_s);
-    DatasetDownload download(m_client.get(), u"atonce"_s, destination);
-    download.start();
-    const Result<QString> &result = download.waitForFinished();
-    QVERIFY2(result, result ? "" : qPrintable(result.error().message));
-    for (auto it = files.cbegin(); it != files.cend(); ++it) {
-        QFile copy(destination + u'/' + it.key());
-        QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable(copy.fileName()));
-        QCOMPARE(copy.readAll(), it.value());
-    }
+    const QString differs = downloadDiffers(u"atonce"_s, files);
+    QVERIFY2(differs.isEmpty(), qPrintable(differs));
 }
 
 // A download resumed over a large part file hashes that part away from the calling thread (a
