@@ -87,12 +87,13 @@ Result<UploadState> UploadService::create(const QString &owner, qint64 size, con
         if (!existing)
             return existing.error();
         if (existing->next()) {
-            return finishInterrupted(owner,
-                                     UploadState{existing->value(u"id"_s).toString(),
-                                                 sha256,
-                                                 size,
-                                                 existing->value(u"offset"_s).toLongLong(),
-                                                 false});
+            const UploadState found{existing->value(u"id"_s).toString(),
+                                    sha256,
+                                    size,
+                                    existing->value(u"offset"_s).toLongLong(),
+                                    false};
+            existing->finish(); // its read ends before finishInterrupted writes (runSql)
+            return finishInterrupted(owner, found);
         }
     }
 
@@ -121,12 +122,13 @@ Result<UploadState> UploadService::state(const QString &owner, const QString &up
         return query.error();
     if (!query->next())
         return uploadNotFound(uploadId);
-    return finishInterrupted(owner,
-                             UploadState{uploadId,
-                                         query->value(u"sha256"_s).toString(),
-                                         query->value(u"size"_s).toLongLong(),
-                                         query->value(u"offset"_s).toLongLong(),
-                                         false});
+    const UploadState upload{uploadId,
+                             query->value(u"sha256"_s).toString(),
+                             query->value(u"size"_s).toLongLong(),
+                             query->value(u"offset"_s).toLongLong(),
+                             false};
+    query->finish(); // its read ends before finishInterrupted writes (runSql)
+    return finishInterrupted(owner, upload);
 }
 
 // A crash after an upload's last chunk was recorded but before the upload became a blob (moved
@@ -270,6 +272,7 @@ Status UploadService::abandon(const QString &owner, const QString &uploadId)
         return found.error();
     if (!found->next())
         return uploadNotFound(uploadId);
+    found->finish(); // its read ends before the DELETE (runSql)
     // The file goes first, as in completeUpload: a crash before the row is deleted leaves a row
     // that expires with its (absent) file, never a file that nothing removes. A chunk still
     // arriving writes on into the unlinked file; its commit finds no upload.
@@ -557,8 +560,11 @@ void UploadService::expireAbandoned()
                                      {nowMs() - UploadExpiryMs});
     if (!stale)
         return;
-    while (stale->next()) {
-        const QString id = stale->value(u"id"_s).toString();
+    QStringList ids;
+    while (stale->next())
+        ids.append(stale->value(u"id"_s).toString());
+    stale->finish(); // its read ends before the DELETEs (runSql)
+    for (const QString &id : std::as_const(ids)) {
         m_storage.discard(id);
         (void)runSql(m_db, QStringLiteral("DELETE FROM uploads WHERE id = ?"), {id});
     }

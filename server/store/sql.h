@@ -10,6 +10,12 @@
 namespace ddl::server {
 
 // Prepares, binds and runs one statement; a failure becomes an Error naming the statement.
+// A SELECT's read lasts until its query is finished or destroyed (Qt's SQLite driver stops after
+// the row asked for): a write on the same connection meanwhile fails at once, with no waiting, if
+// another connection (`ddl-server token create`, another process) holds the write lock or wrote
+// since the read began. So
+// a read-then-write copies what it needs and calls finish() before writing, or runs in a
+// Transaction.
 Result<QSqlQuery>
 runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds = {});
 

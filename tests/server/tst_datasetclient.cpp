@@ -23,6 +23,9 @@
 #include <QTest>
 #include <QTimer>
 
+#include <csignal>
+#include <sys/resource.h>
+
 using namespace ddl;
 using namespace Qt::Literals::StringLiterals;
 
@@ -44,6 +47,7 @@ private slots:
     void filesAreSentWhileTheRestIsHashed();
     void batchesAtOnceWithAWrongDigestLoseNothing();
     void resumedDownloadKeepsTheEventLoopResponsive();
+    void downloadThatCannotWriteStopsThenResumesWhereItsFileEnds();
 
 private:
     std::unique_ptr<ApiClient> login(const QString &email);
@@ -544,6 +548,55 @@ void tst_DatasetClient::resumedDownloadKeepsTheEventLoopResponsive()
              qPrintable(u"the calling thread stalled %1 ms; hashing the part takes %2 ms"_s
                             .arg(stall)
                             .arg(hashMs)));
+}
+
+// A disk that fills mid-way (a file-size limit here) while a large download is written and
+// hashed on a second thread: the download stops with the system's reason, its part file holds
+// exactly the bytes that arrived before, and the next run resumes from there (an odd offset) to
+// a verified copy.
+void tst_DatasetClient::downloadThatCannotWriteStopsThenResumesWhereItsFileEnds()
+{
+    QByteArray bytes((9 << 20) + 4321, Qt::Uninitialized);
+    for (qsizetype i = 0; i < bytes.size(); ++i)
+        bytes[i] = char(i * 7 + (i >> 13));
+    QVERIFY(writeFile(m_dir.filePath(u"full-disk/blob.bin"_s), bytes));
+    QVERIFY(!upload(m_dir.filePath(u"full-disk"_s), u"full-disk"_s).manifest.isEmpty());
+    const QString sha =
+        QString::fromLatin1(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex());
+    const QString destination = m_dir.filePath(u"full-disk-copy.bin"_s);
+
+    const qint64 limit = (5 << 20) + 12345;
+    rlimit before{};
+    QCOMPARE(::getrlimit(RLIMIT_FSIZE, &before), 0);
+    std::signal(SIGXFSZ, SIG_IGN); // a write past the limit fails (EFBIG) instead of killing us
+    rlimit limited = before;
+    limited.rlim_cur = rlim_t(limit);
+    QCOMPARE(::setrlimit(RLIMIT_FSIZE, &limited), 0);
+    Result<QString> stopped = Error::make(ErrorCode::Internal, u"not run"_s);
+    {
+        RangeDownload range(m_client.get(), u"/v1/blobs/"_s + sha, {}, destination, sha);
+        range.start();
+        stopped = range.waitForFinished();
+    }
+    QCOMPARE(::setrlimit(RLIMIT_FSIZE, &before), 0);
+    std::signal(SIGXFSZ, SIG_DFL);
+    QVERIFY(!stopped);
+    QVERIFY2(stopped.error().message.startsWith(u"cannot write the download of"_s) &&
+                 stopped.error().message.contains(QString::fromLocal8Bit(std::strerror(EFBIG))),
+             qPrintable(stopped.error().message));
+    QVERIFY(!QFile::exists(destination));
+    QFile part(destination + u".part"_s);
+    QVERIFY(part.open(QIODevice::ReadOnly));
+    QCOMPARE(part.size(), limit);
+    QVERIFY(part.readAll() == bytes.left(limit));
+    part.close();
+
+    RangeDownload again(m_client.get(), u"/v1/blobs/"_s + sha, {}, destination, sha);
+    again.start();
+    const Result<QString> &resumed = again.waitForFinished();
+    QVERIFY2(resumed, resumed ? "" : qPrintable(resumed.error().message));
+    QCOMPARE(*sha256OfFile(destination), sha);
+    QVERIFY(!QFile::exists(part.fileName()));
 }
 
 QTEST_GUILESS_MAIN(tst_DatasetClient)

@@ -11,6 +11,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <future>
+#include <thread>
+
 using namespace ddl;
 using namespace ddl::server;
 
@@ -68,6 +71,7 @@ private slots:
     void partFileLostMidwayStartsTheUploadAgain_data();
     void partFileLostMidwayStartsTheUploadAgain();
     void abandonedUploadsExpire();
+    void writesWaitForAnotherWriterOfTheStore();
 
 private:
     qint64 storedOffset(const QString &uploadId);
@@ -485,6 +489,48 @@ void tst_Uploads::abandonedUploadsExpire()
     QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
     QVERIFY(QFile::exists(m_storage->partPath(live->id)));
     QVERIFY(m_uploads->state(Alice, live->id));
+}
+
+// `ddl-server token create` writes the store while the server runs. A look-up followed by a
+// write must wait for that writer as any write does (the busy timeout), not fail at once because
+// its look-up's read was still open when it wrote (SQLite calls no busy handler then).
+void tst_Uploads::writesWaitForAnotherWriterOfTheStore()
+{
+    const QByteArray bytes = pattern(20);
+    Result<UploadState> abandoned = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    QVERIFY(abandoned);
+    QVERIFY(m_uploads->writeChunk(Alice, abandoned->id, 0, bytes.left(5)));
+    const QByteArray other = pattern(21);
+    Result<UploadState> stale = m_uploads->create(Alice, other.size(), sha256Of(other));
+    QVERIFY(stale);
+    QVERIFY(runSql(m_db,
+                   QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
+                   {nowMs() - UploadService::UploadExpiryMs - 1000, stale->id}));
+
+    // Another connection takes the write lock and holds it a while, as the other process would.
+    std::promise<void> locked;
+    std::thread writer([&, path = m_dir->path()] {
+        const QString name = QStringLiteral("tst_uploads-other-writer");
+        {
+            Result<QSqlDatabase> db = Database::open(path, name);
+            Transaction transaction(*db);
+            (void)transaction.begin();
+            (void)runSql(*db, QStringLiteral("UPDATE users SET email = email"));
+            locked.set_value();
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            (void)transaction.commit();
+            db->close();
+        }
+        QSqlDatabase::removeDatabase(name);
+    });
+    locked.get_future().wait();
+    const Status gone = m_uploads->abandon(Alice, abandoned->id);
+    m_uploads->expireAbandoned();
+    writer.join();
+    QVERIFY2(gone, gone ? "" : qPrintable(gone.error().message));
+    QCOMPARE(m_uploads->state(Alice, abandoned->id).error().code, QStringLiteral("not_found"));
+    QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
+    QCOMPARE(uploadRows(), qint64(0));
 }
 
 QTEST_GUILESS_MAIN(tst_Uploads)
