@@ -15,6 +15,8 @@
 #include <QHash>
 #include <QUuid>
 
+#include <mutex>
+
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -437,11 +439,16 @@ Result<bool> UploadService::recordBlob(const QString &owner, const QString &sha2
 // bound, their cost grew with the square of a statement's values.
 static constexpr qsizetype RowsPerStatement = 500;
 
-Status UploadService::recordBatch(const QString &owner,
+Status UploadService::recordBatch(const QSqlDatabase &db,
+                                  const QString &owner,
                                   const QList<BlobBatch::Entry> &entries,
                                   const BlobBatch::Packed &packed)
 {
-    Transaction transaction(m_db);
+    // The batch threads take turns here rather than in SQLite's busy handler, which sleeps in
+    // steps of milliseconds.
+    static std::mutex recording;
+    std::lock_guard turn(recording);
+    Transaction transaction(db);
     if (Status begun = transaction.begin(); !begun)
         return begun;
     QHash<QString, qint64> sizes;
@@ -482,7 +489,7 @@ Status UploadService::recordBatch(const QString &owner,
         }
         // Only the rows that were new come back.
         Result<QSqlQuery> fresh =
-            runSql(m_db,
+            runSql(db,
                    u"INSERT INTO blobs (sha256, size, created_at, pack, pack_offset) VALUES %1 "
                    u"ON CONFLICT DO NOTHING RETURNING sha256"_s.arg(blobRows.join(u", ")));
         if (!fresh)
@@ -491,7 +498,7 @@ Status UploadService::recordBatch(const QString &owner,
             bytes += sizes.value(fresh->value(0).toString());
         fresh->finish(); // SQLite ends a statement only once finished; a COMMIT before fails
         Result<QSqlQuery> referenced =
-            runSql(m_db,
+            runSql(db,
                    u"INSERT INTO blob_refs (owner, sha256) VALUES %1 ON CONFLICT DO NOTHING"_s.arg(
                        refRows.join(u", ")));
         if (!referenced)
@@ -500,7 +507,7 @@ Status UploadService::recordBatch(const QString &owner,
     // Blobs whose bytes were lost and are stored again: their rows point at the new copy.
     for (const QString &digest : packed.repairs) {
         Result<QSqlQuery> moved =
-            runSql(m_db,
+            runSql(db,
                    u"UPDATE blobs SET pack = ?, pack_offset = ? WHERE sha256 = ?"_s,
                    {packed.pack, packed.offsets.value(digest), digest});
         if (!moved)
@@ -508,7 +515,7 @@ Status UploadService::recordBatch(const QString &owner,
     }
     if (Status committed = transaction.commit(); !committed)
         return committed;
-    LedgerStore(m_db).addUploadedBy(owner, bytes);
+    LedgerStore(db).addUploadedBy(owner, bytes);
     return Ok{};
 }
 

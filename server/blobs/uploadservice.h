@@ -81,8 +81,14 @@ public:
     // The blobs of a batch BlobBatch::store packed (or found held): known, where they lie, and
     // owner's, in one transaction. A blob another batch recorded meanwhile keeps its first place;
     // one the batch repaired (packed.repairs: recorded, bytes lost) moves to its new copy.
-    Status recordBatch(const QString &owner, const QList<BlobBatch::Entry> &entries,
-                       const BlobBatch::Packed &packed);
+    // Called on a batch pool thread, with that thread's own connection (Database::forThisThread
+    // of connectionName()): the rows of a batch and its commit's sync took a third of the event
+    // loop's time with many small files.
+    static Status recordBatch(const QSqlDatabase &db,
+                              const QString &owner,
+                              const QList<BlobBatch::Entry> &entries,
+                              const BlobBatch::Packed &packed);
+    QString connectionName() const { return m_db.connectionName(); }
 
     // Removes packs older than an hour that no blob refers to: a crash between a batch's sync
     // and its transaction leaves one. Only old ones: another server sharing the data folder may

@@ -3,6 +3,7 @@
 #include "blobs/uploadservice.h"
 #include "front/uploadexchange.h"
 #include "requestreader.h"
+#include "store/database.h"
 
 #include <QtConcurrent>
 
@@ -33,9 +34,10 @@ void UploadController::registerRoutes(Router &router)
                                             sha256.toString()),
                            201);
     });
-    // Many small blobs in one request (BlobBatch): digests checked and the new blobs packed
-    // off the event loop, on a pool of their own (a slow disk sync must not hold the pool that
-    // hashes passwords), with one sync for all, then recorded in one transaction.
+    // Many small blobs in one request (BlobBatch): digests checked, the new blobs packed with one
+    // sync for all and recorded in one transaction, off the event loop on a pool of their own (a
+    // slow disk sync must not hold the pool that hashes passwords) with each thread's own
+    // connection to the store.
     router.route("POST", "/v1/blobs/batch", Access::UserOrWorker,
                  [this](const HttpRequest &request) {
                      Result<QList<BlobBatch::Entry>> entries = BlobBatch::parse(request.body());
@@ -52,20 +54,26 @@ void UploadController::registerRoutes(Router &router)
                          return HttpReply::error(recorded.error());
                      return HttpReply::later(QtConcurrent::run(
                          &m_batchPool,
-                         [this, storage = m_uploads.storage(), owner = request.uploadOwner(),
-                          body = request.body(), entries = *entries,
+                         [storage = m_uploads.storage(),
+                          store = m_uploads.connectionName(),
+                          owner = request.uploadOwner(),
+                          body = request.body(),
+                          entries = *entries,
                           recorded = *recorded]() -> HttpReply::Finish {
-                             Result<BlobBatch::Packed> packed =
-                                 BlobBatch::store(storage, body, entries, recorded);
-                             return [this, owner, packed, entries] {
+                             const Status stored = [&]() -> Status {
+                                 Result<BlobBatch::Packed> packed =
+                                     BlobBatch::store(storage, body, entries, recorded);
                                  if (!packed)
-                                     return HttpReply::error(packed.error());
-                                 if (Status recorded =
-                                         m_uploads.recordBatch(owner, entries, *packed);
-                                     !recorded)
-                                     return HttpReply::error(recorded.error());
-                                 return HttpReply::json(
-                                     {{QStringLiteral("stored"), int(entries.size())}});
+                                     return packed.error();
+                                 Result<QSqlDatabase> db = Database::forThisThread(store);
+                                 if (!db)
+                                     return db.error();
+                                 return UploadService::recordBatch(*db, owner, entries, *packed);
+                             }();
+                             return [stored, count = int(entries.size())] {
+                                 if (!stored)
+                                     return HttpReply::error(stored.error());
+                                 return HttpReply::json({{QStringLiteral("stored"), count}});
                              };
                          }));
                  });

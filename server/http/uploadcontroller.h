@@ -13,7 +13,7 @@ class UploadService;
 class UploadController
 {
 public:
-    static constexpr int BatchThreads = 2;
+    static constexpr int BatchThreads = 4;
 
     explicit UploadController(UploadService &uploads)
         : m_uploads(uploads)

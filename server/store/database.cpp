@@ -8,6 +8,11 @@
 #include <QDir>
 #include <QLoggingCategory>
 #include <QSqlError>
+#include <QStringList>
+
+#include <QThreadStorage>
+
+#include <atomic>
 
 using namespace Qt::StringLiterals;
 
@@ -57,10 +62,8 @@ Result<QSqlDatabase> Database::connectPostgres(const QString &databaseUrl,
             QStringLiteral("cannot connect to the store %1: %2")
                 .arg(DatabaseUrl::redacted(databaseUrl), db.lastError().text().simplified()));
     }
-    // "relation already exists, skipping" and the like are not worth a line in the log.
-    if (Result<QSqlQuery> quiet = runSql(db, QStringLiteral("SET client_min_messages = warning"));
-        !quiet)
-        return quiet.error();
+    if (Status configured = configure(db); !configured)
+        return configured.error();
     return db;
 }
 
@@ -80,13 +83,72 @@ Result<QSqlDatabase> Database::openSqlite(const QString &dataDir, const QString 
                            QStringLiteral("cannot open the store %1: %2")
                                .arg(db.databaseName(), db.lastError().text()));
     }
-    // WAL lets readers and the one writer proceed together; NORMAL is durable across process
-    // crashes in WAL mode, FULL adds power-loss safety for the commits that answer a client.
-    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL",
-                               "PRAGMA foreign_keys=ON"}) {
-        if (Result<QSqlQuery> query = runSql(db, QString::fromLatin1(pragma)); !query)
+    // WAL lets readers and the one writer proceed together (it stays set in the file).
+    if (Result<QSqlQuery> wal = runSql(db, u"PRAGMA journal_mode=WAL"_s); !wal)
+        return wal.error();
+    if (Status configured = configure(db); !configured)
+        return configured.error();
+    return db;
+}
+
+Status Database::configure(const QSqlDatabase &db)
+{
+    QStringList statements;
+    if (dialectOf(db) == SqlDialect::Sqlite) {
+        // NORMAL is durable across process crashes in WAL mode, FULL adds power-loss safety for
+        // the commits that answer a client.
+        statements << u"PRAGMA synchronous=FULL"_s << u"PRAGMA foreign_keys=ON"_s;
+    } else {
+        // "relation already exists, skipping" and the like are not worth a line in the log.
+        statements << u"SET client_min_messages = warning"_s;
+    }
+    for (const QString &statement : std::as_const(statements)) {
+        if (Result<QSqlQuery> query = runSql(db, statement); !query)
             return query.error();
     }
+    return Ok{};
+}
+
+namespace {
+// The connection a thread opened (forThisThread). QThreadStorage deletes it in its thread as the
+// thread ends, before QThread::wait() returns (a thread_local's destructor runs later, when the
+// pool that waited may already be gone).
+struct ThreadConnection
+{
+    QString name;
+    ~ThreadConnection()
+    {
+        QSqlDatabase::database(name, false).close();
+        QSqlDatabase::removeDatabase(name);
+    }
+};
+QThreadStorage<ThreadConnection *> threadConnection;
+} // namespace
+
+Result<QSqlDatabase> Database::forThisThread(const QString &mainConnection)
+{
+    if (threadConnection.hasLocalData()) {
+        QSqlDatabase db = QSqlDatabase::database(threadConnection.localData()->name);
+        if (db.isOpen())
+            return db;
+        threadConnection.setLocalData(nullptr); // deletes it: opened again below
+    }
+    static std::atomic<int> opened{0};
+    const QString name = mainConnection + u"-thread-"_s + QString::number(++opened);
+    // The QString overload: it may be called from a thread other than the main connection's.
+    QSqlDatabase db = QSqlDatabase::cloneDatabase(mainConnection, name);
+    const auto failed = [&](const QString &why) {
+        db = QSqlDatabase();
+        QSqlDatabase::removeDatabase(name);
+        return Error::make(
+            ErrorCode::IoError,
+            QStringLiteral("cannot open a second connection to the store: %1").arg(why));
+    };
+    if (!db.open())
+        return failed(db.lastError().text().simplified());
+    if (Status configured = configure(db); !configured)
+        return failed(configured.error().message);
+    threadConnection.setLocalData(new ThreadConnection{name});
     return db;
 }
 

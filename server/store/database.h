@@ -20,9 +20,17 @@ public:
     static Result<QSqlDatabase> connectPostgres(const QString &databaseUrl,
                                                 const QString &connectionName);
     static int schemaVersion();
+    // This thread's own connection to the store the connection named mainConnection is open
+    // on: the same SQLite file or PostgreSQL database, set up the same way. Opened on the
+    // thread's first call, closed when the thread ends. For pool threads that write beside the
+    // event loop (writers still take turns: Transaction); the event loop's own read-then-writes
+    // must end their reads first (runSql).
+    static Result<QSqlDatabase> forThisThread(const QString &mainConnection);
 
 private:
     static Result<QSqlDatabase> openSqlite(const QString &dataDir, const QString &connectionName);
+    // What every connection needs before its first statement (pragmas, session settings).
+    static Status configure(const QSqlDatabase &db);
     static Status migrate(const QSqlDatabase &db);
 };
 

@@ -33,10 +33,10 @@ class DatasetUpload : public QObject
     Q_OBJECT
 public:
     static constexpr int FilesAtOnce = 8;
-    // Requests of many small files (BlobBatchUpload) at once, beside the large files: one more
-    // than the server stores at once (its two batch threads), so that the next one is already
-    // there, received, when one is answered; sent two at a time, the server sat idle while the
-    // next two crossed the network. Each holds at most BatchBytes.
+    // Requests of many small files (BlobBatchUpload) at once, beside the large files, so that
+    // the next one is already there, received, when one is answered; sent two at a time, the
+    // server sat idle while the next two crossed the network, and five went no faster than three
+    // (docs/benchmarks.md). Each holds at most BatchBytes.
     static constexpr int BatchesAtOnce = 3;
     // Files hashed at once while the folder is scanned (no more than the machine's cores).
     static constexpr int MaxHashThreads = 4;

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <thread>
+
 using namespace ddl;
 using namespace ddl::server;
 
@@ -57,6 +59,7 @@ private slots:
     void foreignKeysAreEnforced();
     void newerSchemaIsRefused();
     void unusableDataDirIsReported();
+    void threadConnectionWritesTheSameStore();
     void literalsRefuseWhatCouldLeaveTheirQuotes();
 
 private:
@@ -229,6 +232,48 @@ void tst_Store::unusableDataDirIsReported()
     QVERIFY(!db);
     QCOMPARE(db.error().code, QStringLiteral("io_error"));
     QVERIFY2(db.error().message.contains(dataDir), qPrintable(db.error().message));
+}
+
+// A batch of small blobs is recorded on a pool thread with a connection of its own: the same
+// file, the same settings (foreign keys, full sync), gone when its thread ends.
+void tst_Store::threadConnectionWritesTheSameStore()
+{
+    QSqlDatabase db = openStore();
+    QVERIFY(db.isOpen());
+    QString name;
+    QString failure;
+    int foreignKeys = -1;
+    int synchronous = -1;
+    std::thread([&] {
+        Result<QSqlDatabase> own = Database::forThisThread(Connection);
+        if (!own) {
+            failure = own.error().message;
+            return;
+        }
+        name = own->connectionName();
+        foreignKeys = scalar(*own, QStringLiteral("PRAGMA foreign_keys")).toInt();
+        synchronous = scalar(*own, QStringLiteral("PRAGMA synchronous")).toInt();
+        // The same connection again on a second call.
+        Result<QSqlDatabase> again = Database::forThisThread(Connection);
+        if (!again || again->connectionName() != name)
+            failure = QStringLiteral("a second call opened another connection");
+        Transaction transaction(*own);
+        if (Status begun = transaction.begin(); !begun)
+            failure = begun.error().message;
+        else if (!runSql(*own,
+                         QStringLiteral("INSERT INTO blobs (sha256, size, created_at) "
+                                        "VALUES ('%1', 3, 1)")
+                             .arg(QString(64, u'a'))))
+            failure = QStringLiteral("insert failed");
+        else if (Status committed = transaction.commit(); !committed)
+            failure = committed.error().message;
+    }).join();
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QVERIFY(name != Connection);
+    QCOMPARE(foreignKeys, 1);
+    QCOMPARE(synchronous, 2); // FULL
+    QCOMPARE(scalar(db, QStringLiteral("SELECT size FROM blobs")).toInt(), 3);
+    QVERIFY(!QSqlDatabase::contains(name));
 }
 
 void tst_Store::literalsRefuseWhatCouldLeaveTheirQuotes()
