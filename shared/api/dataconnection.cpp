@@ -9,10 +9,12 @@
 #include <openssl/x509v3.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -234,6 +236,44 @@ Result<qint64> DataConnection::readSome(char *data, qint64 max)
     return ioError(QStringLiteral("receiving"));
 }
 
+namespace {
+// OpenSSL sends with write(), and write() to a connection the server closed raises SIGPIPE,
+// which ends the whole program (ddlcli, the desktop, a worker) without a word. SIGPIPE is held
+// back on this thread while a request runs, and one the request raised is taken off before it is
+// let through again: the write fails with EPIPE, and request() reads the server's answer. A
+// guard per thread, not SIG_IGN: the program's signals, and its children's, stay as they were.
+class BrokenPipeGuard
+{
+public:
+    BrokenPipeGuard()
+    {
+        sigemptyset(&m_pipe);
+        sigaddset(&m_pipe, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &m_pipe, &m_before);
+        sigset_t pending;
+        sigpending(&pending);
+        m_wasPending = sigismember(&pending, SIGPIPE) == 1;
+    }
+    ~BrokenPipeGuard()
+    {
+        sigset_t pending;
+        sigpending(&pending);
+        if (!m_wasPending && sigismember(&pending, SIGPIPE) == 1) {
+            const timespec now{};
+            sigtimedwait(&m_pipe, nullptr, &now);
+        }
+        pthread_sigmask(SIG_SETMASK, &m_before, nullptr);
+    }
+    BrokenPipeGuard(const BrokenPipeGuard &) = delete;
+    BrokenPipeGuard &operator=(const BrokenPipeGuard &) = delete;
+
+private:
+    sigset_t m_pipe;
+    sigset_t m_before;
+    bool m_wasPending = false;
+};
+} // namespace
+
 Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                            int fd,
                                            qint64 bodyOffset,
@@ -245,14 +285,18 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                            QByteArrayView bodyBytes)
 {
     m_reusable = false; // until the answer was read whole
+    const BrokenPipeGuard noSigpipe;
     const QByteArray fullHead =
         head + "\r\nHost: " + m_target.host.toUtf8() + ':' + QByteArray::number(m_target.port) +
         (bodyLength >= 0 ? "\r\nContent-Length: " + QByteArray::number(bodyLength) : QByteArray()) +
         "\r\n\r\n";
+    // A server may answer before the body is all sent (an upload gone, a token refused) and
+    // close: the sending fails, but its answer is there to read, and it says what to do.
+    std::optional<Error> sendFailed;
     if (Status written = writeAll(fullHead.constData(), fullHead.size()); !written)
-        return written.error();
+        sendFailed = written.error();
     char *buffer = m_buffer.data();
-    for (qint64 done = 0; fd < 0 && done < bodyLength;) {
+    for (qint64 done = 0; !sendFailed && fd < 0 && done < bodyLength;) {
         const qint64 n = std::min<qint64>(PieceBytes, bodyLength - done);
         if (bodyBytes.size() < done + n) {
             return Error::make(ErrorCode::IoError,
@@ -261,13 +305,15 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                    .arg(bodyLength)
                                    .arg(bodyBytes.size()));
         }
-        if (Status written = writeAll(bodyBytes.data() + done, n); !written)
-            return written.error();
+        if (Status written = writeAll(bodyBytes.data() + done, n); !written) {
+            sendFailed = written.error();
+            break;
+        }
         done += n;
         if (sent)
             sent(done);
     }
-    for (qint64 done = 0; fd >= 0 && done < bodyLength;) {
+    for (qint64 done = 0; !sendFailed && fd >= 0 && done < bodyLength;) {
         const ssize_t n = ::pread(
             fd, buffer, size_t(std::min<qint64>(PieceBytes, bodyLength - done)), bodyOffset + done);
         if (n <= 0) {
@@ -278,12 +324,16 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
                                "upload it again")
                     .arg(QString::fromLocal8Bit(std::strerror(n < 0 ? errno : EIO))));
         }
-        if (Status written = writeAll(buffer, n); !written)
-            return written.error();
+        if (Status written = writeAll(buffer, n); !written) {
+            sendFailed = written.error();
+            break;
+        }
         done += n;
         if (sent)
             sent(done);
     }
+    if (sendFailed && m_aborted)
+        return *sendFailed;
 
     // The answer's head: up to 64 KiB.
     QByteArray received;
@@ -296,8 +346,10 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
         }
         Result<qint64> n = readSome(buffer, PieceBytes);
         if (!n)
-            return n.error();
+            return sendFailed ? *sendFailed : n.error();
         if (*n == 0) {
+            if (sendFailed)
+                return *sendFailed;
             return Error::make(ErrorCode::Unreachable,
                                QStringLiteral("the server at %1 closed the connection before "
                                               "answering; check that ddl-server is running")
@@ -316,6 +368,9 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
             answer.headers.append(
                 {lines.at(i).left(colon).trimmed(), lines.at(i).mid(colon + 1).trimmed()});
     }
+    // Only a refusal counts as the answer to a body that was not all sent.
+    if (sendFailed && answer.status >= 200 && answer.status < 300)
+        return *sendFailed;
     if (answer.status < 100) {
         return Error::make(
             ErrorCode::Network,
@@ -323,7 +378,8 @@ Result<DataAnswer> DataConnection::request(const QByteArray &head,
     }
     bool hasLength = false;
     qint64 length = answer.header("Content-Length").toLongLong(&hasLength);
-    const bool closes = answer.header("Connection").compare("close", Qt::CaseInsensitive) == 0;
+    const bool closes =
+        sendFailed || answer.header("Connection").compare("close", Qt::CaseInsensitive) == 0;
     if (!answer.header("Transfer-Encoding").isEmpty()) {
         return Error::make(ErrorCode::Network,
                            QStringLiteral("the server at %1 sent a chunked answer, which a data "

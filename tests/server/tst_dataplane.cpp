@@ -5,6 +5,7 @@
 
 #include "api/apiclient.h"
 #include "api/blobupload.h"
+#include "api/dataconnection.h"
 #include "api/datasetupload.h"
 #include "api/rangedownload.h"
 #include "core/crc32c.h"
@@ -66,6 +67,7 @@ private slots:
     void anotherUserLearnsNothing();
     void datasetSendsOnlyWhatChangedAndIsStoredOnce();
     void oversizedHeadersAndBodiesAreRefusedEarly();
+    void refusalWhileTheBodyIsSentIsHeard();
     void killedClientResumesFromTheServersOffset();
     void serverKilledMidUploadResumesWithTheRightDigest();
     void serverMemoryStaysBoundedDuringTwoGiBUpload();
@@ -397,6 +399,44 @@ void tst_DataPlane::oversizedHeadersAndBodiesAreRefusedEarly()
                              + m_alice->bearerToken().toLatin1()
                              + "\r\nContent-Length: 5000000000\r\n\r\n";
     QVERIFY(rawExchange(chunk).startsWith("HTTP/1.1 413 "));
+}
+
+// The server refuses a chunk from its head (an upload gone: 404; a token refused: 401), answers
+// and closes while the client is still sending the body. The client reads that answer, which
+// says what to do (BlobUpload starts a gone upload again; a refused token asks for a login),
+// instead of failing to send — and is not ended by SIGPIPE on the way, as ddlcli, which leaves
+// SIGPIPE to end the program, would be.
+void tst_DataPlane::refusalWhileTheBodyIsSentIsHeard()
+{
+    const auto before = std::signal(SIGPIPE, SIG_DFL); // Qt's QProcess may have set it aside
+    const QString path = writeFile(u"refused.bin"_s, patterned(64LL << 20, 'r'));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto put = [&](ApiClient &client) {
+        DataTransferControl control;
+        return client.dataConnections()->request(
+            control,
+            client.dataRequestHead(
+                "PUT", u"/v1/uploads/0123456789abcdef0123456789abcdef"_s, QUrlQuery(u"offset=0"_s)),
+            file.handle(),
+            0,
+            file.size(),
+            {},
+            {});
+    };
+    const Result<DataAnswer> gone = put(*m_alice);
+    ApiClient stranger(m_server->url(), m_trust);
+    stranger.setBearerToken(u"not-a-token"_s);
+    const Result<DataAnswer> refused = put(stranger);
+    const Result<DataAnswer> again = put(*m_alice); // the closed connection is not used again
+    std::signal(SIGPIPE, before);
+    QVERIFY2(gone, gone ? "" : qPrintable(gone.error().message));
+    QCOMPARE(gone->status, 404);
+    QVERIFY2(gone->body.contains("create it again"), gone->body.constData());
+    QVERIFY2(refused, refused ? "" : qPrintable(refused.error().message));
+    QCOMPARE(refused->status, 401);
+    QVERIFY2(again, again ? "" : qPrintable(again.error().message));
+    QCOMPARE(again->status, 404);
 }
 
 void tst_DataPlane::killedClientResumesFromTheServersOffset()
