@@ -15,8 +15,6 @@
 #include <QHash>
 #include <QUuid>
 
-#include <mutex>
-
 #include <unistd.h>
 
 using namespace Qt::StringLiterals;
@@ -444,10 +442,7 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
                                   const QList<BlobBatch::Entry> &entries,
                                   const BlobBatch::Packed &packed)
 {
-    // The batch threads take turns here rather than in SQLite's busy handler, which sleeps in
-    // steps of milliseconds.
-    static std::mutex recording;
-    std::lock_guard turn(recording);
+    // Its turn among the store's writers, the event loop's too (WriteTurn), comes with it.
     Transaction transaction(db);
     if (Status begun = transaction.begin(); !begun)
         return begun;

@@ -20,6 +20,9 @@ public:
     {
         m_batchPool.setMaxThreadCount(BatchThreads);
     }
+    // Batches still queued at shutdown are dropped (their clients send them again), not stored
+    // and recorded while the server stops.
+    ~UploadController() { m_batchPool.clear(); }
     void registerRoutes(Router &router);
 
 private:

@@ -115,6 +115,7 @@ namespace {
 // pool that waited may already be gone).
 struct ThreadConnection
 {
+    QString main; // the connection it was cloned from
     QString name;
     ~ThreadConnection()
     {
@@ -128,10 +129,12 @@ QThreadStorage<ThreadConnection *> threadConnection;
 Result<QSqlDatabase> Database::forThisThread(const QString &mainConnection)
 {
     if (threadConnection.hasLocalData()) {
-        QSqlDatabase db = QSqlDatabase::database(threadConnection.localData()->name);
-        if (db.isOpen())
+        // Not opened again here (open = false): that would skip configure().
+        const ThreadConnection *own = threadConnection.localData();
+        if (QSqlDatabase db = QSqlDatabase::database(own->name, false);
+            db.isOpen() && own->main == mainConnection)
             return db;
-        threadConnection.setLocalData(nullptr); // deletes it: opened again below
+        threadConnection.setLocalData(nullptr); // deletes it, no handle left: opened anew below
     }
     static std::atomic<int> opened{0};
     const QString name = mainConnection + u"-thread-"_s + QString::number(++opened);
@@ -148,7 +151,7 @@ Result<QSqlDatabase> Database::forThisThread(const QString &mainConnection)
         return failed(db.lastError().text().simplified());
     if (Status configured = configure(db); !configured)
         return failed(configured.error().message);
-    threadConnection.setLocalData(new ThreadConnection{name});
+    threadConnection.setLocalData(new ThreadConnection{mainConnection, name});
     return db;
 }
 

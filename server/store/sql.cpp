@@ -1,10 +1,13 @@
 #include "sql.h"
 
 #include "dialect.h"
+#include "writeturn.h"
 
 #include <QDateTime>
 #include <QJsonValue>
 #include <QSqlError>
+
+#include <optional>
 
 namespace ddl::server {
 
@@ -15,8 +18,27 @@ static Error sqlError(const QString &sql, const QSqlError &error)
         QStringLiteral("store error in \"%1\": %2").arg(sql.simplified().left(80), error.text()));
 }
 
+// Whether a statement changes the store (so takes a turn among its writers on SQLite).
+static bool writes(QStringView sql)
+{
+    qsizetype start = 0;
+    while (start < sql.size() && sql.at(start).isSpace())
+        ++start;
+    sql = sql.sliced(start);
+    for (QStringView verb : {u"INSERT", u"UPDATE", u"DELETE", u"REPLACE"}) {
+        if (sql.startsWith(verb, Qt::CaseInsensitive))
+            return true;
+    }
+    return false;
+}
+
 Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVariantList &binds)
 {
+    // SQLite has one writer at a time for the whole file: a write outside a Transaction waits
+    // for its turn here (WriteTurn), not in SQLite's busy handler.
+    std::optional<WriteTurn> turn;
+    if (writes(sql) && dialectOf(db) == SqlDialect::Sqlite)
+        turn.emplace();
     QSqlQuery query(db);
     // Without values, run it as it is: PostgreSQL prepares only SELECT, INSERT, UPDATE, DELETE
     // and VALUES, not BEGIN, SET, NOTIFY or the migrations' DDL.
@@ -37,6 +59,8 @@ Result<QSqlQuery> runSql(const QSqlDatabase &db, const QString &sql, const QVari
 Result<qint64>
 insertReturningId(const QSqlDatabase &db, const QString &insert, const QVariantList &binds)
 {
+    // Outside a Transaction the insert commits at finish(), below: the turn lasts until then.
+    const WriteTurn turn;
     Result<QSqlQuery> query = runSql(db, insert + QStringLiteral(" RETURNING id"), binds);
     if (!query)
         return query.error();
@@ -61,11 +85,14 @@ Transaction::~Transaction()
 
 Status Transaction::begin()
 {
+    m_turn.emplace();
     const bool sqlite = dialectOf(m_db) == SqlDialect::Sqlite;
     Result<QSqlQuery> query =
         runSql(m_db, sqlite ? QStringLiteral("BEGIN IMMEDIATE") : QStringLiteral("BEGIN"));
-    if (!query)
+    if (!query) {
+        m_turn.reset();
         return query.error();
+    }
     m_open = true;
     if (!sqlite) {
         // One key for the whole store (the letters "ddlw"); released by COMMIT or ROLLBACK.
@@ -83,6 +110,7 @@ Status Transaction::commit()
     if (!query)
         return query.error();
     m_open = false;
+    m_turn.reset();
     return Ok{};
 }
 

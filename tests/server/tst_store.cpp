@@ -4,6 +4,7 @@
 #include "store/migrations.h"
 #include "store/sql.h"
 #include "store/sqlliteral.h"
+#include "store/writeturn.h"
 
 #include <QFile>
 #include <QSqlError>
@@ -11,6 +12,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <chrono>
+#include <future>
+#include <optional>
 #include <thread>
 
 using namespace ddl;
@@ -60,6 +64,7 @@ private slots:
     void newerSchemaIsRefused();
     void unusableDataDirIsReported();
     void threadConnectionWritesTheSameStore();
+    void writersTakeTurnsInTheOrderTheyCame();
     void literalsRefuseWhatCouldLeaveTheirQuotes();
 
 private:
@@ -274,6 +279,56 @@ void tst_Store::threadConnectionWritesTheSameStore()
     QCOMPARE(synchronous, 2); // FULL
     QCOMPARE(scalar(db, QStringLiteral("SELECT size FROM blobs")).toInt(), 3);
     QVERIFY(!QSqlDatabase::contains(name));
+}
+
+// A batch thread holds the write lock; a second batch thread, then the event loop (a write
+// outside any transaction), come to write. They get in in the order they came: the event loop
+// waits for the one writer ahead of it, not in SQLite's busy handler, whose sleeps (up to 100 ms)
+// let whoever polls next in first.
+void tst_Store::writersTakeTurnsInTheOrderTheyCame()
+{
+    QSqlDatabase db = openStore();
+    QVERIFY(db.isOpen());
+    QVERIFY(runSql(db, QStringLiteral("CREATE TABLE arrivals (n INTEGER PRIMARY KEY, who TEXT)")));
+    QString failure;
+    const auto batch = [&failure](const QString &who, std::promise<void> *holding, int holdMs) {
+        Result<QSqlDatabase> own = Database::forThisThread(Connection);
+        std::optional<Transaction> transaction;
+        if (own)
+            transaction.emplace(*own);
+        const Status begun = transaction ? transaction->begin() : Status(own.error());
+        if (holding)
+            holding->set_value(); // begun or not: the test goes on, and fails below
+        if (!begun) {
+            failure = begun.error().message;
+            return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(holdMs));
+        (void)runSql(*own, QStringLiteral("INSERT INTO arrivals (who) VALUES (?)"), {who});
+        (void)transaction->commit();
+    };
+    std::promise<void> firstHolds;
+    std::thread first(batch, QStringLiteral("first batch"), &firstHolds, 300);
+    firstHolds.get_future().wait();
+    std::thread second(batch, QStringLiteral("second batch"), nullptr, 0);
+    // Once the second waits for its turn, the event loop comes.
+    for (int i = 0; i < 200 && WriteTurn::waiting() < 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const int waitingBefore = WriteTurn::waiting();
+    QVERIFY(runSql(db, QStringLiteral("INSERT INTO arrivals (who) VALUES ('event loop')")));
+    first.join();
+    second.join();
+    QVERIFY2(failure.isEmpty(), qPrintable(failure));
+    QCOMPARE(waitingBefore, 1);
+    QStringList order;
+    Result<QSqlQuery> rows = runSql(db, QStringLiteral("SELECT who FROM arrivals ORDER BY n"));
+    QVERIFY(rows);
+    while (rows->next())
+        order << rows->value(0).toString();
+    QCOMPARE(order,
+             QStringList({QStringLiteral("first batch"),
+                          QStringLiteral("second batch"),
+                          QStringLiteral("event loop")}));
 }
 
 void tst_Store::literalsRefuseWhatCouldLeaveTheirQuotes()

@@ -6,13 +6,12 @@
 #include "store/sql.h"
 
 #include <QCryptographicHash>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-
-#include <future>
-#include <thread>
 
 using namespace ddl;
 using namespace ddl::server;
@@ -507,26 +506,26 @@ void tst_Uploads::writesWaitForAnotherWriterOfTheStore()
                    QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
                    {nowMs() - UploadService::UploadExpiryMs - 1000, stale->id}));
 
-    // Another connection takes the write lock and holds it a while, as the other process would.
-    std::promise<void> locked;
-    std::thread writer([&, path = m_dir->path()] {
-        const QString name = QStringLiteral("tst_uploads-other-writer");
-        {
-            Result<QSqlDatabase> db = Database::open(path, name);
-            Transaction transaction(*db);
-            (void)transaction.begin();
-            (void)runSql(*db, QStringLiteral("UPDATE users SET email = email"));
-            locked.set_value();
-            std::this_thread::sleep_for(std::chrono::milliseconds(300));
-            (void)transaction.commit();
-            db->close();
-        }
-        QSqlDatabase::removeDatabase(name);
-    });
-    locked.get_future().wait();
+    // Another process takes the write lock and holds it a while, as `ddl-server token create`
+    // would.
+    QProcess writer;
+    writer.start(QStringLiteral("python3"),
+                 {QStringLiteral("-c"),
+                  QStringLiteral("import sqlite3, sys, time\n"
+                                 "db = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                                 "db.execute('BEGIN IMMEDIATE')\n"
+                                 "db.execute('UPDATE users SET email = email')\n"
+                                 "print('locked', flush=True)\n"
+                                 "time.sleep(0.3)\n"
+                                 "db.execute('COMMIT')\n"),
+                  QDir(m_dir->path()).filePath(QStringLiteral("ddl.sqlite"))});
+    QVERIFY2(writer.waitForReadyRead(10000),
+             qPrintable(QString::fromUtf8(writer.readAllStandardError())));
+    QCOMPARE(writer.readAllStandardOutput().trimmed(), QByteArray("locked"));
     const Status gone = m_uploads->abandon(Alice, abandoned->id);
     m_uploads->expireAbandoned();
-    writer.join();
+    QVERIFY(writer.waitForFinished(10000));
+    QCOMPARE(writer.exitCode(), 0);
     QVERIFY2(gone, gone ? "" : qPrintable(gone.error().message));
     QCOMPARE(m_uploads->state(Alice, abandoned->id).error().code, QStringLiteral("not_found"));
     QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
