@@ -73,6 +73,10 @@ private slots:
     void writesWaitForAnotherWriterOfTheStore();
 
 private:
+    // An upload of bytes whose first five bytes arrived; its id, empty when that failed.
+    QString startedUpload(const QByteArray &bytes);
+    // Dates an upload's last chunk past the expiry.
+    bool makeStale(const QString &uploadId);
     qint64 storedOffset(const QString &uploadId);
     qint64 uploadRows();
 
@@ -102,6 +106,21 @@ void tst_Uploads::cleanup()
     m_db = QSqlDatabase();
     QSqlDatabase::removeDatabase(Connection);
     m_dir.reset();
+}
+
+QString tst_Uploads::startedUpload(const QByteArray &bytes)
+{
+    Result<UploadState> upload = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
+    if (!upload || !m_uploads->writeChunk(Alice, upload->id, 0, bytes.left(5)))
+        return {};
+    return upload->id;
+}
+
+bool tst_Uploads::makeStale(const QString &uploadId)
+{
+    return bool(runSql(m_db,
+                       QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
+                       {nowMs() - UploadService::UploadExpiryMs - 1000, uploadId}));
 }
 
 qint64 tst_Uploads::storedOffset(const QString &uploadId)
@@ -471,23 +490,17 @@ void tst_Uploads::partFileLostMidwayStartsTheUploadAgain()
 
 void tst_Uploads::abandonedUploadsExpire()
 {
-    const QByteArray bytes = pattern(20);
-    Result<UploadState> stale = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
-    QVERIFY(stale);
-    QVERIFY(m_uploads->writeChunk(Alice, stale->id, 0, bytes.left(5)));
-    const QByteArray fresh = pattern(21);
-    Result<UploadState> live = m_uploads->create(Alice, fresh.size(), sha256Of(fresh));
-    QVERIFY(live);
-    QVERIFY(m_uploads->writeChunk(Alice, live->id, 0, fresh.left(5)));
-    QVERIFY(runSql(m_db,
-                   QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
-                   {nowMs() - UploadService::UploadExpiryMs - 1000, stale->id}));
+    const QString stale = startedUpload(pattern(20));
+    QVERIFY(!stale.isEmpty());
+    const QString live = startedUpload(pattern(21));
+    QVERIFY(!live.isEmpty());
+    QVERIFY(makeStale(stale));
 
     m_uploads->expireAbandoned();
-    QVERIFY(!QFile::exists(m_storage->partPath(stale->id)));
-    QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
-    QVERIFY(QFile::exists(m_storage->partPath(live->id)));
-    QVERIFY(m_uploads->state(Alice, live->id));
+    QVERIFY(!QFile::exists(m_storage->partPath(stale)));
+    QCOMPARE(m_uploads->state(Alice, stale).error().code, QStringLiteral("not_found"));
+    QVERIFY(QFile::exists(m_storage->partPath(live)));
+    QVERIFY(m_uploads->state(Alice, live));
 }
 
 // `ddl-server token create` writes the store while the server runs. A look-up followed by a
@@ -495,16 +508,11 @@ void tst_Uploads::abandonedUploadsExpire()
 // its look-up's read was still open when it wrote (SQLite calls no busy handler then).
 void tst_Uploads::writesWaitForAnotherWriterOfTheStore()
 {
-    const QByteArray bytes = pattern(20);
-    Result<UploadState> abandoned = m_uploads->create(Alice, bytes.size(), sha256Of(bytes));
-    QVERIFY(abandoned);
-    QVERIFY(m_uploads->writeChunk(Alice, abandoned->id, 0, bytes.left(5)));
-    const QByteArray other = pattern(21);
-    Result<UploadState> stale = m_uploads->create(Alice, other.size(), sha256Of(other));
-    QVERIFY(stale);
-    QVERIFY(runSql(m_db,
-                   QStringLiteral("UPDATE uploads SET updated_at = ? WHERE id = ?"),
-                   {nowMs() - UploadService::UploadExpiryMs - 1000, stale->id}));
+    const QString abandoned = startedUpload(pattern(20));
+    QVERIFY(!abandoned.isEmpty());
+    const QString stale = startedUpload(pattern(21));
+    QVERIFY(!stale.isEmpty());
+    QVERIFY(makeStale(stale));
 
     // Another process takes the write lock and holds it a while, as `ddl-server token create`
     // would.
@@ -522,13 +530,13 @@ void tst_Uploads::writesWaitForAnotherWriterOfTheStore()
     QVERIFY2(writer.waitForReadyRead(10000),
              qPrintable(QString::fromUtf8(writer.readAllStandardError())));
     QCOMPARE(writer.readAllStandardOutput().trimmed(), QByteArray("locked"));
-    const Status gone = m_uploads->abandon(Alice, abandoned->id);
+    const Status gone = m_uploads->abandon(Alice, abandoned);
     m_uploads->expireAbandoned();
     QVERIFY(writer.waitForFinished(10000));
     QCOMPARE(writer.exitCode(), 0);
     QVERIFY2(gone, gone ? "" : qPrintable(gone.error().message));
-    QCOMPARE(m_uploads->state(Alice, abandoned->id).error().code, QStringLiteral("not_found"));
-    QCOMPARE(m_uploads->state(Alice, stale->id).error().code, QStringLiteral("not_found"));
+    QCOMPARE(m_uploads->state(Alice, abandoned).error().code, QStringLiteral("not_found"));
+    QCOMPARE(m_uploads->state(Alice, stale).error().code, QStringLiteral("not_found"));
     QCOMPARE(uploadRows(), qint64(0));
 }
 
