@@ -9,7 +9,6 @@
 #include <QLoggingCategory>
 #include <QSqlError>
 #include <QStringList>
-
 #include <QThreadStorage>
 
 #include <atomic>

@@ -23,7 +23,7 @@ public:
     // This thread's own connection to the store the connection named mainConnection is open
     // on: the same SQLite file or PostgreSQL database, set up the same way. Opened on the
     // thread's first call, closed when the thread ends. For pool threads that write beside the
-    // event loop (writers still take turns: Transaction); the event loop's own read-then-writes
+    // event loop (writers still take turns: WriteTurn); the event loop's own read-then-writes
     // must end their reads first (runSql).
     static Result<QSqlDatabase> forThisThread(const QString &mainConnection);
 
