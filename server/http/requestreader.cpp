@@ -64,12 +64,24 @@ Result<ByteRange> RequestReader::parseRange(const QByteArray &rawHeader, qint64 
                                .arg(QString::fromLatin1(header.left(60)))
                                .arg(size));
     };
+    // As RFC 9110 lets a server: a unit other than bytes, or several ranges at once, are
+    // ignored and the whole file is sent (200); curl and browsers then take what they asked for.
+    const ByteRange whole{0, std::min(size, maxLength), size, size > maxLength};
     if (!header.startsWith("bytes=") || header.contains(','))
-        return unsatisfiable();
-    const QByteArray spec = header.mid(6);
+        return whole;
+    const QByteArray spec = header.mid(6).trimmed();
     const int dash = spec.indexOf('-');
-    if (dash <= 0)
+    if (dash < 0)
         return unsatisfiable();
+    if (dash == 0) {
+        // "bytes=-N": the last N bytes (all of a file shorter than N).
+        bool okSuffix = false;
+        const qint64 suffix = spec.mid(1).toLongLong(&okSuffix);
+        if (!okSuffix || suffix <= 0 || size == 0)
+            return unsatisfiable();
+        const qint64 first = std::max<qint64>(0, size - suffix);
+        return ByteRange{first, std::min(size - first, maxLength), size, true};
+    }
     bool okFirst = false;
     const qint64 first = spec.left(dash).toLongLong(&okFirst);
     qint64 last = size - 1;

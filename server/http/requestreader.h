@@ -30,7 +30,8 @@ public:
     static QString parseBearerToken(const QByteArray &header);
     // text is a query item's value; empty text gives fallback.
     static Result<qint64> parseInteger(const QString &text, const QString &name, qint64 fallback);
-    // Parses "bytes=a-b" / "bytes=a-" against size; no header means the first maxLength bytes.
+    // Parses "bytes=a-b" / "bytes=a-" / "bytes=-n" (the last n) against size; no header, another
+    // unit or several ranges mean the first maxLength bytes.
     static Result<ByteRange> parseRange(const QByteArray &header, qint64 size, qint64 maxLength);
 };
 

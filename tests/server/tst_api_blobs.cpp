@@ -95,8 +95,28 @@ void tst_ApiBlobs::workerReadsPackageByRange()
     VERIFY_STATUS(whole, 200);
     QCOMPARE(whole.body, package);
 
+    // The last n bytes (curl -r -100), and all of them when n is more than there are.
+    const Answer last = get(path, worker.token, {}, {{"Range", "bytes=-100"}});
+    VERIFY_STATUS(last, 206);
+    QCOMPARE(last.body, package.right(100));
+    QCOMPARE(last.header("Content-Range"),
+             "bytes " + QByteArray::number(package.size() - 100) + '-' +
+                 QByteArray::number(package.size() - 1) + '/' + QByteArray::number(package.size()));
+    const Answer more = get(path, worker.token, {}, {{"Range", "bytes=-999999"}});
+    VERIFY_STATUS(more, 206);
+    QCOMPARE(more.body, package);
+    // Several ranges at once, or another unit: the whole file, as RFC 9110 lets a server answer.
+    const Answer several = get(path, worker.token, {}, {{"Range", "bytes=0-1,5-6"}});
+    VERIFY_STATUS(several, 200);
+    QCOMPARE(several.body, package);
+    const Answer items = get(path, worker.token, {}, {{"Range", "items=0-1"}});
+    VERIFY_STATUS(items, 200);
+    QCOMPARE(items.body, package);
+
     VERIFY_ERROR(
         get(path, worker.token, {}, {{"Range", "bytes=5000-6000"}}), 416, "range_not_satisfiable");
+    VERIFY_ERROR(
+        get(path, worker.token, {}, {{"Range", "bytes=-0"}}), 416, "range_not_satisfiable");
     VERIFY_ERROR(get(path, {}), 401, "unauthorized");
 
     // Blobs that are no task's of this worker are not there, whether they exist or not.
