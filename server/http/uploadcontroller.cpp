@@ -65,10 +65,16 @@ void UploadController::registerRoutes(Router &router)
                                      BlobBatch::store(storage, body, entries, recorded);
                                  if (!packed)
                                      return packed.error();
-                                 Result<QSqlDatabase> db = Database::forThisThread(store);
-                                 if (!db)
-                                     return db.error();
-                                 return UploadService::recordBatch(*db, owner, entries, *packed);
+                                 Status recorded = [&]() -> Status {
+                                     Result<QSqlDatabase> db = Database::forThisThread(store);
+                                     if (!db)
+                                         return db.error();
+                                     return UploadService::recordBatch(
+                                         *db, owner, entries, *packed);
+                                 }();
+                                 if (!recorded)
+                                     Database::dropThisThread(); // the next batch reconnects
+                                 return recorded;
                              }();
                              return [stored, count = int(entries.size())] {
                                  if (!stored)

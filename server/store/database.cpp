@@ -154,6 +154,11 @@ Result<QSqlDatabase> Database::forThisThread(const QString &mainConnection)
     return db;
 }
 
+void Database::dropThisThread()
+{
+    threadConnection.setLocalData(nullptr);
+}
+
 Status Database::migrate(const QSqlDatabase &db)
 {
     // Inside the write transaction: two servers starting at once on one PostgreSQL database take

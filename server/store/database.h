@@ -26,6 +26,9 @@ public:
     // event loop (writers still take turns: WriteTurn); the event loop's own read-then-writes
     // must end their reads first (runSql).
     static Result<QSqlDatabase> forThisThread(const QString &mainConnection);
+    // Closes this thread's own connection after a failure: the next forThisThread opens a fresh
+    // one (a PostgreSQL connection the server dropped still reads as open).
+    static void dropThisThread();
 
 private:
     static Result<QSqlDatabase> openSqlite(const QString &dataDir, const QString &connectionName);

@@ -85,6 +85,7 @@ Transaction::~Transaction()
 
 Status Transaction::begin()
 {
+    Q_ASSERT(!m_open && !m_turn); // once per Transaction
     m_turn.emplace();
     const bool sqlite = dialectOf(m_db) == SqlDialect::Sqlite;
     Result<QSqlQuery> query =

@@ -262,16 +262,29 @@ void tst_Store::threadConnectionWritesTheSameStore()
         Result<QSqlDatabase> again = Database::forThisThread(Connection);
         if (!again || again->connectionName() != name)
             failure = QStringLiteral("a second call opened another connection");
-        Transaction transaction(*own);
-        if (Status begun = transaction.begin(); !begun)
-            failure = begun.error().message;
-        else if (!runSql(*own,
-                         QStringLiteral("INSERT INTO blobs (sha256, size, created_at) "
-                                        "VALUES ('%1', 3, 1)")
-                             .arg(QString(64, u'a'))))
-            failure = QStringLiteral("insert failed");
-        else if (Status committed = transaction.commit(); !committed)
-            failure = committed.error().message;
+        {
+            Transaction transaction(*own);
+            if (Status begun = transaction.begin(); !begun)
+                failure = begun.error().message;
+            else if (!runSql(*own,
+                             QStringLiteral("INSERT INTO blobs (sha256, size, created_at) "
+                                            "VALUES ('%1', 3, 1)")
+                                 .arg(QString(64, u'a'))))
+                failure = QStringLiteral("insert failed");
+            else if (Status committed = transaction.commit(); !committed)
+                failure = committed.error().message;
+        }
+        // After a failure the thread drops it, and the next call opens a fresh one.
+        own = Result<QSqlDatabase>(QSqlDatabase());
+        again = Result<QSqlDatabase>(QSqlDatabase());
+        Database::dropThisThread();
+        if (QSqlDatabase::contains(name))
+            failure = QStringLiteral("the dropped connection is still there");
+        Result<QSqlDatabase> fresh = Database::forThisThread(Connection);
+        if (!fresh || fresh->connectionName() == name || !fresh->isOpen())
+            failure = QStringLiteral("no fresh connection after the drop");
+        else
+            name = fresh->connectionName();
     }).join();
     QVERIFY2(failure.isEmpty(), qPrintable(failure));
     QVERIFY(name != Connection);
