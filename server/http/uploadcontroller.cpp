@@ -16,6 +16,26 @@ static HttpReply uploadReply(const Result<UploadState> &upload, int status)
     return HttpReply::json(upload->toJson(), status);
 }
 
+// On a batch thread: the batch packed (BlobBatch::store), then recorded with this thread's own
+// connection to the store, dropped after a failure so that the next batch reconnects.
+static Status storeBatch(const BlobStorage &storage, const QString &store, const QString &owner,
+                         const QByteArray &body, const QList<BlobBatch::Entry> &entries,
+                         const QHash<QString, QString> &recorded)
+{
+    Result<BlobBatch::Packed> packed = BlobBatch::store(storage, body, entries, recorded);
+    if (!packed)
+        return packed.error();
+    Result<QSqlDatabase> db = Database::forThisThread(store);
+    if (!db)
+        return db.error();
+    const Status written = UploadService::recordBatch(*db, owner, entries, *packed);
+    if (!written) {
+        *db = QSqlDatabase(); // no handle left on the connection as it is removed
+        Database::dropThisThread();
+    }
+    return written;
+}
+
 void UploadController::registerRoutes(Router &router)
 {
     router.route("POST", "/v1/uploads", Access::UserOrWorker, [this](const HttpRequest &request) {
@@ -60,22 +80,8 @@ void UploadController::registerRoutes(Router &router)
                           body = request.body(),
                           entries = *entries,
                           recorded = *recorded]() -> HttpReply::Finish {
-                             const Status stored = [&]() -> Status {
-                                 Result<BlobBatch::Packed> packed =
-                                     BlobBatch::store(storage, body, entries, recorded);
-                                 if (!packed)
-                                     return packed.error();
-                                 Status recorded = [&]() -> Status {
-                                     Result<QSqlDatabase> db = Database::forThisThread(store);
-                                     if (!db)
-                                         return db.error();
-                                     return UploadService::recordBatch(
-                                         *db, owner, entries, *packed);
-                                 }();
-                                 if (!recorded)
-                                     Database::dropThisThread(); // the next batch reconnects
-                                 return recorded;
-                             }();
+                             const Status stored =
+                                 storeBatch(storage, store, owner, body, entries, recorded);
                              return [stored, count = int(entries.size())] {
                                  if (!stored)
                                      return HttpReply::error(stored.error());
