@@ -18,8 +18,11 @@ static HttpReply uploadReply(const Result<UploadState> &upload, int status)
 
 // On a batch thread: the batch packed (BlobBatch::store), then recorded with this thread's own
 // connection to the store, dropped after a failure so that the next batch reconnects.
-static Status storeBatch(const BlobStorage &storage, const QString &store, const QString &owner,
-                         const QByteArray &body, const QList<BlobBatch::Entry> &entries,
+static Status storeBatch(const BlobStorage &storage,
+                         const QString &store,
+                         const QString &owner,
+                         const QByteArray &body,
+                         const QList<BlobBatch::Entry> &entries,
                          const QHash<QString, QString> &recorded)
 {
     Result<BlobBatch::Packed> packed = BlobBatch::store(storage, body, entries, recorded);
