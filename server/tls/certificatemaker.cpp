@@ -4,6 +4,7 @@
 #include <QFile>
 #include <QHostInfo>
 
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -16,6 +17,22 @@ namespace ddl::server {
 static Error tlsError(const QString &what)
 {
     return Error::make(ErrorCode::TlsError, what);
+}
+
+// Whether the private key in keyPem is the one of the certificate in certPem (the first of it).
+static bool keyFitsCertificate(const QByteArray &certPem, const QByteArray &keyPem)
+{
+    std::unique_ptr<BIO, decltype(&BIO_free)> certBio(
+        BIO_new_mem_buf(certPem.constData(), int(certPem.size())), BIO_free);
+    std::unique_ptr<BIO, decltype(&BIO_free)> keyBio(
+        BIO_new_mem_buf(keyPem.constData(), int(keyPem.size())), BIO_free);
+    if (!certBio || !keyBio)
+        return false;
+    std::unique_ptr<X509, decltype(&X509_free)> certificate(
+        PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr), X509_free);
+    std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
+        PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr), EVP_PKEY_free);
+    return certificate && key && X509_check_private_key(certificate.get(), key.get()) == 1;
 }
 
 static Result<QByteArray> readFile(const QString &path, const QString &what)
@@ -58,6 +75,7 @@ Result<TlsIdentity> CertificateMaker::loadOrCreate(const QString &dataDir, const
     if (chain.isEmpty())
         return tlsError(QStringLiteral("%1 holds no PEM certificate").arg(cert));
     identity.certificate = chain.first();
+    identity.intermediates = chain.mid(1);
     for (QSsl::KeyAlgorithm algorithm : {QSsl::Ec, QSsl::Rsa}) {
         identity.key = QSslKey(*keyPem, algorithm, QSsl::Pem);
         if (!identity.key.isNull())
@@ -65,6 +83,13 @@ Result<TlsIdentity> CertificateMaker::loadOrCreate(const QString &dataDir, const
     }
     if (identity.key.isNull())
         return tlsError(QStringLiteral("%1 holds no PEM EC or RSA private key").arg(key));
+    // Else the server would start and every handshake fail, far from the cause.
+    if (!keyFitsCertificate(*certPem, *keyPem)) {
+        ERR_clear_error();
+        return tlsError(QStringLiteral("the key %1 is not the key of the certificate %2 (the first "
+                                       "one of the file); give the key the certificate was made for")
+                            .arg(key, cert));
+    }
     return identity;
 }
 

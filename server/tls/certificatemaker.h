@@ -13,6 +13,9 @@ struct TlsIdentity
 {
     QSslCertificate certificate;
     QSslKey key;
+    // The certificates after the first in its file (intermediate CAs), sent with it: a client
+    // that trusts only the root can verify the server.
+    QList<QSslCertificate> intermediates;
     QString certificatePath;
 };
 
