@@ -154,10 +154,17 @@ void ServerApp::handleHousekeeping()
     // Limits change from `ddl-server user limits` in another process; reasons age.
     m_services->scheduler.requestPass();
     // Abandoned uploads are rare and old: look for them every ten minutes.
-    if (m_housekeepingRounds++ % 300 == 0) {
+    if (m_housekeepingRounds % 300 == 0) {
         m_services->uploads.expireAbandoned();
         m_services->utilisation.purgeOldSamples();
     }
+    // Packs no blob refers to (start looked at them all): each hour, those of the hours since,
+    // each looked at twice (a pack counts once over an hour old).
+    if (m_housekeepingRounds > 0 && m_housekeepingRounds % 1800 == 0) {
+        m_services->uploads.sweepUnreferencedPacks(
+            QDateTime::currentDateTimeUtc().addSecs(-3 * 3600));
+    }
+    ++m_housekeepingRounds;
 }
 
 } // namespace ddl::server

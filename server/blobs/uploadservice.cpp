@@ -514,24 +514,25 @@ Status UploadService::recordBatch(const QSqlDatabase &db,
     return Ok{};
 }
 
-void UploadService::sweepUnreferencedPacks()
+int UploadService::sweepUnreferencedPacks(const QDateTime &modifiedSince)
 {
     const QDateTime before = QDateTime::currentDateTimeUtc().addSecs(-3600);
     const QDir packs(QFileInfo(m_storage.packPath(u"x"_s)).absolutePath());
-    QStringList old;
+    QStringList candidates;
     for (const QFileInfo &pack : packs.entryInfoList({u"*.pack"_s}, QDir::Files)) {
-        if (pack.lastModified() < before)
-            old << pack.fileName();
+        const QDateTime modified = pack.lastModified();
+        if (modified < before && (!modifiedSince.isValid() || modified >= modifiedSince))
+            candidates << pack.fileName();
     }
-    if (old.isEmpty())
-        return; // in the first hour of a data folder only: later every pack is old
     // One look-up a candidate, on the index of blobs(pack).
-    for (const QString &name : std::as_const(old)) {
+    int removed = 0;
+    for (const QString &name : std::as_const(candidates)) {
         Result<QSqlQuery> used =
             runSql(m_db, u"SELECT 1 FROM blobs WHERE pack = ? LIMIT 1"_s, {name});
-        if (used && !used->next())
-            QFile::remove(packs.filePath(name));
+        if (used && !used->next() && QFile::remove(packs.filePath(name)))
+            ++removed;
     }
+    return removed;
 }
 
 bool UploadService::ownsBlob(const QString &owner, const QString &sha256)

@@ -5,8 +5,9 @@
 #include "blobstorage.h"
 #include "chunksink.h"
 
-#include <QJsonObject>
+#include <QDateTime>
 #include <QHash>
+#include <QJsonObject>
 #include <QSqlDatabase>
 
 #include <functional>
@@ -91,9 +92,11 @@ public:
     QString connectionName() const { return m_db.connectionName(); }
 
     // Removes packs older than an hour that no blob refers to: a crash between a batch's sync
-    // and its transaction leaves one. Only old ones: another server sharing the data folder may
-    // be recording a batch now.
-    void sweepUnreferencedPacks();
+    // and its transaction leaves one, and so does a batch whose every blob another batch (the
+    // same files sent by two clients at once) recorded first. Only old ones: another server
+    // sharing the data folder may be recording a batch now. At start every pack is looked at;
+    // later (hourly) only those written since modifiedSince. Returns how many went.
+    int sweepUnreferencedPacks(const QDateTime &modifiedSince = {});
 
     bool ownsBlob(const QString &owner, const QString &sha256);
     Status addReference(const QString &owner, const QString &sha256);

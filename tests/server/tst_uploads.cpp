@@ -71,6 +71,7 @@ private slots:
     void partFileLostMidwayStartsTheUploadAgain();
     void abandonedUploadsExpire();
     void writesWaitForAnotherWriterOfTheStore();
+    void packsNoBlobRefersToGoOnceAnHourOld();
 
 private:
     // An upload of bytes whose first five bytes arrived; its id, empty when that failed.
@@ -128,6 +129,30 @@ qint64 tst_Uploads::storedOffset(const QString &uploadId)
     Result<QSqlQuery> query =
         runSql(m_db, QStringLiteral("SELECT offset FROM uploads WHERE id = ?"), {uploadId});
     return query && query->next() ? query->value(0).toLongLong() : -1;
+}
+
+// A batch of the blobs ("<sha256> <size>\n" then the bytes, for each) stored as a batch thread
+// stores it, in a new pack; its entries in *entries.
+static Result<BlobBatch::Packed> storedBatch(const BlobStorage &storage,
+                                             const QList<QByteArray> &blobs,
+                                             QList<BlobBatch::Entry> *entries)
+{
+    QByteArray body;
+    for (const QByteArray &blob : blobs)
+        body += sha256Of(blob).toLatin1() + ' ' + QByteArray::number(blob.size()) + '\n' + blob;
+    Result<QList<BlobBatch::Entry>> parsed = BlobBatch::parse(body);
+    if (!parsed)
+        return parsed.error();
+    *entries = *parsed;
+    return BlobBatch::store(storage, body, *parsed, {});
+}
+
+static bool setModified(const QString &path, qint64 secondsAgo)
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadWrite) &&
+           file.setFileTime(QDateTime::currentDateTimeUtc().addSecs(-secondsAgo),
+                            QFileDevice::FileModificationTime);
 }
 
 qint64 tst_Uploads::uploadRows()
@@ -538,6 +563,59 @@ void tst_Uploads::writesWaitForAnotherWriterOfTheStore()
     QCOMPARE(m_uploads->state(Alice, abandoned).error().code, QStringLiteral("not_found"));
     QCOMPARE(m_uploads->state(Alice, stale).error().code, QStringLiteral("not_found"));
     QCOMPARE(uploadRows(), qint64(0));
+}
+
+void tst_Uploads::packsNoBlobRefersToGoOnceAnHourOld()
+{
+    const QList<QByteArray> blobs{pattern(3000), pattern(5000)};
+    QList<BlobBatch::Entry> entries;
+    // The first batch of these files is recorded; a second one, sent at the same time by another
+    // client, stored them too before the first's rows were there, and lost the race.
+    const Result<BlobBatch::Packed> first = storedBatch(*m_storage, blobs, &entries);
+    QVERIFY(first && !first->pack.isEmpty());
+    const Result<BlobBatch::Packed> second = storedBatch(*m_storage, blobs, &entries);
+    QVERIFY(second && !second->pack.isEmpty());
+    QVERIFY(UploadService::recordBatch(m_db, Alice, entries, *first));
+    QVERIFY(UploadService::recordBatch(m_db, Bob, entries, *second));
+    // A batch stored just before a crash, never recorded; one of five hours ago; one of now.
+    QList<BlobBatch::Entry> unrecorded;
+    QStringList orphans;
+    for (int size : {700, 900, 1100}) {
+        const Result<BlobBatch::Packed> orphan =
+            storedBatch(*m_storage, {pattern(size)}, &unrecorded);
+        QVERIFY(orphan && !orphan->pack.isEmpty());
+        orphans << orphan->pack;
+    }
+    const QString kept = first->pack;
+    const QString lost = second->pack;
+    const QString crashed = orphans.at(0);
+    const QString older = orphans.at(1);
+    const QString fresh = orphans.at(2);
+    for (const QString &pack : {kept, lost, crashed})
+        QVERIFY(setModified(m_storage->packPath(pack), 2 * 3600));
+    QVERIFY(setModified(m_storage->packPath(older), 5 * 3600));
+
+    // The hourly look: the packs of the last three hours that nothing refers to.
+    QCOMPARE(m_uploads->sweepUnreferencedPacks(QDateTime::currentDateTimeUtc().addSecs(-3 * 3600)),
+             2);
+    QVERIFY(!QFile::exists(m_storage->packPath(lost)));
+    QVERIFY(!QFile::exists(m_storage->packPath(crashed)));
+    QVERIFY(QFile::exists(m_storage->packPath(kept)));
+    QVERIFY(QFile::exists(m_storage->packPath(older)));
+    // Under an hour old: maybe another server's batch, recording now.
+    QVERIFY(QFile::exists(m_storage->packPath(fresh)));
+    // Both owners keep the blobs, whose bytes are in the pack that was kept.
+    for (const QString &owner : {Alice, Bob}) {
+        for (const QByteArray &blob : blobs)
+            QVERIFY(m_uploads->ownsBlob(owner, sha256Of(blob)));
+    }
+    QCOMPARE(readFile(m_storage->packPath(kept)), blobs.at(0) + blobs.at(1));
+
+    // At start every pack is looked at.
+    QCOMPARE(m_uploads->sweepUnreferencedPacks(), 1);
+    QVERIFY(!QFile::exists(m_storage->packPath(older)));
+    QVERIFY(QFile::exists(m_storage->packPath(kept)));
+    QVERIFY(QFile::exists(m_storage->packPath(fresh)));
 }
 
 QTEST_GUILESS_MAIN(tst_Uploads)
