@@ -75,8 +75,8 @@ Status ServerApp::start()
     if (!identity)
         return identity.error();
     QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
-    ssl.setLocalCertificateChain(QList<QSslCertificate>{identity->certificate}
-                                 + identity->intermediates);
+    ssl.setLocalCertificateChain(QList<QSslCertificate>{identity->certificate} +
+                                 identity->intermediates);
     ssl.setPrivateKey(identity->key);
     ssl.setProtocol(QSsl::TlsV1_2OrLater);
     ssl.setPeerVerifyMode(QSslSocket::VerifyNone);

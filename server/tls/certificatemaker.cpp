@@ -86,9 +86,10 @@ Result<TlsIdentity> CertificateMaker::loadOrCreate(const QString &dataDir, const
     // Else the server would start and every handshake fail, far from the cause.
     if (!keyFitsCertificate(*certPem, *keyPem)) {
         ERR_clear_error();
-        return tlsError(QStringLiteral("the key %1 is not the key of the certificate %2 (the first "
-                                       "one of the file); give the key the certificate was made for")
-                            .arg(key, cert));
+        return tlsError(
+            QStringLiteral("the key %1 is not the key of the certificate %2 (the first "
+                           "one of the file); give the key the certificate was made for")
+                .arg(key, cert));
     }
     return identity;
 }
