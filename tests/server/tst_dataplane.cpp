@@ -2,6 +2,7 @@
 // uploads and ranged downloads, what a crash or a killed client leaves, what another user can
 // learn, and the server's memory while gigabytes pass.
 #include "serverprocess.h"
+#include "serveruser.h"
 
 #include "api/apiclient.h"
 #include "api/blobupload.h"
@@ -74,7 +75,11 @@ private slots:
 
 private:
     // A logged-in client of a fresh user.
-    std::unique_ptr<ApiClient> login(const QString &email);
+    // A new account on the test's server, logged in (tests/support/serveruser.h).
+    std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr)
+    {
+        return loggedInClient(m_server->url(), m_trust, email, token);
+    }
     QString writeFile(const QString &name, const QByteArray &bytes);
     Result<QJsonObject> createUpload(ApiClient &client, qint64 size, const QString &sha256);
     Result<ApiResponse> putChunk(ApiClient &client, const QString &id, qint64 offset,
@@ -106,20 +111,6 @@ void tst_DataPlane::cleanupTestCase()
     m_alice.reset();
     if (m_server)
         m_server->stop();
-}
-
-std::unique_ptr<ApiClient> tst_DataPlane::login(const QString &email)
-{
-    auto client = std::make_unique<ApiClient>(m_server->url(), m_trust);
-    const QJsonObject credentials{{"email"_L1, email}, {"password"_L1, u"correct horse 42"_s}};
-    Result<ApiResponse> registered = client->postJsonSync(u"/v1/auth/register"_s, credentials);
-    Result<ApiResponse> session = client->postJsonSync(u"/v1/auth/login"_s, credentials);
-    if (!registered || !session) {
-        qWarning("cannot log in %s", qPrintable(email));
-        return nullptr;
-    }
-    client->setBearerToken(session->json().value("access_token"_L1).toString());
-    return client;
 }
 
 QString tst_DataPlane::writeFile(const QString &name, const QByteArray &bytes)

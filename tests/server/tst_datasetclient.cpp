@@ -4,6 +4,7 @@
 // the server is refused, and nothing is left under the file's name); batches of small files sent
 // at once, and a resumed download that hashes its part without stalling the caller's event loop.
 #include "serverprocess.h"
+#include "serveruser.h"
 
 #include "api/apiclient.h"
 #include "api/blobbatchupload.h"
@@ -50,7 +51,11 @@ private slots:
     void downloadThatCannotWriteStopsThenResumesWhereItsFileEnds();
 
 private:
-    std::unique_ptr<ApiClient> login(const QString &email);
+    // A new account on the test's server, logged in (tests/support/serveruser.h).
+    std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr)
+    {
+        return loggedInClient(m_server->url(), m_trust, email, token);
+    }
     // Writes bytes and dates the file an hour back (a file written this second is not cached).
     bool writeFile(const QString &path, const QByteArray &bytes, int minutesAgo = 60);
     struct Uploaded
@@ -93,18 +98,6 @@ void tst_DatasetClient::cleanupTestCase()
     m_client.reset();
     if (m_server)
         m_server->stop();
-}
-
-std::unique_ptr<ApiClient> tst_DatasetClient::login(const QString &email)
-{
-    auto client = std::make_unique<ApiClient>(m_server->url(), m_trust);
-    const QJsonObject credentials{{"email"_L1, email}, {"password"_L1, u"correct horse 42"_s}};
-    Result<ApiResponse> registered = client->postJsonSync(u"/v1/auth/register"_s, credentials);
-    Result<ApiResponse> session = client->postJsonSync(u"/v1/auth/login"_s, credentials);
-    if (!registered || !session)
-        return nullptr;
-    client->setBearerToken(session->json().value("access_token"_L1).toString());
-    return client;
 }
 
 bool tst_DatasetClient::writeFile(const QString &path, const QByteArray &bytes, int minutesAgo)

@@ -3,6 +3,7 @@
 // server refuses what breaks the rules. Against the real ddl-server process over TLS; chunks
 // that a client library would not send go through a raw TLS socket.
 #include "serverprocess.h"
+#include "serveruser.h"
 
 #include "api/apiclient.h"
 #include "api/blobupload.h"
@@ -83,7 +84,11 @@ private slots:
     void cancelStopsTheHashing();
 
 private:
-    std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr);
+    // A new account on the test's server, logged in (tests/support/serveruser.h).
+    std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr)
+    {
+        return loggedInClient(m_server->url(), m_trust, email, token);
+    }
     // A file of random bytes dated an hour back (a file written this second is not cached).
     QByteArray writeFile(const QString &path, qint64 size);
     // One request on a fresh TLS connection: head lines (no final empty line) and body.
@@ -127,21 +132,6 @@ void tst_UploadWithoutDigest::cleanupTestCase()
     m_alice.reset();
     if (m_server)
         m_server->stop();
-}
-
-std::unique_ptr<ApiClient> tst_UploadWithoutDigest::login(const QString &email, QString *token)
-{
-    auto client = std::make_unique<ApiClient>(m_server->url(), m_trust);
-    const QJsonObject credentials{{"email"_L1, email}, {"password"_L1, u"correct horse 42"_s}};
-    Result<ApiResponse> registered = client->postJsonSync(u"/v1/auth/register"_s, credentials);
-    Result<ApiResponse> session = client->postJsonSync(u"/v1/auth/login"_s, credentials);
-    if (!registered || !session)
-        return nullptr;
-    const QString access = session->json().value("access_token"_L1).toString();
-    client->setBearerToken(access);
-    if (token)
-        *token = access;
-    return client;
 }
 
 QByteArray tst_UploadWithoutDigest::writeFile(const QString &path, qint64 size)

@@ -23,17 +23,41 @@ ServerUser::ServerUser(const QUrl &url, const QString &caFile, const QString &sc
     QDir().mkpath(m_scratchDir);
 }
 
-ddl::Status ServerUser::registerAndLogin(const QString &email)
+ddl::Result<QString>
+registerAndLogIn(ddl::ApiClient &client, const QString &email, const QString &password)
 {
-    const QJsonObject credentials{{u"email"_s, email}, {u"password"_s, u"correct horse battery"_s}};
+    const QJsonObject credentials{{u"email"_s, email}, {u"password"_s, password}};
     ddl::Result<ddl::ApiResponse> registered =
-        m_client->postJsonSync(u"/v1/auth/register"_s, credentials);
+        client.postJsonSync(u"/v1/auth/register"_s, credentials);
     if (!registered)
         return registered.error();
-    ddl::Result<ddl::ApiResponse> login = m_client->postJsonSync(u"/v1/auth/login"_s, credentials);
+    ddl::Result<ddl::ApiResponse> login = client.postJsonSync(u"/v1/auth/login"_s, credentials);
     if (!login)
         return login.error();
-    m_client->setBearerToken(login->json().value(u"access_token"_s).toString());
+    const QString token = login->json().value(u"access_token"_s).toString();
+    client.setBearerToken(token);
+    return token;
+}
+
+std::unique_ptr<ddl::ApiClient>
+loggedInClient(const QUrl &url, const ddl::ServerTrust &trust, const QString &email, QString *token)
+{
+    auto client = std::make_unique<ddl::ApiClient>(url, trust);
+    ddl::Result<QString> access = registerAndLogIn(*client, email);
+    if (!access) {
+        qWarning("cannot log in %s: %s", qPrintable(email), qPrintable(access.error().message));
+        return nullptr;
+    }
+    if (token)
+        *token = *access;
+    return client;
+}
+
+ddl::Status ServerUser::registerAndLogin(const QString &email)
+{
+    ddl::Result<QString> token = registerAndLogIn(*m_client, email, u"correct horse battery"_s);
+    if (!token)
+        return token.error();
     return ddl::Ok{};
 }
 

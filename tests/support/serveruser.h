@@ -51,6 +51,18 @@ private:
     QString m_scratchDir;
 };
 
+// Registers email (with password) and logs it in through client: the access token, which client
+// now sends.
+ddl::Result<QString> registerAndLogIn(ddl::ApiClient &client,
+                                      const QString &email,
+                                      const QString &password = QStringLiteral("correct horse 42"));
+// A new account on the server at url, logged in: its own client, and the access token in *token;
+// null, with a warning that says why, when registering or logging in failed.
+std::unique_ptr<ddl::ApiClient> loggedInClient(const QUrl &url,
+                                               const ddl::ServerTrust &trust,
+                                               const QString &email,
+                                               QString *token = nullptr);
+
 // A wire spec (resources/jobspec.schema.json) of one task role "worker". kind "ddl" runs main.py
 // of the package; kind "openpai" runs command.
 QJsonObject jobSpec(const QString &kind,
