@@ -31,7 +31,8 @@ static bool keyFitsCertificate(const QByteArray &certPem, const QByteArray &keyP
     std::unique_ptr<X509, decltype(&X509_free)> certificate(
         PEM_read_bio_X509(certBio.get(), nullptr, nullptr, nullptr), X509_free);
     std::unique_ptr<EVP_PKEY, decltype(&EVP_PKEY_free)> key(
-        PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr), EVP_PKEY_free);
+        PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, const_cast<char *>("")),
+        EVP_PKEY_free); // "": an empty passphrase, never a prompt on the terminal
     return certificate && key && X509_check_private_key(certificate.get(), key.get()) == 1;
 }
 
