@@ -1,13 +1,10 @@
 #include "sql.h"
 
 #include "dialect.h"
-#include "writeturn.h"
 
 #include <QDateTime>
 #include <QJsonValue>
 #include <QSqlError>
-
-#include <optional>
 
 namespace ddl::server {
 
@@ -21,10 +18,7 @@ static Error sqlError(const QString &sql, const QSqlError &error)
 // Whether a statement changes the store (so takes a turn among its writers on SQLite).
 static bool writes(QStringView sql)
 {
-    qsizetype start = 0;
-    while (start < sql.size() && sql.at(start).isSpace())
-        ++start;
-    sql = sql.sliced(start);
+    sql = sql.trimmed();
     for (QStringView verb : {u"INSERT", u"UPDATE", u"DELETE", u"REPLACE"}) {
         if (sql.startsWith(verb, Qt::CaseInsensitive))
             return true;
