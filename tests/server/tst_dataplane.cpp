@@ -74,7 +74,6 @@ private slots:
     void serverMemoryStaysBoundedDuringTwoGiBUpload();
 
 private:
-    // A logged-in client of a fresh user.
     // A new account on the test's server, logged in (tests/support/serveruser.h).
     std::unique_ptr<ApiClient> login(const QString &email, QString *token = nullptr)
     {
